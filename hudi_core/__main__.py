@@ -1,0 +1,3 @@
+from hudi_core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,204 @@
+"""`hudi-inspect`: the command-line face of the engine (also `python -m hudi_core`).
+
+Every command takes `--format table|json|csv`. JSON keys are stable snake_case. Errors print one
+line on stderr saying what failed and where, and exit non-zero; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hudi_core.errors import HudiInspectError
+from hudi_core.output import render_csv, render_json, render_table
+from hudi_core.table import HudiTable, open_table
+from hudi_core.timeline.instant import Instant
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise HudiInspectError(f"--storage-option expects KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+def _open(args: argparse.Namespace) -> HudiTable:
+    table = open_table(args.table, _storage_options(args.storage_option))
+    if getattr(args, "metadata_table", False):
+        mdt = table.metadata_table()
+        if mdt is None:
+            raise HudiInspectError(f"{args.table} has no metadata table (.hoodie/metadata)")
+        return mdt
+    return table
+
+
+def instant_json(inst: Instant) -> dict[str, Any]:
+    """The stable JSON shape of an instant."""
+    return {
+        "requested_time": inst.requested_time,
+        "completion_time": inst.completion_time,
+        "action": inst.action,
+        "state": inst.state.name,
+        "source": inst.source,
+        "pending_action": inst.pending_action,
+        "completed_action": inst.completed_action,
+        "completion_time_source": inst.completion_time_source,
+        "files": [f.name for f in inst.files],
+    }
+
+
+def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = None,
+          columns: Sequence[str] | None = None) -> None:
+    if args.format == "json":
+        print(render_json(rows if payload is None else payload))
+    elif args.format == "csv":
+        sys.stdout.write(render_csv(rows, columns))
+    else:
+        print(render_table(rows, columns))
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    table = _open(args)
+    info = table.describe()
+    findings = [f.to_dict() for f in table.findings]
+    if args.format == "json":
+        print(render_json({**info, "findings": findings}))
+    elif args.format == "csv":
+        sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
+    else:
+        print(render_table([{"key": k, "value": v} for k, v in info.items()], max_width=100))
+        for f in findings:
+            print(f"{f['severity']}: {f['message']} ({f['path']})")
+    return EXIT_OK
+
+
+def cmd_timeline(args: argparse.Namespace) -> int:
+    table = _open(args)
+    instants = list(table.timeline)
+    if args.action:
+        instants = [i for i in instants if args.action in (i.action, i.pending_action, i.completed_action)]
+    if args.state:
+        instants = [i for i in instants if i.state.name == args.state.upper()]
+    if args.since:
+        instants = [i for i in instants if i.requested_time >= args.since]
+    if args.until:
+        instants = [i for i in instants if i.requested_time <= args.until]
+    rows = [instant_json(i) for i in instants]
+    columns = ["requested_time", "action", "state", "completion_time", "pending_action", "source", "files"]
+    _emit(args, rows, columns=columns if args.format != "json" else None)
+    return EXIT_OK
+
+
+def cmd_instant(args: argparse.Namespace) -> int:
+    table = _open(args)
+    tl = table.timeline
+    inst = tl.get(args.instant, args.action)
+    if inst is None:
+        raise HudiInspectError(f"no instant {args.instant} in the active timeline of {table.uri}")
+    states = []
+    for f in inst.files:
+        body = tl.body_of_file(f)
+        errors = [e.message for e in tl.body_error(inst) if e.path.endswith(f.name)]
+        states.append({
+            "file": f.name,
+            "state": f.state.name,
+            "size": f.size,
+            "format": body.format.value if body else None,
+            "record_type": body.record_type if body else None,
+            "record": body.data if body else None,
+            "errors": errors,
+        })
+    payload = {**instant_json(inst), "bodies": states}
+    if args.format == "json":
+        print(render_json(payload))
+    else:
+        rows = [{k: v for k, v in s.items() if k != "record"} for s in states]
+        _emit(args, rows)
+    return EXIT_OK
+
+
+def slice_json(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "partition": row["partition"],
+        "file_id": row["file_id"],
+        "base_instant": row["base_instant"],
+        "base_file": row["base_file"],
+        "log_files": row["log_files"],
+    }
+
+
+def cmd_fsview(args: argparse.Namespace) -> int:
+    table = _open(args)
+    rows = table.inspect.file_slices(as_of=args.as_of).to_pylist()
+    if not args.all_slices:
+        rows = [r for r in rows if r["is_latest"] and r["replaced_by"] is None]
+    if args.partition is not None:
+        rows = [r for r in rows if r["partition"] == args.partition]
+    out = [slice_json(r) for r in rows]
+    _emit(args, out, columns=["partition", "file_id", "base_instant", "base_file", "log_files"])
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hudi-inspect",
+        description="Read-only inspection of Apache Hudi tables (emulates Hudi 1.1.x readers).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def add(name: str, fn: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("table", help="table base path or URL (s3://…, gs://…, file://…)")
+        p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+        p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
+                       help="fsspec storage option (credentials, endpoint); repeatable")
+        p.add_argument("--metadata-table", action="store_true", help="inspect the table's metadata table")
+        p.set_defaults(func=fn)
+        return p
+
+    add("info", cmd_info, "table facts and findings")
+    p = add("timeline", cmd_timeline, "the active timeline, every action and state")
+    p.add_argument("--action", help="only this action (matches pending and completed actions)")
+    p.add_argument("--state", choices=["requested", "inflight", "completed", "REQUESTED", "INFLIGHT",
+                                       "COMPLETED"])
+    p.add_argument("--since", help="only instants requested at or after this time")
+    p.add_argument("--until", help="only instants requested at or before this time")
+    p = add("instant", cmd_instant, "one instant with its decoded bodies")
+    p.add_argument("instant", help="requested time of the instant")
+    p.add_argument("--action", help="disambiguate when two actions share a time")
+    p = add("fsview", cmd_fsview, "latest file slices (or as of an instant)")
+    p.add_argument("--as-of", help="show the view as of this instant time")
+    p.add_argument("--partition", help="only this partition")
+    p.add_argument("--all-slices", action="store_true", help="every committed slice, not just the latest")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except HudiInspectError as exc:
+        print(f"hudi-inspect: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("hudi-inspect: interrupted", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # last resort: one line, never a traceback
+        print(f"hudi-inspect: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

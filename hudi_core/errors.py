@@ -1,0 +1,63 @@
+"""Error types and findings shared by every part of the engine.
+
+A *finding* is something wrong or surprising in a table that the engine noticed while it kept
+loading (a corrupt body, an unparseable file name). An *error* stops one operation. Both name the
+file they are about, so a user can go and look at it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class HudiInspectError(Exception):
+    """Base of every error the engine raises on purpose; the CLI and the UI print its message."""
+
+
+class ReadOnlyViolation(HudiInspectError):
+    """An attempt to write, delete or move through the read-only storage layer."""
+
+
+class TableNotFoundError(HudiInspectError):
+    """The path is not a Hudi table (no `.hoodie/hoodie.properties`)."""
+
+
+class PropertiesError(HudiInspectError):
+    """`hoodie.properties` is missing, unreadable or lacks a required key."""
+
+
+class UnsupportedTableVersion(HudiInspectError):
+    """A table version this engine does not know how to read."""
+
+
+class StorageError(HudiInspectError):
+    """A file could not be listed, stat'ed or read."""
+
+
+class DecodeError(HudiInspectError):
+    """Bytes that do not decode as the format they claim to be."""
+
+
+class Severity(StrEnum):
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something noticed while loading: `code` is stable for scripts, `message` is for people."""
+
+    severity: Severity
+    code: str
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "path": self.path,
+            "message": self.message,
+        }

@@ -1,0 +1,105 @@
+"""Base-file and log-file name grammars (spec `01` §6.2-6.3, spec `03` §1.1).
+
+The one place in the engine that knows how data file names are built.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# FileNameParser.INLINE_LOG_FILE_PATTERN, loosened as older releases were: the write token is
+# optional and the file id may contain dots/underscores only in the legacy form.
+_LOG_FILE = re.compile(
+    r"^\.(?P<file_id>[^._]+)_(?P<instant>[^.]*)\.(?P<ext>log|archive)\.(?P<version>\d+)"
+    r"(?:_(?P<token>(?P<task>\d+)-(?P<stage>\d+)-(?P<attempt>\d+))(?P<cdc>\.cdc)?)?$"
+)
+_LOG_FILE_LEGACY = re.compile(
+    r"^\.(?P<file_id>.+)_(?P<instant>[^.]*)\.(?P<ext>log|archive)\.(?P<version>\d+)"
+    r"(?:_(?P<token>(?P<task>\d+)-(?P<stage>\d+)-(?P<attempt>\d+))(?P<cdc>\.cdc)?)?$"
+)
+# <fileId>_<writeToken>_<instantTime>.<ext>; FSUtils takes the instant up to the first dot.
+_BASE_FILE = re.compile(
+    r"^(?P<file_id>[^_]+)_(?P<token>[^_]+)_(?P<instant>[0-9]+)(?P<suffix>\..+)$"
+)
+BASE_FILE_EXTENSIONS = (".parquet", ".orc", ".hfile", ".lance")
+PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata"
+
+
+@dataclass(frozen=True)
+class BaseFileName:
+    """A parsed base file name: `<file_id>_<write_token>_<instant>.<ext>`."""
+
+    name: str
+    file_id: str
+    write_token: str
+    instant_time: str
+    extension: str
+
+
+@dataclass(frozen=True)
+class LogFileName:
+    """A parsed log file name: `.<file_id>_<instant>.log.<version>_<write_token>[.cdc]`.
+
+    `instant_time` is the slice's base instant on table version 6 and the writing deltacommit's
+    requested time on 8+. `task_attempt` is the third number of the write token
+    (`<taskPartitionId>-<stageId>-<taskAttemptId>`).
+    """
+
+    name: str
+    file_id: str
+    instant_time: str
+    extension: str
+    version: int
+    write_token: str | None
+    task_partition: int | None
+    stage_id: int | None
+    task_attempt: int | None
+    is_cdc: bool
+
+    def sort_key(self) -> tuple[str, int, str]:
+        """`HoodieLogFile.LogFileComparator`: instant, version, write token (missing first)."""
+        return (self.instant_time, self.version, self.write_token or "")
+
+
+def parse_base_file_name(name: str) -> BaseFileName | None:
+    """Parse a base file name, or ``None`` when the name does not follow the grammar."""
+    if name.startswith("."):
+        return None
+    match = _BASE_FILE.match(name)
+    if not match:
+        return None
+    suffix = match.group("suffix")
+    return BaseFileName(
+        name=name,
+        file_id=match.group("file_id"),
+        write_token=match.group("token"),
+        instant_time=match.group("instant"),
+        extension=suffix,
+    )
+
+
+def parse_log_file_name(name: str) -> LogFileName | None:
+    """Parse a log file name (also the `.commits_.archive.N_token` archive form)."""
+    match = _LOG_FILE.match(name) or _LOG_FILE_LEGACY.match(name)
+    if not match:
+        return None
+    token = match.group("token")
+    return LogFileName(
+        name=name,
+        file_id=match.group("file_id"),
+        instant_time=match.group("instant"),
+        extension=match.group("ext"),
+        version=int(match.group("version")),
+        write_token=token,
+        task_partition=int(match.group("task")) if token else None,
+        stage_id=int(match.group("stage")) if token else None,
+        task_attempt=int(match.group("attempt")) if token else None,
+        is_cdc=match.group("cdc") is not None,
+    )
+
+
+def is_base_file_of_format(name: str, base_file_format: str) -> bool:
+    """Whether a name is a base file of the table's format (`hoodie.table.base.file.format`)."""
+    ext = "." + base_file_format.lower()
+    return name.endswith(ext) and parse_base_file_name(name) is not None

@@ -1,0 +1,286 @@
+"""Typed Arrow tables about a Hudi table, in the manner of pyiceberg's `table.inspect`.
+
+Every table has a fixed schema whose columns are documented in the schema's field metadata
+(``field.metadata[b"doc"]``) and in :data:`COLUMN_DOCS`. The CLI's JSON/CSV output and the
+dashboard both read these tables, so the column names are the stable snake_case contract.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from hudi_core import facts
+from hudi_core.timeline.instant import Instant, State
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
+
+
+def _schema(*fields: tuple[str, pa.DataType, str]) -> pa.Schema:
+    return pa.schema([pa.field(name, dtype, metadata={"doc": doc}) for name, dtype, doc in fields])
+
+
+_STR = pa.string()
+_STRS = pa.list_(pa.string())
+
+INSTANTS_SCHEMA = _schema(
+    ("requested_time", _STR, "Instant (requested) time, yyyyMMddHHmmssSSS; the instant's identity."),
+    ("action", _STR, "Action as Hudi reports it in the current state (a completed compaction is 'commit')."),
+    ("state", _STR, "REQUESTED, INFLIGHT or COMPLETED: the highest state file present."),
+    ("pending_action", _STR, "Action the instant was planned as (compaction, clustering, commit, ...)."),
+    ("completed_action", _STR, "Action the instant completes as (commit, deltacommit, replacecommit, ...)."),
+    ("completion_time", _STR, "Completion time; null while pending."),
+    ("completion_time_source", _STR,
+     "Where completion_time comes from: file_name (layout 2), mtime (layout 1 / legacy), archive."),
+    ("source", _STR, "active or archived."),
+    ("files", _STRS, "Timeline file names of this instant, one per state."),
+    ("body_format", _STR, "Format of the current state's body: empty, json, avro (null until decoded)."),
+    ("operation_type", _STR, "operationType from commit metadata (UPSERT, INSERT_OVERWRITE, CLUSTER, ...)."),
+    ("errors", _STRS, "Decode errors of this instant's files, each naming the file."),
+)
+
+WRITE_STATS_SCHEMA = _schema(
+    ("requested_time", _STR, "Instant that wrote the file."),
+    ("action", _STR, "Completed action of that instant (commit, deltacommit, replacecommit)."),
+    ("partition", _STR, "Partition path ('' when not partitioned)."),
+    ("file_id", _STR, "File group id."),
+    ("path", _STR, "Written file, relative to the base path."),
+    ("prev_commit", _STR, "Base instant of the slice the write went to ('null' for new groups)."),
+    ("num_writes", pa.int64(), "Records written."),
+    ("num_inserts", pa.int64(), "Records inserted."),
+    ("num_update_writes", pa.int64(), "Records updated."),
+    ("num_deletes", pa.int64(), "Records deleted."),
+    ("total_write_bytes", pa.int64(), "Bytes written by this write."),
+    ("file_size_in_bytes", pa.int64(), "Size of the file after the write."),
+    ("base_file", _STR, "MOR delta writes: the slice's base file name."),
+    ("log_files", _STRS, "MOR delta writes: log files of the slice as the writer saw them."),
+    ("log_version", pa.int64(), "MOR delta writes: log version written."),
+)
+
+FILE_SLICES_SCHEMA = _schema(
+    ("partition", _STR, "Partition path ('' when not partitioned)."),
+    ("file_id", _STR, "File group id."),
+    ("base_instant", _STR, "Slice key: the instant of the base file, or of the pending compaction."),
+    ("base_file", _STR, "Base file name; null for a log-only slice."),
+    ("base_file_size", pa.int64(), "Base file size in bytes."),
+    ("log_files", _STRS, "Log file names in Hudi's log order."),
+    ("log_files_size", pa.int64(), "Total size of the log files in bytes."),
+    ("is_latest", pa.bool_(), "Whether this is the group's latest committed slice."),
+    ("is_pending_compaction", pa.bool_(), "Slice keyed by a pending compaction instant."),
+    ("replaced_by", _STR, "Replacecommit that replaced the file group, if any."),
+)
+
+REPLACED_FILE_GROUPS_SCHEMA = _schema(
+    ("partition", _STR, "Partition path."),
+    ("file_id", _STR, "Replaced file group id."),
+    ("replaced_by", _STR, "Requested time of the replacecommit that replaced it (latest wins)."),
+    ("replace_completion_time", _STR, "Completion time of that replacecommit."),
+    ("operation_type", _STR, "Operation of the replacecommit (CLUSTER, INSERT_OVERWRITE, ...)."),
+    ("files_on_storage", pa.int64(), "Files of the replaced group still on storage."),
+)
+
+SAVEPOINTS_SCHEMA = _schema(
+    ("savepoint_time", _STR, "Savepointed commit (the savepoint instant time)."),
+    ("state", _STR, "INFLIGHT or COMPLETED."),
+    ("completion_time", _STR, "Completion time of the savepoint."),
+    ("savepointed_by", _STR, "User recorded by the savepoint."),
+    ("savepointed_at", pa.int64(), "When it was taken (epoch seconds, as recorded)."),
+    ("comments", _STR, "Comment recorded with the savepoint."),
+    ("partitions", _STRS, "Partitions with pinned files."),
+    ("pinned_files", _STRS, "Pinned data files as partition/name."),
+)
+
+CLEANS_SCHEMA = _schema(
+    ("clean_time", _STR, "Clean instant time."),
+    ("state", _STR, "REQUESTED, INFLIGHT or COMPLETED."),
+    ("completion_time", _STR, "Completion time of the clean."),
+    ("policy", _STR, "Cleaner policy (KEEP_LATEST_COMMITS, ...)."),
+    ("earliest_commit_to_retain", _STR, "ECTR: requested time of the earliest commit the clean retained."),
+    ("last_completed_commit_timestamp", _STR, "Latest completed commit when planned (a requested time)."),
+    ("savepointed_timestamps", _STRS, "Savepoints the planner tracked (extraMetadata, HUDI-7779)."),
+    ("earliest_commit_to_not_archive", _STR, "EARLIEST_COMMIT_TO_NOT_ARCHIVE key in extraMetadata, if any."),
+    ("total_files_deleted", pa.int64(), "Files the clean deleted (completed cleans)."),
+    ("partitions", _STRS, "Partitions the clean touched or plans to touch."),
+    ("partitions_deleted", _STRS, "Partitions deleted whole."),
+    ("files_deleted", _STRS, "Deleted files (names) or planned deletions (paths)."),
+    ("source", _STR, "clean_metadata (completed), cleaner_plan (pending) or unreadable."),
+)
+
+ROLLBACKS_SCHEMA = _schema(
+    ("instant_time", _STR, "Rollback or restore instant time."),
+    ("action", _STR, "rollback or restore."),
+    ("state", _STR, "REQUESTED, INFLIGHT or COMPLETED."),
+    ("completion_time", _STR, "Completion time."),
+    ("rolled_back", _STRS, "Instants rolled back (or planned to be)."),
+    ("rolled_back_actions", _STRS, "Their actions, where recorded."),
+    ("files_deleted", pa.int64(), "Files deleted."),
+    ("partitions", _STRS, "Partitions touched."),
+    ("log_files_appended", _STRS, "MOR: log files that received a rollback command block."),
+)
+
+SCHEMAS: dict[str, pa.Schema] = {
+    "instants": INSTANTS_SCHEMA,
+    "write_stats": WRITE_STATS_SCHEMA,
+    "file_slices": FILE_SLICES_SCHEMA,
+    "replaced_file_groups": REPLACED_FILE_GROUPS_SCHEMA,
+    "savepoints": SAVEPOINTS_SCHEMA,
+    "cleans": CLEANS_SCHEMA,
+    "rollbacks": ROLLBACKS_SCHEMA,
+}
+
+#: name → {column: doc}, for the CLI's `--help` and the dashboard's column tooltips.
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    name: {f.name: (f.metadata or {}).get(b"doc", b"").decode() for f in schema}
+    for name, schema in SCHEMAS.items()
+}
+
+
+def _table(rows: list[dict[str, Any]], schema: pa.Schema) -> pa.Table:
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def instant_row(inst: Instant, timeline: Any = None) -> dict[str, Any]:
+    """One row of the `instants` table; `timeline` (if given) supplies body format and errors."""
+    body = None
+    op = None
+    errors: list[str] = []
+    if timeline is not None:
+        body = timeline.body(inst)
+        errors = [f.message for f in timeline.body_error(inst)]
+        record = body.record if body else None
+        op = getattr(record, "operation_type", None)
+    return {
+        "requested_time": inst.requested_time,
+        "action": inst.action,
+        "state": inst.state.name,
+        "pending_action": inst.pending_action,
+        "completed_action": inst.completed_action,
+        "completion_time": inst.completion_time,
+        "completion_time_source": inst.completion_time_source,
+        "source": inst.source,
+        "files": [f.name for f in inst.files],
+        "body_format": body.format.value if body else None,
+        "operation_type": op,
+        "errors": errors,
+    }
+
+
+class TableInspector:
+    """Arrow tables describing one :class:`~hudi_core.table.HudiTable`."""
+
+    def __init__(self, table: HudiTable) -> None:
+        self._table = table
+
+    def _decoded_timeline(self) -> Any:
+        tl = self._table.timeline
+        tl.decode_all(self._table.executor)
+        return tl
+
+    def instants(self) -> pa.Table:
+        """Every active instant, in Hudi's timeline order, with decode errors attached."""
+        tl = self._decoded_timeline()
+        return _table([instant_row(i, tl) for i in tl], INSTANTS_SCHEMA)
+
+    def write_stats(self) -> pa.Table:
+        """One row per file written by each completed commit, deltacommit or replacecommit."""
+        tl = self._decoded_timeline()
+        rows = []
+        for inst in tl.completed().write_timeline():
+            meta = tl.commit_metadata(inst)
+            if meta is None:
+                continue
+            for partition in sorted(meta.partition_to_write_stats):
+                for s in meta.partition_to_write_stats[partition]:
+                    rows.append({
+                        "requested_time": inst.requested_time,
+                        "action": inst.completed_action,
+                        "partition": s.partition_path if s.partition_path is not None else partition,
+                        "file_id": s.file_id,
+                        "path": s.path,
+                        "prev_commit": s.prev_commit,
+                        "num_writes": s.num_writes,
+                        "num_inserts": s.num_inserts,
+                        "num_update_writes": s.num_update_writes,
+                        "num_deletes": s.num_deletes,
+                        "total_write_bytes": s.total_write_bytes,
+                        "file_size_in_bytes": s.file_size_in_bytes,
+                        "base_file": s.base_file,
+                        "log_files": list(s.log_files),
+                        "log_version": s.log_version,
+                    })
+        return _table(rows, WRITE_STATS_SCHEMA)
+
+    def file_slices(self, as_of: str | None = None) -> pa.Table:
+        """Committed file slices (every slice of every group), flagged latest / replaced."""
+        view = self._table.fs_view()
+        return _table(view.slice_rows(as_of=as_of), FILE_SLICES_SCHEMA)
+
+    def replaced_file_groups(self) -> pa.Table:
+        """File groups replaced by completed replacecommits, with the replacing instant."""
+        view = self._table.fs_view()
+        return _table(view.replaced_rows(), REPLACED_FILE_GROUPS_SCHEMA)
+
+    def savepoints(self) -> pa.Table:
+        """Savepoints with the files they pin."""
+        tl = self._decoded_timeline()
+        rows = []
+        for sp in facts.savepoint_facts(tl):
+            rows.append({
+                "savepoint_time": sp.savepoint_time,
+                "state": sp.state,
+                "completion_time": sp.completion_time,
+                "savepointed_by": sp.savepointed_by,
+                "savepointed_at": sp.savepointed_at,
+                "comments": sp.comments,
+                "partitions": sorted(sp.pinned_files),
+                "pinned_files": [f"{p}/{n}" if p else n for p in sorted(sp.pinned_files)
+                                 for n in sp.pinned_files[p]],
+            })
+        return _table(rows, SAVEPOINTS_SCHEMA)
+
+    def cleans(self) -> pa.Table:
+        """Clean instants with ECTR, lastCompletedCommitTimestamp and savepointed_timestamps."""
+        tl = self._decoded_timeline()
+        rows = []
+        for c in facts.clean_facts(tl):
+            rows.append({
+                "clean_time": c.clean_time,
+                "state": c.state,
+                "completion_time": c.completion_time,
+                "policy": c.policy,
+                "earliest_commit_to_retain": c.earliest_commit_to_retain,
+                "last_completed_commit_timestamp": c.last_completed_commit_timestamp,
+                "savepointed_timestamps": c.savepointed_timestamps,
+                "earliest_commit_to_not_archive": c.extra_metadata.get("EARLIEST_COMMIT_TO_NOT_ARCHIVE")
+                or c.extra_metadata.get("earliestCommitToNotArchive"),
+                "total_files_deleted": c.total_files_deleted,
+                "partitions": c.partitions,
+                "partitions_deleted": c.partitions_deleted,
+                "files_deleted": c.files_deleted,
+                "source": c.source,
+            })
+        return _table(rows, CLEANS_SCHEMA)
+
+    def rollbacks(self) -> pa.Table:
+        """Rollbacks and restores with the instants they rolled back."""
+        tl = self._decoded_timeline()
+        rows = [
+            {
+                "instant_time": r.instant_time,
+                "action": r.action,
+                "state": r.state,
+                "completion_time": r.completion_time,
+                "rolled_back": r.rolled_back,
+                "rolled_back_actions": r.rolled_back_actions,
+                "files_deleted": r.files_deleted,
+                "partitions": r.partitions,
+                "log_files_appended": r.log_files_appended,
+            }
+            for r in facts.rollback_facts(tl)
+        ]
+        return _table(rows, ROLLBACKS_SCHEMA)
+
+
+__all__ = ["COLUMN_DOCS", "SCHEMAS", "State", "TableInspector"]

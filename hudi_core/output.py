@@ -1,0 +1,50 @@
+"""Rendering rows for people (aligned text) and scripts (JSON, CSV). No format rules here."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import Any
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, tuple)):
+        return ",".join(_cell(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, sort_keys=True)
+    return str(value)
+
+
+def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None,
+                 max_width: int = 60) -> str:
+    """An aligned plain-text table; long cells are shortened with an ellipsis."""
+    if not rows:
+        return "(no rows)"
+    cols = list(columns or rows[0].keys())
+    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
+    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in row] for row in cells]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()]
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+    return "\n".join(lines)
+
+
+def render_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
+    if not rows:
+        return ",".join(columns or []) + "\n"
+    cols = list(columns or rows[0].keys())
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(cols)
+    for r in rows:
+        writer.writerow([_cell(r.get(c)) for c in cols])
+    return buf.getvalue()
+
+
+def render_json(payload: Any) -> str:
+    return json.dumps(payload, indent=2, sort_keys=False, default=str)

@@ -1,0 +1,198 @@
+"""`hoodie.properties`: Java properties syntax and the table-config keys the engine uses.
+
+Keys and defaults follow `HoodieTableConfig` of Hudi 1.1 (spec `01` §1.2). Where the spec and
+Hudi disagree, Hudi wins: `hoodie.table.timeline.timezone` defaults to ``LOCAL`` in Hudi.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hudi_core.errors import PropertiesError, UnsupportedTableVersion
+
+#: Table versions and the timeline layout each one uses (`HoodieTableVersion`).
+LAYOUT_BY_TABLE_VERSION = {0: 0, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 2, 9: 2}
+#: Versions this engine reads and is tested on; 1-5 and 7 read with a warning.
+TESTED_TABLE_VERSIONS = frozenset({6, 8, 9})
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Join continuation lines (an odd number of trailing backslashes) as `Properties.load` does."""
+    out: list[str] = []
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.lstrip(" \t\f") if pending else raw
+        if not pending and (not line.strip() or line.lstrip(" \t\f")[:1] in ("#", "!")):
+            continue
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending += line[:-1]
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
+
+
+def _unescape(text: str) -> str:
+    result: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt == "u" and i + 5 < len(text) + 0:
+                hex_part = text[i + 2 : i + 6]
+                try:
+                    result.append(chr(int(hex_part, 16)))
+                    i += 6
+                    continue
+                except ValueError as exc:
+                    raise PropertiesError(f"malformed \\u escape {text[i:i+6]!r}") from exc
+            result.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        result.append(ch)
+        i += 1
+    return "".join(result)
+
+
+def parse_java_properties(text: str) -> dict[str, str]:
+    """Parse the text of a Java `.properties` file (ISO-8859-1/UTF-8 text already decoded)."""
+    props: dict[str, str] = {}
+    for line in _logical_lines(text):
+        line = line.lstrip(" \t\f")
+        key_chars: list[str] = []
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if ch == "\\" and i + 1 < len(line):
+                key_chars.append(line[i : i + 2])
+                i += 2
+                continue
+            if ch in "=: \t\f":
+                break
+            key_chars.append(ch)
+            i += 1
+        rest = line[i:]
+        rest = rest.lstrip(" \t\f")
+        if rest[:1] in ("=", ":"):
+            rest = rest[1:].lstrip(" \t\f")
+        props[_unescape("".join(key_chars))] = _unescape(rest)
+    return props
+
+
+@dataclass(frozen=True)
+class TableProperties:
+    """The table config of one Hudi table, from `.hoodie/hoodie.properties`."""
+
+    name: str
+    table_type: str
+    version: int
+    initial_version: int | None
+    timeline_layout_version: int
+    timeline_path: str
+    history_path: str
+    archive_folder: str
+    partition_fields: tuple[str, ...]
+    record_key_fields: tuple[str, ...]
+    base_file_format: str
+    metadata_partitions: tuple[str, ...]
+    timezone: str
+    raw: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def is_mor(self) -> bool:
+        return self.table_type == "MERGE_ON_READ"
+
+    @property
+    def timeline_dir(self) -> str:
+        """Active timeline folder relative to the base path (`TimelinePathProviderV1/V2`)."""
+        if self.timeline_layout_version >= 2:
+            return f".hoodie/{self.timeline_path}"
+        return ".hoodie"
+
+    @property
+    def archive_dir(self) -> str:
+        """Archived timeline folder: `.hoodie/archived` (layout 1) or `.hoodie/timeline/history`."""
+        if self.timeline_layout_version >= 2:
+            return f"{self.timeline_dir}/{self.history_path}"
+        return f".hoodie/{self.archive_folder}"
+
+    @property
+    def metadata_table_available(self) -> bool:
+        return bool(self.metadata_partitions)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "table_type": self.table_type,
+            "version": self.version,
+            "initial_version": self.initial_version,
+            "timeline_layout_version": self.timeline_layout_version,
+            "timeline_dir": self.timeline_dir,
+            "archive_dir": self.archive_dir,
+            "partition_fields": list(self.partition_fields),
+            "record_key_fields": list(self.record_key_fields),
+            "base_file_format": self.base_file_format,
+            "metadata_partitions": list(self.metadata_partitions),
+            "timezone": self.timezone,
+        }
+
+
+def _split_list(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _int_or_none(props: dict[str, str], key: str, where: str) -> int | None:
+    value = props.get(key)
+    if value is None or value.strip() == "":
+        return None
+    try:
+        return int(value.strip())
+    except ValueError as exc:
+        raise PropertiesError(f"{where}: {key}={value!r} is not a number") from exc
+
+
+def table_properties_from(props: dict[str, str], where: str) -> TableProperties:
+    """Build :class:`TableProperties`; `where` names the file for error messages."""
+    version = _int_or_none(props, "hoodie.table.version", where)
+    if version is None:
+        # Hudi treats a missing version as ZERO; such tables predate every supported release.
+        raise UnsupportedTableVersion(f"{where}: no hoodie.table.version (table version 0 is not supported)")
+    if version not in LAYOUT_BY_TABLE_VERSION:
+        known = ", ".join(str(v) for v in sorted(TESTED_TABLE_VERSIONS))
+        raise UnsupportedTableVersion(
+            f"{where}: hoodie.table.version={version} is not a table version this tool knows (reads {known})"
+        )
+    layout = _int_or_none(props, "hoodie.timeline.layout.version", where)
+    if layout is None:
+        layout = LAYOUT_BY_TABLE_VERSION[version]
+    if layout not in (0, 1, 2):
+        raise UnsupportedTableVersion(f"{where}: hoodie.timeline.layout.version={layout} is unknown")
+    table_type = props.get("hoodie.table.type", "COPY_ON_WRITE").strip().upper()
+    if table_type not in ("COPY_ON_WRITE", "MERGE_ON_READ"):
+        raise PropertiesError(f"{where}: hoodie.table.type={table_type!r} is neither COPY_ON_WRITE nor MERGE_ON_READ")
+    partition_fields = props.get("hoodie.table.partition.fields")
+    return TableProperties(
+        name=props.get("hoodie.table.name", ""),
+        table_type=table_type,
+        version=version,
+        initial_version=_int_or_none(props, "hoodie.table.initial.version", where),
+        timeline_layout_version=layout,
+        timeline_path=props.get("hoodie.timeline.path", "timeline") or "timeline",
+        history_path=props.get("hoodie.timeline.history.path", "history") or "history",
+        archive_folder=props.get("hoodie.archivelog.folder", "archived") or "archived",
+        # Partition fields may carry a key-generator type suffix (`region:SIMPLE`).
+        partition_fields=tuple(f.split(":")[0] for f in _split_list(partition_fields)),
+        record_key_fields=_split_list(props.get("hoodie.table.recordkey.fields")),
+        base_file_format=(props.get("hoodie.table.base.file.format") or "PARQUET").strip().upper(),
+        metadata_partitions=_split_list(props.get("hoodie.table.metadata.partitions")),
+        timezone=(props.get("hoodie.table.timeline.timezone") or "LOCAL").strip().upper(),
+        raw=dict(props),
+    )

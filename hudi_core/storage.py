@@ -1,0 +1,259 @@
+"""Read-only access to a table's files through fsspec.
+
+Every byte the engine reads from a table comes through :class:`ReadOnlyStorage`. It offers list,
+stat, read and ranged read, and nothing else: any write, delete or move raises
+:class:`~hudi_core.errors.ReadOnlyViolation`. Paths are relative to the storage root (the table's
+base path), use ``/`` and may not climb out of the root with ``..``.
+
+A :class:`StorageSpec` (URI plus fsspec options) is a small picklable value, so executors can
+re-open the same storage in another thread, process or Spark executor.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import fsspec
+from fsspec.core import url_to_fs
+
+from hudi_core.errors import ReadOnlyViolation, StorageError
+
+_WRITE_METHODS = frozenset(
+    {
+        "write", "write_bytes", "write_text", "pipe", "pipe_file", "put", "put_file", "upload",
+        "touch", "mkdir", "makedirs", "mkdirs", "rm", "rm_file", "rmdir", "delete", "remove",
+        "unlink", "mv", "move", "rename", "cp", "copy", "cp_file", "copy_file", "setxattrs",
+        "create", "append", "truncate", "chmod", "symlink",
+    }
+)
+
+
+@dataclass(frozen=True)
+class StorageSpec:
+    """Where a storage root is and how to reach it: enough to re-open it anywhere."""
+
+    uri: str
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def of(cls, uri: str, storage_options: dict[str, Any] | None = None) -> StorageSpec:
+        return cls(uri, tuple(sorted((storage_options or {}).items())))
+
+    def open(self) -> ReadOnlyStorage:
+        return ReadOnlyStorage(self.uri, dict(self.options))
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """One directory entry. `path` is relative to the storage root; `mtime_ms` is epoch millis."""
+
+    path: str
+    size: int
+    mtime_ms: int | None
+    is_dir: bool
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.path)
+
+
+def _mtime_ms(info: dict[str, Any]) -> int | None:
+    """Modification time from the many shapes fsspec back-ends report it in."""
+    for key in ("mtime", "LastModified", "last_modified", "updated", "modified", "created", "ctime"):
+        value = info.get(key)
+        if value is None:
+            continue
+        if isinstance(value, (int, float)):
+            # Seconds for local files; some stores report milliseconds.
+            return int(value if value > 1e11 else value * 1000)
+        if isinstance(value, dt.datetime):
+            if value.tzinfo is None:
+                value = value.replace(tzinfo=dt.UTC)
+            return int(value.timestamp() * 1000)
+        if isinstance(value, str):
+            try:
+                parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                continue
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=dt.UTC)
+            return int(parsed.timestamp() * 1000)
+    return None
+
+
+def normalize_relative(path: str) -> str:
+    """Clean a root-relative path; refuse absolute paths and `..` escapes."""
+    if path in ("", "."):
+        return ""
+    if path.startswith("/") or "://" in path:
+        raise StorageError(f"expected a path relative to the table root, got {path!r}")
+    clean = posixpath.normpath(path)
+    if clean == ".":
+        return ""
+    if clean == ".." or clean.startswith("../"):
+        raise StorageError(f"path {path!r} leaves the table root")
+    return clean
+
+
+class ReadOnlyStorage:
+    """List, stat and read files under one root; refuse everything that would change them."""
+
+    def __init__(self, uri: str, storage_options: dict[str, Any] | None = None) -> None:
+        self._spec = StorageSpec.of(uri, storage_options)
+        try:
+            fs, root = url_to_fs(uri, **(storage_options or {}))
+        except (ImportError, ValueError) as exc:
+            raise StorageError(f"cannot open storage for {uri}: {exc}") from exc
+        self._fs: fsspec.AbstractFileSystem = fs
+        self._root = root.rstrip("/") or "/"
+        self._uri = uri.rstrip("/")
+
+    # -- identity -------------------------------------------------------------------------------
+    @property
+    def spec(self) -> StorageSpec:
+        return self._spec
+
+    @property
+    def uri(self) -> str:
+        return self._uri
+
+    @property
+    def protocol(self) -> str:
+        proto = self._fs.protocol
+        return proto[0] if isinstance(proto, (tuple, list)) else str(proto)
+
+    def uri_of(self, path: str) -> str:
+        """The full URI of a root-relative path, for messages and reports."""
+        rel = normalize_relative(path)
+        return f"{self._uri}/{rel}" if rel else self._uri
+
+    def child(self, path: str) -> ReadOnlyStorage:
+        """A storage rooted at a sub-folder (the metadata table, for instance)."""
+        return ReadOnlyStorage(self.uri_of(path), dict(self._spec.options))
+
+    def _abs(self, path: str) -> str:
+        rel = normalize_relative(path)
+        if not rel:
+            return self._root
+        return self._root + rel if self._root.endswith("/") else f"{self._root}/{rel}"
+
+    def _rel(self, abs_path: str) -> str:
+        abs_path = abs_path.rstrip("/")
+        root = self._root.rstrip("/")
+        if abs_path == root:
+            return ""
+        if root and abs_path.startswith(root + "/"):
+            return abs_path[len(root) + 1 :]
+        if not root and abs_path.startswith("/"):
+            return abs_path[1:]
+        # Some back-ends drop the protocol or a leading slash; fall back to a suffix match.
+        stripped = self._fs._strip_protocol(abs_path).rstrip("/")
+        root_stripped = self._fs._strip_protocol(root).rstrip("/")
+        if stripped.startswith(root_stripped + "/"):
+            return stripped[len(root_stripped) + 1 :]
+        raise StorageError(f"{abs_path} is outside the storage root {self._uri}")
+
+    def _info(self, raw: dict[str, Any]) -> FileInfo:
+        return FileInfo(
+            path=self._rel(raw["name"]),
+            size=int(raw.get("size") or 0),
+            mtime_ms=_mtime_ms(raw),
+            is_dir=raw.get("type") == "directory",
+        )
+
+    # -- reading --------------------------------------------------------------------------------
+    def list(self, path: str = "") -> list[FileInfo]:
+        """Direct children of a folder, sorted by name. A missing folder lists as empty."""
+        target = self._abs(path)
+        try:
+            entries = self._fs.ls(target, detail=True)
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+        infos = [self._info(e) for e in entries]
+        return sorted((i for i in infos if i.path != normalize_relative(path)), key=lambda i: i.path)
+
+    def walk_files(self, path: str = "", skip_dirs: frozenset[str] = frozenset()) -> Iterator[FileInfo]:
+        """Every file under a folder, depth first, skipping folders whose name is in `skip_dirs`."""
+        for info in self.list(path):
+            if info.is_dir:
+                if info.name not in skip_dirs:
+                    yield from self.walk_files(info.path, skip_dirs)
+            else:
+                yield info
+
+    def stat(self, path: str) -> FileInfo:
+        try:
+            raw = self._fs.info(self._abs(path))
+        except FileNotFoundError as exc:
+            raise StorageError(f"{self.uri_of(path)} does not exist") from exc
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
+        return self._info(raw)
+
+    def exists(self, path: str) -> bool:
+        try:
+            return bool(self._fs.exists(self._abs(path)))
+        except OSError:
+            return False
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return bool(self._fs.isdir(self._abs(path)))
+        except OSError:
+            return False
+
+    def read(self, path: str) -> bytes:
+        """The whole file."""
+        try:
+            with self._fs.open(self._abs(path), "rb") as handle:
+                return handle.read()
+        except FileNotFoundError as exc:
+            raise StorageError(f"{self.uri_of(path)} does not exist") from exc
+        except IsADirectoryError as exc:
+            raise StorageError(f"{self.uri_of(path)} is a folder, not a file") from exc
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)}: {exc}") from exc
+
+    def read_range(self, path: str, start: int, length: int) -> bytes:
+        """`length` bytes from `start` (fewer at the end of the file)."""
+        if start < 0 or length < 0:
+            raise StorageError(f"bad range {start}+{length} for {self.uri_of(path)}")
+        if length == 0:
+            return b""
+        try:
+            return self._fs.read_block(self._abs(path), start, length)
+        except FileNotFoundError as exc:
+            raise StorageError(f"{self.uri_of(path)} does not exist") from exc
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)} at {start}: {exc}") from exc
+
+    def open_read(self, path: str, block_size: int | None = None) -> Any:
+        """A seekable binary reader (for pyarrow/parquet footers and ranged scans)."""
+        kwargs = {"block_size": block_size} if block_size else {}
+        try:
+            return self._fs.open(self._abs(path), "rb", **kwargs)
+        except FileNotFoundError as exc:
+            raise StorageError(f"{self.uri_of(path)} does not exist") from exc
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot open {self.uri_of(path)}: {exc}") from exc
+
+    def open(self, path: str, mode: str = "rb") -> Any:
+        if mode != "rb":
+            raise ReadOnlyViolation(f"refused to open {self.uri_of(path)} in mode {mode!r}: storage is read-only")
+        return self.open_read(path)
+
+    # -- everything else is refused -------------------------------------------------------------
+    def __getattr__(self, name: str) -> Any:
+        if name in _WRITE_METHODS:
+            def refuse(*_args: Any, **_kwargs: Any) -> None:
+                raise ReadOnlyViolation(f"refused {name}(): the inspector never changes a table it reads")
+
+            return refuse
+        raise AttributeError(name)
+

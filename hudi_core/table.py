@@ -1,0 +1,172 @@
+"""`open_table()`: the entry point. A :class:`HudiTable` ties storage, properties and timelines.
+
+Hudi release emulated: 1.1.x readers (table versions 6, 8 and 9; timeline layouts 1 and 2).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.errors import Finding, PropertiesError, Severity, StorageError, TableNotFoundError
+from hudi_core.properties import (
+    TESTED_TABLE_VERSIONS,
+    TableProperties,
+    parse_java_properties,
+    table_properties_from,
+)
+from hudi_core.storage import ReadOnlyStorage
+from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
+
+if TYPE_CHECKING:
+    from hudi_core.fsview import FileSystemView
+    from hudi_core.inspect import TableInspector
+    from hudi_core.pipeline.executor import Executor
+
+PROPERTIES_PATH = ".hoodie/hoodie.properties"
+PROPERTIES_BACKUP_PATH = ".hoodie/hoodie.properties.backup"
+METADATA_TABLE_PATH = ".hoodie/metadata"
+
+#: The Hudi release whose reader and table services this engine emulates.
+EMULATED_HUDI_RELEASE = "1.1.x"
+
+
+def _decode_text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_table_properties(storage: ReadOnlyStorage, findings: list[Finding]) -> TableProperties:
+    """Read `hoodie.properties`, falling back to the `.backup` copy as `HoodieTableConfig` does."""
+    where = storage.uri_of(PROPERTIES_PATH)
+    try:
+        text = _decode_text(storage.read(PROPERTIES_PATH))
+        props = parse_java_properties(text)
+        if "hoodie.table.version" not in props and "hoodie.table.name" not in props:
+            raise PropertiesError(f"{where} has no Hudi table keys (hoodie.table.name, hoodie.table.version)")
+        return table_properties_from(props, where)
+    except (StorageError, PropertiesError) as primary:
+        if storage.exists(PROPERTIES_BACKUP_PATH):
+            backup_where = storage.uri_of(PROPERTIES_BACKUP_PATH)
+            try:
+                props = parse_java_properties(_decode_text(storage.read(PROPERTIES_BACKUP_PATH)))
+                table = table_properties_from(props, backup_where)
+            except (StorageError, PropertiesError):
+                raise PropertiesError(f"cannot read table properties: {primary}") from primary
+            findings.append(Finding(Severity.WARNING, "properties_from_backup", where,
+                                    f"{primary}; read {backup_where} instead, as Hudi does"))
+            return table
+        if isinstance(primary, PropertiesError):
+            raise
+        raise PropertiesError(f"cannot read table properties {where}: {primary}") from primary
+
+
+class HudiTable:
+    """One Hudi table opened read-only: properties, timelines, file-system views, inspection."""
+
+    def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, findings: list[Finding],
+                 executor: Executor | None = None, is_metadata_table: bool = False) -> None:
+        self.storage = storage
+        self.properties = properties
+        self.is_metadata_table = is_metadata_table
+        self._findings = findings
+        self._executor = executor
+
+    @property
+    def uri(self) -> str:
+        return self.storage.uri
+
+    @property
+    def executor(self) -> Executor:
+        if self._executor is None:
+            from hudi_core.pipeline.executor import LocalExecutor
+
+            self._executor = LocalExecutor()
+        return self._executor
+
+    @cached_property
+    def timeline(self) -> ActiveTimeline:
+        """The active timeline (listed once, bodies decoded on demand)."""
+        return load_active_timeline(self.storage, self.properties)
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Everything noticed so far while loading this table (grows as more is read)."""
+        seen = list(self._findings)
+        if "timeline" in self.__dict__:
+            seen.extend(self.timeline.findings)
+        if "_fs_view" in self.__dict__:
+            seen.extend(self._fs_view.findings)
+        return seen
+
+    @cached_property
+    def _fs_view(self) -> FileSystemView:
+        from hudi_core.fsview import FileSystemView
+
+        return FileSystemView.build(self)
+
+    def fs_view(self) -> FileSystemView:
+        """The file-system view over the active timeline (built once)."""
+        return self._fs_view
+
+    @cached_property
+    def inspect(self) -> TableInspector:
+        """Typed Arrow tables about this table (instants, write stats, slices, …)."""
+        from hudi_core.inspect import TableInspector
+
+        return TableInspector(self)
+
+    def has_metadata_table(self) -> bool:
+        return self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
+
+    def metadata_table(self) -> HudiTable | None:
+        """The metadata table (`.hoodie/metadata`) opened as a table, if there is one."""
+        if self.is_metadata_table or not self.has_metadata_table():
+            return None
+        child = self.storage.child(METADATA_TABLE_PATH)
+        findings: list[Finding] = []
+        props = read_table_properties(child, findings)
+        return HudiTable(child, props, findings, self._executor, is_metadata_table=True)
+
+    def describe(self) -> dict[str, Any]:
+        """Table facts for `info` and the overview page."""
+        tl = self.timeline
+        return {
+            "uri": self.uri,
+            **self.properties.to_dict(),
+            "is_metadata_table": self.is_metadata_table,
+            "has_metadata_table": self.has_metadata_table(),
+            "emulated_hudi_release": EMULATED_HUDI_RELEASE,
+            "active_instants": len(tl),
+            "completed_instants": len(tl.completed()),
+            "pending_instants": len(tl.pending()),
+            "first_instant": tl.first().requested_time if tl.first() else None,
+            "last_instant": tl.last().requested_time if tl.last() else None,
+        }
+
+
+def open_table(uri: str, storage_options: dict[str, Any] | None = None,
+               executor: Executor | None = None) -> HudiTable:
+    """Open a Hudi table read-only from a local path or any fsspec URL (``s3://…``, ``gs://…``).
+
+    Raises :class:`TableNotFoundError` when the path is not a Hudi table and
+    :class:`~hudi_core.errors.PropertiesError` / :class:`~hudi_core.errors.UnsupportedTableVersion`
+    when `hoodie.properties` cannot be used.
+    """
+    storage = ReadOnlyStorage(uri, storage_options)
+    if not storage.exists(".hoodie"):
+        if not storage.exists(""):
+            raise TableNotFoundError(f"{uri} does not exist")
+        raise TableNotFoundError(f"{uri} is not a Hudi table: it has no .hoodie folder")
+    if not storage.exists(PROPERTIES_PATH) and not storage.exists(PROPERTIES_BACKUP_PATH):
+        raise PropertiesError(f"{storage.uri_of(PROPERTIES_PATH)} is missing: not a Hudi table, or a damaged one")
+    findings: list[Finding] = []
+    props = read_table_properties(storage, findings)
+    if props.version not in TESTED_TABLE_VERSIONS:
+        findings.append(Finding(Severity.WARNING, "untested_table_version", storage.uri_of(PROPERTIES_PATH),
+                                f"table version {props.version} is read with the rules of the nearest tested "
+                                f"version ({', '.join(map(str, sorted(TESTED_TABLE_VERSIONS)))})"))
+    is_mdt = storage.uri.rstrip("/").endswith("/.hoodie/metadata")
+    return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt)

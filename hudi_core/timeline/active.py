@@ -1,0 +1,284 @@
+"""The active timeline: list the timeline folder once, classify every file, decode on demand.
+
+Layout 1 lists `.hoodie/`, layout 2 `.hoodie/<hoodie.timeline.path>/` (spec `01` §1.2). Files
+that are not instants are ignored when Hudi ignores them (properties, folders, `.crc` side files)
+and reported as findings otherwise. Bodies are decoded lazily and cached; a body that fails to
+decode becomes a finding on its instant and loading goes on.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from hudi_core.errors import DecodeError, Finding, Severity, StorageError
+from hudi_core.pipeline.executor import Executor, run_batches
+from hudi_core.properties import TableProperties
+from hudi_core.storage import FileInfo, ReadOnlyStorage
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.bodies import DecodedBody, decode_body
+from hudi_core.timeline.instant import Instant, InstantFile, State, epoch_ms_to_instant_time
+from hudi_core.timeline.records import CommitMetadata
+
+#: Non-instant files Hudi keeps in `.hoodie/` (layout 1) that are not worth a finding.
+_KNOWN_NON_INSTANT = frozenset(
+    {"hoodie.properties", "hoodie.properties.backup", "hoodie.properties.updated"}
+)
+
+
+class Timeline:
+    """An ordered list of instants with Hudi's usual filters (`HoodieTimeline`)."""
+
+    def __init__(self, instants: Iterable[Instant]) -> None:
+        self.instants: list[Instant] = list(instants)
+
+    def __iter__(self) -> Iterator[Instant]:
+        return iter(self.instants)
+
+    def __len__(self) -> int:
+        return len(self.instants)
+
+    def filter(self, actions: Iterable[str] | None = None, states: Iterable[State] | None = None) -> Timeline:
+        """Keep instants whose current or completed action is in `actions` and state in `states`."""
+        action_set = set(actions) if actions is not None else None
+        state_set = set(states) if states is not None else None
+        return Timeline(
+            i
+            for i in self.instants
+            if (action_set is None or i.action in action_set or i.completed_action in action_set)
+            and (state_set is None or i.state in state_set)
+        )
+
+    def completed(self) -> Timeline:
+        return Timeline(i for i in self.instants if i.is_completed)
+
+    def pending(self) -> Timeline:
+        return Timeline(i for i in self.instants if i.is_pending)
+
+    def write_timeline(self) -> Timeline:
+        """commit, deltacommit, replacecommit and the pending compaction/clustering behind them."""
+        return self.filter(ia.WRITE_ACTIONS)
+
+    def completed_and_pending_compaction(self) -> Timeline:
+        """`filterCompletedAndCompactionInstants`: the file-system view's visible timeline."""
+        return Timeline(
+            i for i in self.instants if i.is_completed or i.pending_action == ia.COMPACTION
+        )
+
+    def pending_compactions(self) -> Timeline:
+        return Timeline(i for i in self.instants if i.is_pending and i.pending_action == ia.COMPACTION)
+
+    def pending_clustering(self) -> Timeline:
+        """Pending clustering: `clustering.*` files (layout 2) or a CLUSTER replace plan (layout 1)."""
+        return Timeline(
+            i for i in self.instants
+            if i.is_pending and i.pending_action in (ia.CLUSTERING, ia.REPLACE_COMMIT)
+        )
+
+    def savepoints(self) -> Timeline:
+        return self.filter([ia.SAVEPOINT], [State.COMPLETED])
+
+    def first(self) -> Instant | None:
+        return self.instants[0] if self.instants else None
+
+    def last(self) -> Instant | None:
+        return self.instants[-1] if self.instants else None
+
+    def get(self, requested_time: str, action: str | None = None) -> Instant | None:
+        for i in self.instants:
+            if i.requested_time == requested_time and (
+                action is None or action in (i.action, i.completed_action, i.pending_action)
+            ):
+                return i
+        return None
+
+    def first_non_savepoint(self) -> Instant | None:
+        """The first instant that is not a savepoint: where the active timeline starts for readers."""
+        for i in self.instants:
+            if i.action != ia.SAVEPOINT:
+                return i
+        return None
+
+    def requested_times(self) -> list[str]:
+        return [i.requested_time for i in self.instants]
+
+
+@dataclass
+class ActiveTimeline(Timeline):
+    """The active timeline of one table, with lazy, cached body decoding."""
+
+    storage: ReadOnlyStorage
+    properties: TableProperties
+    all_instants: list[Instant]
+    findings: list[Finding] = field(default_factory=list)
+    _bodies: dict[str, DecodedBody | None] = field(default_factory=dict, repr=False)
+    _errors: dict[str, Finding] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        Timeline.__init__(self, self.all_instants)
+
+    @property
+    def timeline_dir(self) -> str:
+        return self.properties.timeline_dir
+
+    def body(self, instant: Instant, state: State | None = None) -> DecodedBody | None:
+        """The decoded body of one state file (the instant's current state by default).
+
+        Returns ``None`` when the file does not exist or fails to decode; the failure is recorded
+        as a finding that :meth:`body_error` returns.
+        """
+        file = instant.file(state if state is not None else instant.state)
+        if file is None:
+            return None
+        return self.body_of_file(file)
+
+    def body_of_file(self, file: InstantFile) -> DecodedBody | None:
+        if file.name in self._bodies:
+            return self._bodies[file.name]
+        decoded: DecodedBody | None = None
+        try:
+            data = self.storage.read(file.path)
+            decoded = decode_body(data, file.action, file.state)
+        except (DecodeError, StorageError) as exc:
+            finding = Finding(
+                Severity.ERROR, "body_decode_failed", self.storage.uri_of(file.path),
+                f"cannot decode {file.name} ({file.action} {file.state.name}): {exc}",
+            )
+            self._errors[file.name] = finding
+            self.findings.append(finding)
+        self._bodies[file.name] = decoded
+        return decoded
+
+    def prime_bodies(self, decoded: dict[str, DecodedBody | None], errors: dict[str, str]) -> None:
+        """Take bodies decoded in bulk by an executor (same results as decoding one by one)."""
+        for name, body in decoded.items():
+            self._bodies.setdefault(name, body)
+        for name, message in errors.items():
+            if name in self._errors:
+                continue
+            path = f"{self.timeline_dir}/{name}"
+            finding = Finding(Severity.ERROR, "body_decode_failed", self.storage.uri_of(path), message)
+            self._errors[name] = finding
+            self.findings.append(finding)
+            self._bodies[name] = None
+
+    def decode_all(self, executor: Executor | None = None, instants: Iterable[Instant] | None = None,
+                   batch_size: int = 256) -> None:
+        """Decode every not-yet-decoded state file of `instants` (all by default) in bulk."""
+        from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuild_body
+
+        chosen = self.instants if instants is None else list(instants)
+        paths = [f.path for i in chosen for f in i.files if f.name not in self._bodies]
+        if not paths:
+            return
+        fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
+        table = run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA)
+        decoded: dict[str, DecodedBody | None] = {}
+        errors: dict[str, str] = {}
+        for row in table.to_pylist():
+            name = posixpath.basename(row["path"])
+            if row["error"]:
+                errors[name] = row["error"]
+            else:
+                decoded[name] = rebuild_body(row)
+        self.prime_bodies(decoded, errors)
+
+    def body_error(self, instant: Instant) -> list[Finding]:
+        """Decode failures of any of the instant's files (decoding them if not done yet)."""
+        out = []
+        for f in instant.files:
+            self.body_of_file(f)
+            if f.name in self._errors:
+                out.append(self._errors[f.name])
+        return out
+
+    def record(self, instant: Instant, state: State | None = None) -> Any:
+        body = self.body(instant, state)
+        return body.record if body else None
+
+    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
+        """Commit or replace metadata of a completed write instant."""
+        rec = self.record(instant, State.COMPLETED)
+        return rec if isinstance(rec, CommitMetadata) else None
+
+    def plan(self, instant: Instant) -> Any:
+        """The plan of an instant, read from its requested file (`CleanerUtils.getCleanerPlan`)."""
+        return self.record(instant, State.REQUESTED)
+
+
+def _classify(info: FileInfo, props: TableProperties, storage: ReadOnlyStorage) -> tuple[InstantFile | None, Finding | None]:
+    name = info.name
+    if info.is_dir or name in _KNOWN_NON_INSTANT or name.startswith("."):
+        return None, None
+    parsed = ia.parse_instant_file_name(name, props.timeline_layout_version)
+    if parsed is None:
+        looks_like_instant = name[:1].isdigit()
+        severity = Severity.WARNING if looks_like_instant else Severity.INFO
+        return None, Finding(
+            severity, "unrecognised_timeline_file", storage.uri_of(info.path),
+            f"{name} in the timeline folder is not an instant file name; ignored",
+        )
+    return InstantFile(
+        name=parsed.name,
+        requested_time=parsed.requested_time,
+        action=parsed.action,
+        state=parsed.state,
+        completion_time=parsed.completion_time,
+        size=info.size,
+        mtime_ms=info.mtime_ms,
+        path=info.path,
+    ), None
+
+
+def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> ActiveTimeline:
+    """List and classify the active timeline of a table (no body is read here)."""
+    findings: list[Finding] = []
+    files: list[InstantFile] = []
+    for info in storage.list(props.timeline_dir):
+        file, finding = _classify(info, props, storage)
+        if finding:
+            findings.append(finding)
+        if file:
+            files.append(file)
+    instants = ia.group_instant_files(files, props.timeline_layout_version)
+    for inst in instants:
+        if inst.is_completed and inst.completion_time is None:
+            # Layout 1, or a legacy completed file in a layout-2 timeline: Hudi takes the file's
+            # modification time as the completion time and flags the instant `isLegacy`.
+            top = inst.file(State.COMPLETED)
+            if top is not None and top.mtime_ms is not None:
+                inst.completion_time = epoch_ms_to_instant_time(top.mtime_ms, props.timezone)
+                inst.completion_time_source = "mtime"
+        _check_group(inst, storage, findings)
+    return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings)
+
+
+def _check_group(inst: Instant, storage: ReadOnlyStorage, findings: list[Finding]) -> None:
+    completed = [f for f in inst.files if f.state is State.COMPLETED]
+    if len(completed) > 1:
+        findings.append(
+            Finding(
+                Severity.WARNING, "duplicate_completed_instant", storage.uri_of(completed[0].path),
+                f"{len(completed)} completed files for {inst.requested_time} {inst.completed_action}: "
+                + ", ".join(f.name for f in completed),
+            )
+        )
+    if inst.is_completed:
+        top = inst.file(State.COMPLETED)
+        if top is not None and top.size == 0:
+            if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
+                # CommitMetadataSerDe accepts empty bytes as empty metadata: no files written.
+                findings.append(Finding(
+                    Severity.WARNING, "empty_completed_instant", storage.uri_of(top.path),
+                    f"{top.name} is a completed {inst.action} with a zero-byte body; Hudi reads it as "
+                    "metadata naming no files",
+                ))
+            else:
+                findings.append(Finding(
+                    Severity.ERROR, "empty_completed_instant", storage.uri_of(top.path),
+                    f"{top.name} is a completed {inst.action} with a zero-byte body (Hudi always writes "
+                    "its metadata)",
+                ))

@@ -1,0 +1,278 @@
+"""Instant names, states, actions and Hudi's ordering of instants.
+
+Rules from spec `01` §1.3-1.7, emulating Hudi 1.1.x (`InstantGeneratorV1/V2`,
+`InstantComparatorV1/V2`, `InstantComparators.RequestedTimeBasedComparator`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from enum import IntEnum
+
+COMMIT = "commit"
+DELTA_COMMIT = "deltacommit"
+CLEAN = "clean"
+ROLLBACK = "rollback"
+SAVEPOINT = "savepoint"
+REPLACE_COMMIT = "replacecommit"
+CLUSTERING = "clustering"
+COMPACTION = "compaction"
+LOG_COMPACTION = "logcompaction"
+RESTORE = "restore"
+INDEXING = "indexing"
+SCHEMA_COMMIT = "schemacommit"
+
+#: `HoodieTimeline.VALID_ACTIONS_IN_TIMELINE` (schemacommit lives in `.hoodie/.schema`).
+VALID_ACTIONS = frozenset(
+    {COMMIT, DELTA_COMMIT, CLEAN, ROLLBACK, SAVEPOINT, REPLACE_COMMIT, CLUSTERING, COMPACTION,
+     LOG_COMPACTION, RESTORE, INDEXING}
+)
+
+#: Actions whose completed file carries another action's name (`InstantComparatorV1/V2`).
+#: Layout 1 maps compaction and logcompaction; layout 2 adds clustering.
+_COMPARABLE_V1 = {COMPACTION: COMMIT, LOG_COMPACTION: DELTA_COMMIT}
+_COMPARABLE_V2 = {**_COMPARABLE_V1, CLUSTERING: REPLACE_COMMIT}
+
+#: Actions that write data files: Hudi's "write timeline" (commit, deltacommit, replacecommit,
+#: compaction, logcompaction, clustering).
+WRITE_ACTIONS = frozenset(
+    {COMMIT, DELTA_COMMIT, REPLACE_COMMIT, CLUSTERING, COMPACTION, LOG_COMPACTION}
+)
+
+INIT_INSTANT_TS = "00000000000000"
+METADATA_BOOTSTRAP_INSTANT_TS = "00000000000001"
+FULL_BOOTSTRAP_INSTANT_TS = "00000000000002"
+
+
+class State(IntEnum):
+    """`HoodieInstant.State`; the enum order is the sort order."""
+
+    REQUESTED = 0
+    INFLIGHT = 1
+    COMPLETED = 2
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+
+def comparable_action(action: str, layout_version: int) -> str:
+    """The action a pending action completes as (compaction → commit, …)."""
+    table = _COMPARABLE_V2 if layout_version >= 2 else _COMPARABLE_V1
+    return table.get(action, action)
+
+
+# `^(\d+)(\.\w+)(\.\D+)?$` for layout 1; `^(\d+(_\d+)?)(\.\w+)(\.\D+)?$` for layout 2.
+_NAME_V1 = re.compile(r"^(\d+)(\.\w+)(\.\D+)?$")
+_NAME_V2 = re.compile(r"^(\d+)(?:_(\d+))?(\.\w+)(\.\D+)?$")
+
+
+@dataclass(frozen=True)
+class InstantFile:
+    """One timeline file: an instant in one state.
+
+    `completion_time` comes from the file name (layout 2) and is ``None`` otherwise.
+    """
+
+    name: str
+    requested_time: str
+    action: str
+    state: State
+    completion_time: str | None = None
+    size: int = 0
+    mtime_ms: int | None = None
+    path: str = ""
+
+
+def parse_instant_file_name(name: str, layout_version: int) -> InstantFile | None:
+    """Classify a timeline file name, or ``None`` when it is not an instant file.
+
+    The legacy commit-inflight name `T.inflight` is a commit in state INFLIGHT.
+    """
+    if layout_version >= 2:
+        match = _NAME_V2.match(name)
+        if not match:
+            return None
+        requested, completion, action_part, state_part = match.groups()
+    else:
+        match = _NAME_V1.match(name)
+        if not match:
+            return None
+        requested, action_part, state_part = match.groups()
+        completion = None
+    action = action_part[1:]
+    if action == "inflight" and state_part is None:
+        return InstantFile(name, requested, COMMIT, State.INFLIGHT)
+    if state_part is None:
+        state = State.COMPLETED
+    elif state_part == ".requested":
+        state = State.REQUESTED
+    elif state_part == ".inflight":
+        state = State.INFLIGHT
+    else:
+        return None
+    if action not in VALID_ACTIONS:
+        return None
+    if completion is not None and state is not State.COMPLETED:
+        return None
+    return InstantFile(name, requested, action, state, completion)
+
+
+def instant_file_name(requested_time: str, action: str, state: State, layout_version: int,
+                      completion_time: str | None = None) -> str:
+    """The file name Hudi gives an instant state (`InstantFileNameGeneratorV1/V2`)."""
+    if state is State.COMPLETED:
+        if layout_version >= 2 and completion_time:
+            return f"{requested_time}_{completion_time}.{action}"
+        return f"{requested_time}.{action}"
+    if action == COMMIT and state is State.INFLIGHT:
+        return f"{requested_time}.inflight"
+    if action == SAVEPOINT:
+        return f"{requested_time}.savepoint.inflight"
+    suffix = "requested" if state is State.REQUESTED else "inflight"
+    return f"{requested_time}.{action}.{suffix}"
+
+
+# -- instant times ------------------------------------------------------------------------------
+
+_MS_FORMAT = "%Y%m%d%H%M%S"
+
+
+def format_instant_time(moment: dt.datetime) -> str:
+    """`yyyyMMddHHmmssSSS` in the moment's own zone."""
+    return moment.strftime(_MS_FORMAT) + f"{moment.microsecond // 1000:03d}"
+
+
+def epoch_ms_to_instant_time(epoch_ms: int, timezone: str) -> str:
+    """Format a modification time as Hudi does for layout-1 completion times.
+
+    `timezone` is the table's `hoodie.table.timeline.timezone`: ``UTC`` or ``LOCAL`` (the zone of
+    the process reading it, as for a Hudi reader on this machine).
+    """
+    tz = dt.UTC if timezone.upper() == "UTC" else None
+    moment = dt.datetime.fromtimestamp(epoch_ms / 1000.0, tz=tz or dt.UTC)
+    if tz is None:
+        moment = moment.astimezone()
+    return format_instant_time(moment)
+
+
+def parse_instant_time(value: str, timezone: str = "UTC") -> dt.datetime | None:
+    """A datetime for a 14- or 17-digit instant time; ``None`` for reserved or odd values.
+
+    A 17-digit value that is not a valid date is read as epoch milliseconds, as hudi-rs does.
+    """
+    tz = dt.UTC if timezone.upper() == "UTC" else dt.datetime.now().astimezone().tzinfo
+    if not value.isdigit():
+        return None
+    try:
+        if len(value) == 17:
+            base = dt.datetime.strptime(value[:14], _MS_FORMAT)
+            return base.replace(microsecond=int(value[14:]) * 1000, tzinfo=tz)
+        if len(value) == 14:
+            return dt.datetime.strptime(value, _MS_FORMAT).replace(tzinfo=tz)
+    except ValueError:
+        if len(value) == 17:
+            try:
+                return dt.datetime.fromtimestamp(int(value) / 1000.0, tz=dt.UTC)
+            except (OverflowError, OSError, ValueError):
+                return None
+    return None
+
+
+# -- the logical instant ------------------------------------------------------------------------
+
+
+@dataclass
+class Instant:
+    """One logical instant: every state file of one (requested time, comparable action).
+
+    Hudi's active timeline keeps the highest state of each group (`TimelineLayoutV1`
+    `filterHoodieInstants`); `action` and `state` are that one. `pending_action` is the action the
+    instant was planned as (`compaction`, `clustering`, …) and `completed_action` the action it
+    completes as (`commit`, `replacecommit`, …), so a completed compaction is recognisable.
+
+    `completion_time_source` says where the completion time came from: ``"file_name"`` (layout 2),
+    ``"mtime"`` (layout 1 and legacy layout-2 files: Hudi flags them `isLegacy`), ``"archive"``
+    or ``None`` for pending instants.
+    """
+
+    requested_time: str
+    action: str
+    state: State
+    pending_action: str
+    completed_action: str
+    completion_time: str | None = None
+    completion_time_source: str | None = None
+    source: str = "active"
+    files: list[InstantFile] = field(default_factory=list)
+
+    @property
+    def is_completed(self) -> bool:
+        return self.state is State.COMPLETED
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state is not State.COMPLETED
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.completion_time_source == "mtime"
+
+    def file(self, state: State) -> InstantFile | None:
+        for f in self.files:
+            if f.state is state:
+                return f
+        return None
+
+    def key(self) -> tuple[str, str]:
+        return (self.requested_time, self.completed_action)
+
+    def sort_key(self) -> tuple[str, str, int]:
+        """`RequestedTimeBasedComparator`: requested time, comparable action, state."""
+        return (self.requested_time, self.completed_action, int(self.state))
+
+    def completion_sort_key(self) -> tuple[int, str, str, str, int]:
+        """`CompletionTimeBasedComparator`: completed first by completion time, pending last."""
+        if self.completion_time is not None:
+            return (0, self.completion_time, *self.sort_key())
+        return (1, "", *self.sort_key())
+
+    def __str__(self) -> str:
+        return f"[{self.requested_time}__{self.action}__{self.state.name}]"
+
+
+def group_instant_files(files: list[InstantFile], layout_version: int) -> list[Instant]:
+    """Group state files into logical instants and sort them as Hudi does.
+
+    Several completed files may share one key (two completed cleans at one T, a tolerated
+    anomaly); the group keeps them all and reports the first.
+    """
+    groups: dict[tuple[str, str], list[InstantFile]] = {}
+    for f in files:
+        key = (f.requested_time, comparable_action(f.action, layout_version))
+        groups.setdefault(key, []).append(f)
+    instants: list[Instant] = []
+    for (requested, completed_action), members in groups.items():
+        members.sort(key=lambda f: (int(f.state), f.name))
+        top = members[-1]
+        pending = next((m.action for m in members if m.state is not State.COMPLETED), None)
+        if pending is None:
+            pending = top.action
+        instants.append(
+            Instant(
+                requested_time=requested,
+                action=top.action,
+                state=top.state,
+                pending_action=pending,
+                completed_action=completed_action,
+                completion_time=top.completion_time if top.state is State.COMPLETED else None,
+                completion_time_source=(
+                    "file_name" if top.state is State.COMPLETED and top.completion_time else None
+                ),
+                files=members,
+            )
+        )
+    instants.sort(key=Instant.sort_key)
+    return instants

@@ -1,0 +1,545 @@
+"""Typed views of Hudi's timeline metadata records (spec `01` §2).
+
+Each record keeps the decoded dict in `raw`, so nothing is lost, and exposes the fields the engine
+reasons about with Python names. `from_dict` accepts both the Avro form (layout 2) and the Jackson
+JSON form of layout 1, which use the same field names.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _int(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _map(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
+@dataclass(frozen=True)
+class InstantInfo:
+    """`HoodieInstantInfo` / `HoodieActionInstant`: a (time, action[, state]) reference."""
+
+    timestamp: str
+    action: str | None
+    state: str | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> InstantInfo | None:
+        if not d:
+            return None
+        ts = d.get("commitTime", d.get("timestamp"))
+        if ts is None:
+            return None
+        return cls(str(ts), _str(d.get("action")), _str(d.get("state")))
+
+
+@dataclass(frozen=True)
+class WriteStat:
+    """`HoodieWriteStat`: one file written by a commit. `path` is relative to the base path."""
+
+    file_id: str | None
+    path: str | None
+    partition_path: str | None
+    prev_commit: str | None
+    num_writes: int | None
+    num_inserts: int | None
+    num_update_writes: int | None
+    num_deletes: int | None
+    total_write_bytes: int | None
+    file_size_in_bytes: int | None
+    base_file: str | None
+    log_files: tuple[str, ...]
+    log_version: int | None
+    total_log_blocks: int | None
+    total_corrupt_log_block: int | None
+    total_rollback_blocks: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def file_name(self) -> str | None:
+        return posixpath.basename(self.path) if self.path else None
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> WriteStat:
+        return cls(
+            file_id=_str(d.get("fileId")),
+            path=_str(d.get("path")),
+            partition_path=_str(d.get("partitionPath")),
+            prev_commit=_str(d.get("prevCommit")),
+            num_writes=_int(d.get("numWrites")),
+            num_inserts=_int(d.get("numInserts")),
+            num_update_writes=_int(d.get("numUpdateWrites")),
+            num_deletes=_int(d.get("numDeletes")),
+            total_write_bytes=_int(d.get("totalWriteBytes")),
+            file_size_in_bytes=_int(d.get("fileSizeInBytes")),
+            base_file=_str(d.get("baseFile")),
+            log_files=tuple(str(x) for x in _list(d.get("logFiles"))),
+            log_version=_int(d.get("logVersion")),
+            total_log_blocks=_int(d.get("totalLogBlocks")),
+            total_corrupt_log_block=_int(d.get("totalCorruptLogBlock")),
+            total_rollback_blocks=_int(d.get("totalRollbackBlocks")),
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class CommitMetadata:
+    """`HoodieCommitMetadata` and `HoodieReplaceCommitMetadata` (replace adds replaced file ids)."""
+
+    operation_type: str | None
+    compacted: bool | None
+    extra_metadata: dict[str, str]
+    partition_to_write_stats: dict[str, list[WriteStat]]
+    partition_to_replace_file_ids: dict[str, list[str]]
+    is_replace: bool
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], is_replace: bool = False) -> CommitMetadata:
+        stats = {
+            str(p): [WriteStat.from_dict(s) for s in _list(items) if isinstance(s, Mapping)]
+            for p, items in _map(d.get("partitionToWriteStats")).items()
+        }
+        replaced = {
+            str(p): [str(x) for x in _list(ids)]
+            for p, ids in _map(d.get("partitionToReplaceFileIds")).items()
+        }
+        return cls(
+            operation_type=_str(d.get("operationType")),
+            compacted=d.get("compacted"),
+            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            partition_to_write_stats=stats,
+            partition_to_replace_file_ids=replaced,
+            is_replace=is_replace or "partitionToReplaceFileIds" in d,
+            raw=dict(d),
+        )
+
+    def write_stats(self) -> list[WriteStat]:
+        return [s for stats in self.partition_to_write_stats.values() for s in stats]
+
+    def replaced_file_ids(self) -> list[tuple[str, str]]:
+        return [(p, fid) for p, ids in self.partition_to_replace_file_ids.items() for fid in ids]
+
+
+@dataclass(frozen=True)
+class CleanFileInfo:
+    """`HoodieCleanFileInfo`: a file the clean plan deletes (a full path in plan v2)."""
+
+    file_path: str
+    is_bootstrap_base_file: bool
+
+
+@dataclass(frozen=True)
+class CleanerPlan:
+    """`HoodieCleanerPlan`. Plan v1 file names are read into the v2 shape (names, not paths)."""
+
+    earliest_instant_to_retain: InstantInfo | None
+    last_completed_commit_timestamp: str
+    policy: str | None
+    version: int | None
+    file_paths_to_delete: dict[str, list[CleanFileInfo]]
+    partitions_to_be_deleted: list[str]
+    extra_metadata: dict[str, str]
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def savepointed_timestamps(self) -> list[str]:
+        """`savepointed_timestamps` the planner recorded (HUDI-7779 as shipped, spec `02` §3)."""
+        return split_timestamps(self.extra_metadata.get("savepointed_timestamps"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CleanerPlan:
+        files: dict[str, list[CleanFileInfo]] = {}
+        for partition, infos in _map(d.get("filePathsToBeDeletedPerPartition")).items():
+            files[str(partition)] = [
+                CleanFileInfo(str(i.get("filePath")), bool(i.get("isBootstrapBaseFile")))
+                for i in _list(infos)
+                if isinstance(i, Mapping)
+            ]
+        for partition, names in _map(d.get("filesToBeDeletedPerPartition")).items():
+            files.setdefault(str(partition), [CleanFileInfo(str(n), False) for n in _list(names)])
+        return cls(
+            earliest_instant_to_retain=InstantInfo.from_dict(d.get("earliestInstantToRetain")),
+            last_completed_commit_timestamp=str(d.get("lastCompletedCommitTimestamp") or ""),
+            policy=_str(d.get("policy")),
+            version=_int(d.get("version")),
+            file_paths_to_delete=files,
+            partitions_to_be_deleted=[str(p) for p in _list(d.get("partitionsToBeDeleted"))],
+            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            raw=dict(d),
+        )
+
+
+def split_timestamps(value: str | None) -> list[str]:
+    """A comma-separated list of instant times (as `savepointed_timestamps` is stored)."""
+    if not value:
+        return []
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+@dataclass(frozen=True)
+class CleanPartitionMetadata:
+    """`HoodieCleanPartitionMetadata`: what one partition's clean deleted."""
+
+    partition_path: str
+    policy: str | None
+    delete_path_patterns: list[str]
+    success_delete_files: list[str]
+    failed_delete_files: list[str]
+    is_partition_deleted: bool
+
+
+@dataclass(frozen=True)
+class CleanMetadata:
+    """`HoodieCleanMetadata`: a completed clean, with the ECTR it used."""
+
+    start_clean_time: str | None
+    time_taken_ms: int | None
+    total_files_deleted: int | None
+    earliest_commit_to_retain: str | None
+    last_completed_commit_timestamp: str
+    partition_metadata: dict[str, CleanPartitionMetadata]
+    version: int | None
+    extra_metadata: dict[str, str]
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def savepointed_timestamps(self) -> list[str]:
+        return split_timestamps(self.extra_metadata.get("savepointed_timestamps"))
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CleanMetadata:
+        parts = {}
+        for partition, pm in _map(d.get("partitionMetadata")).items():
+            pm = _map(pm)
+            parts[str(partition)] = CleanPartitionMetadata(
+                partition_path=str(pm.get("partitionPath", partition)),
+                policy=_str(pm.get("policy")),
+                delete_path_patterns=[str(x) for x in _list(pm.get("deletePathPatterns"))],
+                success_delete_files=[str(x) for x in _list(pm.get("successDeleteFiles"))],
+                failed_delete_files=[str(x) for x in _list(pm.get("failedDeleteFiles"))],
+                is_partition_deleted=bool(pm.get("isPartitionDeleted")),
+            )
+        ectr = _str(d.get("earliestCommitToRetain"))
+        return cls(
+            start_clean_time=_str(d.get("startCleanTime")),
+            time_taken_ms=_int(d.get("timeTakenInMillis")),
+            total_files_deleted=_int(d.get("totalFilesDeleted")),
+            earliest_commit_to_retain=ectr or None,
+            last_completed_commit_timestamp=str(d.get("lastCompletedCommitTimestamp") or ""),
+            partition_metadata=parts,
+            version=_int(d.get("version")),
+            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class CompactionOperation:
+    """`HoodieCompactionOperation`: one file slice a compaction plan merges."""
+
+    partition_path: str
+    file_id: str
+    base_instant_time: str | None
+    data_file_path: str | None
+    delta_file_paths: list[str]
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """`HoodieCompactionPlan` (compaction and logcompaction)."""
+
+    operations: list[CompactionOperation]
+    extra_metadata: dict[str, str]
+    version: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> CompactionPlan:
+        ops = [
+            CompactionOperation(
+                partition_path=str(op.get("partitionPath") or ""),
+                file_id=str(op.get("fileId") or ""),
+                base_instant_time=_str(op.get("baseInstantTime")),
+                data_file_path=_str(op.get("dataFilePath")),
+                delta_file_paths=[str(x) for x in _list(op.get("deltaFilePaths"))],
+            )
+            for op in _list(d.get("operations"))
+            if isinstance(op, Mapping)
+        ]
+        return cls(
+            operations=ops,
+            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            version=_int(d.get("version")),
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class ClusteringSlice:
+    """`HoodieSliceInfo`: one input slice of a clustering group."""
+
+    partition_path: str
+    file_id: str
+    data_file_path: str | None
+    delta_file_paths: list[str]
+
+
+@dataclass(frozen=True)
+class RequestedReplaceMetadata:
+    """`HoodieRequestedReplaceMetadata`; `clustering_slices` flattens the clustering plan."""
+
+    operation_type: str | None
+    clustering_slices: list[ClusteringSlice]
+    clustering_groups: int
+    extra_metadata: dict[str, str]
+    version: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RequestedReplaceMetadata:
+        plan = _map(d.get("clusteringPlan"))
+        groups = _list(plan.get("inputGroups"))
+        slices = [
+            ClusteringSlice(
+                partition_path=str(s.get("partitionPath") or ""),
+                file_id=str(s.get("fileId") or ""),
+                data_file_path=_str(s.get("dataFilePath")),
+                delta_file_paths=[str(x) for x in _list(s.get("deltaFilePaths"))],
+            )
+            for g in groups
+            if isinstance(g, Mapping)
+            for s in _list(g.get("slices"))
+            if isinstance(s, Mapping)
+        ]
+        return cls(
+            operation_type=_str(d.get("operationType")),
+            clustering_slices=slices,
+            clustering_groups=len(groups),
+            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            version=_int(d.get("version")),
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class RollbackRequest:
+    """`HoodieRollbackRequest`: files (and log blocks) one rollback removes in a file group."""
+
+    partition_path: str
+    file_id: str | None
+    latest_base_instant: str | None
+    files_to_be_deleted: list[str]
+    log_blocks_to_be_deleted: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RollbackPlan:
+    """`HoodieRollbackPlan`: the instant to roll back and the per-file requests."""
+
+    instant_to_rollback: InstantInfo | None
+    rollback_requests: list[RollbackRequest]
+    version: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RollbackPlan:
+        reqs = [
+            RollbackRequest(
+                partition_path=str(r.get("partitionPath") or ""),
+                file_id=_str(r.get("fileId")),
+                latest_base_instant=_str(r.get("latestBaseInstant")),
+                files_to_be_deleted=[str(x) for x in _list(r.get("filesToBeDeleted"))],
+                log_blocks_to_be_deleted={str(k): int(v) for k, v in _map(r.get("logBlocksToBeDeleted")).items()},
+            )
+            for r in _list(d.get("RollbackRequests"))
+            if isinstance(r, Mapping)
+        ]
+        return cls(InstantInfo.from_dict(d.get("instantToRollback")), reqs, _int(d.get("version")), dict(d))
+
+
+@dataclass(frozen=True)
+class RollbackPartitionMetadata:
+    """`HoodieRollbackPartitionMetadata`."""
+
+    partition_path: str
+    success_delete_files: list[str]
+    failed_delete_files: list[str]
+    rollback_log_files: dict[str, int]
+    log_files_from_failed_commit: dict[str, int]
+
+
+@dataclass(frozen=True)
+class RollbackMetadata:
+    """`HoodieRollbackMetadata`: what a completed rollback removed."""
+
+    start_rollback_time: str | None
+    time_taken_ms: int | None
+    total_files_deleted: int | None
+    commits_rollback: list[str]
+    instants_rollback: list[InstantInfo]
+    partition_metadata: dict[str, RollbackPartitionMetadata]
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RollbackMetadata:
+        parts = {}
+        for partition, pm in _map(d.get("partitionMetadata")).items():
+            pm = _map(pm)
+            parts[str(partition)] = RollbackPartitionMetadata(
+                partition_path=str(pm.get("partitionPath", partition)),
+                success_delete_files=[str(x) for x in _list(pm.get("successDeleteFiles"))],
+                failed_delete_files=[str(x) for x in _list(pm.get("failedDeleteFiles"))],
+                rollback_log_files={str(k): int(v) for k, v in _map(pm.get("rollbackLogFiles")).items()},
+                log_files_from_failed_commit={
+                    str(k): int(v) for k, v in _map(pm.get("logFilesFromFailedCommit")).items()
+                },
+            )
+        infos = [i for i in (InstantInfo.from_dict(x) for x in _list(d.get("instantsRollback"))) if i]
+        return cls(
+            start_rollback_time=_str(d.get("startRollbackTime")),
+            time_taken_ms=_int(d.get("timeTakenInMillis")),
+            total_files_deleted=_int(d.get("totalFilesDeleted")),
+            commits_rollback=[str(x) for x in _list(d.get("commitsRollback"))],
+            instants_rollback=infos,
+            partition_metadata=parts,
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class RestorePlan:
+    """`HoodieRestorePlan`: the instants a restore rolls back, newest first."""
+
+    instants_to_rollback: list[InstantInfo]
+    version: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RestorePlan:
+        infos = [i for i in (InstantInfo.from_dict(x) for x in _list(d.get("instantsToRollback"))) if i]
+        return cls(infos, _int(d.get("version")), dict(d))
+
+
+@dataclass(frozen=True)
+class RestoreMetadata:
+    """`HoodieRestoreMetadata`: the rollbacks a completed restore performed."""
+
+    start_restore_time: str | None
+    time_taken_ms: int | None
+    instants_to_rollback: list[str]
+    rollbacks: dict[str, list[RollbackMetadata]]
+    restore_instant_info: list[InstantInfo]
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> RestoreMetadata:
+        rollbacks = {
+            str(k): [RollbackMetadata.from_dict(m) for m in _list(v) if isinstance(m, Mapping)]
+            for k, v in _map(d.get("hoodieRestoreMetadata")).items()
+        }
+        infos = [i for i in (InstantInfo.from_dict(x) for x in _list(d.get("restoreInstantInfo"))) if i]
+        return cls(
+            start_restore_time=_str(d.get("startRestoreTime")),
+            time_taken_ms=_int(d.get("timeTakenInMillis")),
+            instants_to_rollback=[str(x) for x in _list(d.get("instantsToRollback"))],
+            rollbacks=rollbacks,
+            restore_instant_info=infos,
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class SavepointMetadata:
+    """`HoodieSavepointMetadata`: the data files (names) a savepoint pins, per partition."""
+
+    savepointed_by: str | None
+    savepointed_at: int | None
+    comments: str | None
+    partition_files: dict[str, list[str]]
+    version: int | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> SavepointMetadata:
+        files = {
+            str(p): [str(x) for x in _list(_map(pm).get("savepointDataFile"))]
+            for p, pm in _map(d.get("partitionMetadata")).items()
+        }
+        return cls(
+            savepointed_by=_str(d.get("savepointedBy")),
+            savepointed_at=_int(d.get("savepointedAt")),
+            comments=_str(d.get("comments")),
+            partition_files=files,
+            version=_int(d.get("version")),
+            raw=dict(d),
+        )
+
+
+@dataclass(frozen=True)
+class IndexPartitionInfo:
+    """`HoodieIndexPartitionInfo`: one metadata-table partition an indexing action builds."""
+
+    metadata_partition_path: str | None
+    index_upto_instant: str | None
+
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """`HoodieIndexPlan` (requested indexing) and `HoodieIndexCommitMetadata` (completed)."""
+
+    operation_type: str | None
+    partitions: list[IndexPartitionInfo]
+    is_commit: bool
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], is_commit: bool = False) -> IndexPlan:
+        parts = [
+            IndexPartitionInfo(_str(p.get("metadataPartitionPath")), _str(p.get("indexUptoInstant")))
+            for p in _list(d.get("indexPartitionInfos"))
+            if isinstance(p, Mapping)
+        ]
+        return cls(_str(d.get("operationType")), parts, is_commit, dict(d))
+
+
+TimelineRecord = (
+    CommitMetadata | CleanerPlan | CleanMetadata | CompactionPlan | RequestedReplaceMetadata
+    | RollbackPlan | RollbackMetadata | RestorePlan | RestoreMetadata | SavepointMetadata | IndexPlan
+)
+
+#: Avro record name → how to build the typed record.
+RECORD_BUILDERS: dict[str, Any] = {
+    "HoodieCommitMetadata": lambda d: CommitMetadata.from_dict(d),
+    "HoodieReplaceCommitMetadata": lambda d: CommitMetadata.from_dict(d, is_replace=True),
+    "HoodieCleanerPlan": CleanerPlan.from_dict,
+    "HoodieCleanMetadata": CleanMetadata.from_dict,
+    "HoodieCompactionPlan": CompactionPlan.from_dict,
+    "HoodieRequestedReplaceMetadata": RequestedReplaceMetadata.from_dict,
+    "HoodieRollbackPlan": RollbackPlan.from_dict,
+    "HoodieRollbackMetadata": RollbackMetadata.from_dict,
+    "HoodieRestorePlan": RestorePlan.from_dict,
+    "HoodieRestoreMetadata": RestoreMetadata.from_dict,
+    "HoodieSavepointMetadata": SavepointMetadata.from_dict,
+    "HoodieIndexPlan": lambda d: IndexPlan.from_dict(d, is_commit=False),
+    "HoodieIndexCommitMetadata": lambda d: IndexPlan.from_dict(d, is_commit=True),
+}

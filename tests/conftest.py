@@ -1,0 +1,88 @@
+"""Shared test fixtures: the hudi-rs sample tables, unzipped once per session into a temp dir.
+
+Tables are found through `HUDI_FIXTURES`, else `../shared/fixtures/hudi-rs` beside the checkout.
+Tests that need them skip with a reason where neither exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def fixtures_root() -> Path | None:
+    env = os.environ.get("HUDI_FIXTURES")
+    candidates = [Path(env)] if env else []
+    candidates.append(REPO_ROOT.parent / "shared" / "fixtures" / "hudi-rs")
+    for candidate in candidates:
+        if candidate.is_dir() and any(candidate.rglob("*.zip")):
+            return candidate
+    return None
+
+
+def fixture_zips() -> dict[str, Path]:
+    root = fixtures_root()
+    if root is None:
+        return {}
+    return {z.stem: z for z in sorted(root.rglob("*.zip"))}
+
+
+FIXTURE_NAMES = sorted(fixture_zips())
+
+
+def tree_checksum(root: Path) -> str:
+    """A checksum over every file's relative path, size and bytes under a folder."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every fixture zip unzipped (without `__MACOSX/`) into one session temp dir."""
+    zips = fixture_zips()
+    if not zips:
+        pytest.skip("no Hudi fixtures: set HUDI_FIXTURES or provide ../shared/fixtures/hudi-rs")
+    out = tmp_path_factory.mktemp("hudi-fixtures")
+    for name, archive in zips.items():
+        with zipfile.ZipFile(archive) as zf:
+            members = [m for m in zf.infolist() if not m.filename.startswith("__MACOSX/")]
+            for member in members:
+                target = out / name / member.filename
+                if member.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(zf.read(member))
+                # Keep the recorded modification time: layout-1 completion times come from it.
+                ts = _zip_mtime(member)
+                os.utime(target, (ts, ts))
+    return out
+
+
+def _zip_mtime(member: zipfile.ZipInfo) -> float:
+    import datetime as dt
+
+    return dt.datetime(*member.date_time).timestamp()
+
+
+@pytest.fixture(scope="session")
+def table_path(fixtures_dir: Path):
+    """`table_path("v6_nonpartitioned")` → the base path of that fixture table."""
+
+    def resolve(name: str) -> Path:
+        base = fixtures_dir / name
+        if not base.is_dir():
+            pytest.skip(f"fixture {name} not available")
+        inner = [p for p in base.iterdir() if p.is_dir() and (p / ".hoodie").is_dir()]
+        return inner[0] if inner else base
+
+    return resolve
