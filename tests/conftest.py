@@ -35,6 +35,9 @@ def fixture_zips() -> dict[str, Path]:
 
 FIXTURE_NAMES = sorted(fixture_zips())
 
+#: Checksums taken when the fixtures were unzipped; the last test module compares them again.
+_CHECKSUMS: dict[str, str] = {}
+
 
 def tree_checksum(root: Path) -> str:
     """A checksum over every file's relative path, size and bytes under a folder."""
@@ -65,6 +68,7 @@ def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 # Keep the recorded modification time: layout-1 completion times come from it.
                 ts = _zip_mtime(member)
                 os.utime(target, (ts, ts))
+    _CHECKSUMS["fixtures"] = tree_checksum(out)
     return out
 
 

@@ -209,7 +209,9 @@ class ActiveTimeline(Timeline):
         return self.record(instant, State.REQUESTED)
 
 
-def _classify(info: FileInfo, props: TableProperties, storage: ReadOnlyStorage) -> tuple[InstantFile | None, Finding | None]:
+def _classify(
+    info: FileInfo, props: TableProperties, storage: ReadOnlyStorage
+) -> tuple[InstantFile | None, Finding | None]:
     name = info.name
     if info.is_dir or name in _KNOWN_NON_INSTANT or name.startswith("."):
         return None, None

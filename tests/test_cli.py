@@ -1,0 +1,86 @@
+"""The CLI: stable JSON shapes, the three formats, and errors as one line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hudi_core.cli import main
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> object:
+    assert main([*argv, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_timeline_json_shape(table_path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_json(capsys, "timeline", str(table_path("v9_txns_simple_meta")))
+    assert len(rows) == 15
+    first = rows[0]
+    assert {"requested_time", "completion_time", "action", "state", "source", "files"} <= set(first)
+    assert first == {
+        "requested_time": "20260307162557587",
+        "completion_time": "20260307162601961",
+        "action": "deltacommit",
+        "state": "COMPLETED",
+        "source": "active",
+        "pending_action": "deltacommit",
+        "completed_action": "deltacommit",
+        "completion_time_source": "file_name",
+        "files": [
+            "20260307162557587.deltacommit.requested",
+            "20260307162557587.deltacommit.inflight",
+            "20260307162557587_20260307162601961.deltacommit",
+        ],
+    }
+    compaction = [r for r in rows if r["pending_action"] == "compaction"]
+    assert [(r["requested_time"], r["action"]) for r in compaction] == [("20260307162618152", "commit")]
+
+
+def test_timeline_filters(table_path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = str(table_path("v9_txns_simple_meta"))
+    rows = run_json(capsys, "timeline", base, "--action", "replacecommit")
+    assert [r["requested_time"] for r in rows] == ["20260307162614221", "20260307162619269"]
+    rows = run_json(capsys, "timeline", base, "--since", "20260307162618152", "--until", "20260307162620509")
+    assert [r["requested_time"] for r in rows] == ["20260307162618152", "20260307162619269", "20260307162620509"]
+
+
+def test_instant_json_decodes_bodies(table_path, capsys: pytest.CaptureFixture[str]) -> None:
+    payload = run_json(capsys, "instant", str(table_path("v6_nonpartitioned_rollback")), "20250126040936578")
+    bodies = {b["state"]: b for b in payload["bodies"]}
+    assert bodies["REQUESTED"]["record_type"] == "HoodieRollbackPlan"
+    assert bodies["REQUESTED"]["record"]["instantToRollback"]["commitTime"] == "20250126040826878"
+    assert bodies["INFLIGHT"]["format"] == "empty"
+    assert bodies["COMPLETED"]["record"]["commitsRollback"] == ["20250126040826878"]
+
+
+def test_info_and_csv(table_path, capsys: pytest.CaptureFixture[str]) -> None:
+    info = run_json(capsys, "info", str(table_path("v9_txns_simple_meta")))
+    assert info["version"] == 9 and info["timeline_layout_version"] == 2
+    assert info["table_type"] == "MERGE_ON_READ" and info["has_metadata_table"] is True
+    assert info["findings"] == []
+    assert main(["timeline", str(table_path("v6_nonpartitioned")), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("requested_time,action,state,completion_time")
+    assert len(lines) == 3
+
+
+def test_metadata_table_flag(table_path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = run_json(capsys, "timeline", str(table_path("v9_txns_simple_meta")), "--metadata-table")
+    assert rows[0]["requested_time"] == "00000000000000000"
+    assert main(["timeline", str(table_path("v6_nonpartitioned")), "--metadata-table"]) == 1
+    assert "has no metadata table" in capsys.readouterr().err
+
+
+def test_console_entry_point_runs_as_module(table_path, tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "hudi_core", "instant", str(table_path("v6_nonpartitioned")), "999"],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stderr.strip().startswith("hudi-inspect: no instant 999")
+    assert "Traceback" not in proc.stderr
