@@ -14,7 +14,7 @@ st.set_page_config(page_title="Hudi Timeline Inspector", layout="wide")
 
 
 @st.cache_resource(show_spinner="Opening table…")
-def load(uri: str):  # noqa: ANN201 - a HudiTable, cached per URI
+def load(uri: str):
     return open_table(uri)
 
 

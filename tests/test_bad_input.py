@@ -27,7 +27,7 @@ def v6_copy(table_path, tmp_path: Path) -> Path:
 
 
 def test_path_that_is_not_a_table(tmp_path: Path) -> None:
-    with pytest.raises(TableNotFoundError, match="no .hoodie folder"):
+    with pytest.raises(TableNotFoundError, match=r"no \.hoodie folder"):
         open_table(str(tmp_path))
     with pytest.raises(TableNotFoundError, match="does not exist"):
         open_table(str(tmp_path / "nope"))

@@ -6,8 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURE_NAMES
+
 from hudi_core import open_table
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.records import (
