@@ -7,6 +7,7 @@ line on stderr saying what failed and where, and exit non-zero; never a tracebac
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,6 +20,19 @@ from hudi_core.timeline.instant import Instant
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+
+#: Feature modules that add subcommands. Each defines ``register(add, sub)`` where
+#: ``add(name, fn, help) -> argparse.ArgumentParser`` creates a subcommand with the common options
+#: (table, --format, --storage-option, --metadata-table) and binds ``fn(args) -> exit code``.
+#: ``sub`` is the argparse subparsers object, for commands without a table argument.
+#: Helpers such as `_open`, `_emit` and `instant_json` are importable from this module.
+COMMAND_MODULES: tuple[str, ...] = (
+    "hudi_core.logfile.commands",
+    "hudi_core.timeline.commands",
+    "hudi_core.services.commands",
+    "hudi_core.scenarios.commands",
+    "hudi_core.pipeline.commands",
+)
 
 
 def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -179,6 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--as-of", help="show the view as of this instant time")
     p.add_argument("--partition", help="only this partition")
     p.add_argument("--all-slices", action="store_true", help="every committed slice, not just the latest")
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue  # that capability is not installed in this build
+        module.register(add, sub)
     return parser
 
 

@@ -1,0 +1,589 @@
+"""Duplicate log-block analysis per (file group, instant): HUDI-6758 (spec `03` §2, seed 003).
+
+Input: the block inventory (:func:`~hudi_core.logfile.inventory.scan_log_files`) and, per completed
+deltacommit, the log file names its commit metadata write stats name (`path` of each write stat):
+``{instant_time: {file_id: {log file name, ...}}}``. Blocks of one file group are put in reader
+order (log files by `LogFileName.sort_key`: instant in the name, version, write token; then block
+position), data and delete blocks are grouped by header `INSTANT_TIME`, and each group's blocks
+are split into *attempts*:
+
+* by the `BLOCK_IDENTIFIER` attempt number when the block has one (0.14.x Spark writers);
+* else by the write token's task attempt id of the log file (a retried Spark task writes with a
+  new token), else by the log file itself.
+
+Three verdicts are computed side by side:
+
+(a) ``proposal`` – the seed's proposal: among attempts with sequence numbers, the longest
+    sequence wins (the run 0,1,2,... without a gap; corrupt blocks carry no number, so they are
+    ignored); a tie goes to the latest attempt (higher attempt number). Attempts without
+    sequence numbers are kept (the proposal's backwards compatibility).
+(b) ``hudi_014`` – the 0.14.x reader (`reconcileSpuriousBlocksAndGetValidOnes`, §2.3) run over the
+    whole file group in read order: rollbacks drop earlier blocks of their target; only if some
+    block carried an identifier and some instant has two attempt keys (legacy blocks count as
+    attempt 0) is the largest attempt kept, ties to the attempt iterated last in Java
+    `HashMap<Long, …>` order.
+(c) ``commit_metadata`` – blocks in files the deltacommit's write stats name are committed, the
+    others are spurious. File granularity: when one file holds blocks of two attempts (HDFS
+    appends) both are "committed". Unknown when the instant is not in the dict.
+
+Disagreements are risks: (a) or (b) keeping blocks (c) calls spurious (duplicate or uncommitted
+data is read), and (a) or (b) dropping blocks (c) calls committed (data loss, issue #10803).
+Blocks removed by a rollback command block (or of an instant the caller says was rolled back)
+are shown as rolled back, not as duplicates.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from hudi_core.filenames import parse_log_file_name
+
+DATA_OR_DELETE = frozenset(
+    {"AVRO_DATA_BLOCK", "HFILE_DATA_BLOCK", "PARQUET_DATA_BLOCK", "DELETE_BLOCK", "CDC_DATA_BLOCK",
+     "LANCE_DATA_BLOCK"}
+)
+# The 0.14 reader's switch only tracks these; CDC/LANCE did not exist in its switch.
+_HUDI014_TRACKED = frozenset({"AVRO_DATA_BLOCK", "HFILE_DATA_BLOCK", "PARQUET_DATA_BLOCK", "DELETE_BLOCK"})
+
+KEEP = "keep"
+DROP = "drop"
+ROLLED_BACK = "rolled_back"
+COMMITTED = "committed"
+SPURIOUS = "spurious"
+MIXED = "mixed"
+UNKNOWN = "unknown"
+
+CommitLogFiles = Mapping[str, Mapping[str, Iterable[str]]]
+
+
+@dataclass(frozen=True)
+class BlockRef:
+    """One inventory row, as the analysis needs it."""
+
+    path: str
+    partition: str
+    file_id: str
+    block_index: int
+    block_offset: int
+    block_size: int
+    block_type: str
+    instant_time: str | None
+    target_instant: str | None
+    command_type: int | None
+    attempt: int | None
+    seq: int | None
+    record_count: int | None
+    corrupt: bool
+    task_attempt: int | None
+    order: tuple[Any, ...] = ()
+
+    @property
+    def file_name(self) -> str:
+        return posixpath.basename(self.path)
+
+    @property
+    def has_identifier(self) -> bool:
+        """Java 0.14 counts an identifier only when both numbers are not -1."""
+        return self.attempt is not None and self.seq is not None and self.attempt != -1 and self.seq != -1
+
+    @property
+    def is_rollback(self) -> bool:
+        return self.block_type == "COMMAND_BLOCK" and self.command_type == 0 and self.target_instant is not None
+
+
+@dataclass
+class AttemptView:
+    """The blocks one write attempt left for a (file group, instant), and each verdict on them."""
+
+    key: str
+    source: str  # block_identifier | write_token | file
+    attempt: int | None
+    files: list[str] = field(default_factory=list)
+    seqs: list[int | None] = field(default_factory=list)
+    blocks: list[BlockRef] = field(default_factory=list)
+    rolled_back: bool = False
+    proposal: str = KEEP
+    hudi_014: str = KEEP
+    commit_metadata: str = UNKNOWN
+
+    @property
+    def first_position(self) -> tuple[Any, ...]:
+        return self.blocks[0].order
+
+    def sequence_length(self) -> int:
+        """Length of the gap-free run 0,1,2,... among this attempt's sequence numbers."""
+        present = {s for s in self.seqs if s is not None}
+        n = 0
+        while n in present:
+            n += 1
+        return n
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = [b.record_count for b in self.blocks]
+        return {
+            "attempt": self.key,
+            "source": self.source,
+            "attempt_number": self.attempt,
+            "files": list(self.files),
+            "seqs": list(self.seqs),
+            "blocks": [{"path": b.path, "offset": b.block_offset, "type": b.block_type, "seq": b.seq}
+                       for b in self.blocks],
+            "record_count": None if any(c is None for c in counts) else sum(c or 0 for c in counts),
+            "rolled_back": self.rolled_back,
+            "proposal": self.proposal,
+            "hudi_014": self.hudi_014,
+            "commit_metadata": self.commit_metadata,
+        }
+
+
+@dataclass
+class Verdict:
+    """What one rule keeps and drops for a (file group, instant)."""
+
+    rule: str
+    kept_attempts: list[str]
+    dropped_attempts: list[str]
+    kept_blocks: int
+    dropped_blocks: int
+    reason: str
+    status: str = "applied"  # applied | not_applicable | unknown
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "status": self.status,
+            "kept_attempts": list(self.kept_attempts),
+            "dropped_attempts": list(self.dropped_attempts),
+            "kept_blocks": self.kept_blocks,
+            "dropped_blocks": self.dropped_blocks,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class RiskFinding:
+    """One disagreement between a reader rule and the commit metadata."""
+
+    code: str
+    severity: str
+    rule: str
+    attempts: list[str]
+    blocks: int
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "rule": self.rule,
+            "attempts": list(self.attempts),
+            "blocks": self.blocks,
+            "message": self.message,
+        }
+
+
+@dataclass
+class InstantBlocks:
+    """The analysis of one (partition, file group, instant)."""
+
+    partition: str
+    file_id: str
+    instant_time: str
+    attempts: list[AttemptView]
+    corrupt_blocks: list[dict[str, Any]]
+    rolled_back: bool
+    verdict_proposal: Verdict
+    verdict_hudi_014: Verdict
+    verdict_commit_metadata: Verdict
+    risks: list[RiskFinding]
+
+    @property
+    def live_attempts(self) -> list[AttemptView]:
+        return [a for a in self.attempts if not a.rolled_back]
+
+    @property
+    def has_duplicates(self) -> bool:
+        """More than one attempt survived rollbacks."""
+        return len(self.live_attempts) > 1
+
+    @property
+    def risk_level(self) -> str:
+        """none | info (duplicates, all rules agree) | warning | error (committed data dropped)."""
+        if any(r.severity == "error" for r in self.risks):
+            return "error"
+        if self.risks:
+            return "warning"
+        return "info" if self.has_duplicates or self.corrupt_blocks else "none"
+
+    @property
+    def interesting(self) -> bool:
+        """Worth showing: duplicates, corrupt blocks, a rollback, or a risk."""
+        return self.has_duplicates or bool(self.corrupt_blocks) or self.rolled_back or bool(self.risks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "partition": self.partition,
+            "file_id": self.file_id,
+            "instant_time": self.instant_time,
+            "attempts": [a.to_dict() for a in self.attempts],
+            "corrupt_blocks": list(self.corrupt_blocks),
+            "rolled_back": self.rolled_back,
+            "verdict_proposal": self.verdict_proposal.to_dict(),
+            "verdict_hudi_014": self.verdict_hudi_014.to_dict(),
+            "verdict_commit_metadata": self.verdict_commit_metadata.to_dict(),
+            "risk": {"level": self.risk_level, "findings": [r.to_dict() for r in self.risks]},
+        }
+
+
+# -- reading the inventory ------------------------------------------------------------------
+def _file_order(path: str) -> tuple[Any, ...]:
+    parsed = parse_log_file_name(posixpath.basename(path))
+    if parsed is None:
+        return ("", 0, "", path)
+    return (*parsed.sort_key(), path)
+
+
+def blocks_from_inventory(inventory: pa.Table) -> list[BlockRef]:
+    """Rows of the inventory that are blocks (error rows skipped), in reader order per file."""
+    refs = []
+    for row in inventory.to_pylist():
+        if row.get("block_index") is None or row.get("file_id") is None:
+            continue
+        refs.append(
+            BlockRef(
+                path=row["path"],
+                partition=row["partition"] or "",
+                file_id=row["file_id"],
+                block_index=row["block_index"],
+                block_offset=row["block_offset"],
+                block_size=row["block_size"],
+                block_type=row["block_type"],
+                instant_time=row["instant_time"],
+                target_instant=row["target_instant"],
+                command_type=row["command_type"],
+                attempt=row["attempt"],
+                seq=row["seq"],
+                record_count=row["record_count"],
+                corrupt=bool(row["corrupt"]),
+                task_attempt=row["task_attempt"],
+                order=(*_file_order(row["path"]), row["block_index"]),
+            )
+        )
+    refs.sort(key=lambda b: (b.partition, b.file_id, b.order))
+    return refs
+
+
+# -- rule (b): the 0.14 reader ----------------------------------------------------------------
+def java_long_hashmap_order(keys: list[int]) -> list[int]:
+    """Iteration order of a `java.util.HashMap<Long, …>` filled with `keys` in this order
+    (bucket = spread(Long.hashCode) & (capacity - 1); insertion order inside a bucket)."""
+    capacity = 16
+    while len(keys) > capacity * 0.75:
+        capacity *= 2
+
+    def bucket(key: int) -> int:
+        u = key & 0xFFFFFFFFFFFFFFFF
+        h = (u ^ (u >> 32)) & 0xFFFFFFFF
+        h ^= h >> 16
+        return h & (capacity - 1)
+
+    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]
+
+
+@dataclass
+class Hudi014Result:
+    """Outcome of the 0.14 reconciliation over one file group's blocks."""
+
+    kept: set[tuple[str, int]]
+    rolled_back: set[tuple[str, int]]
+    reconciled: bool
+    identifiers_present: bool
+
+
+def _bkey(block: BlockRef) -> tuple[str, int]:
+    return (block.path, block.block_offset)
+
+
+def reconcile_hudi_014(blocks: list[BlockRef]) -> Hudi014Result:
+    """`scanInternalV1` + `reconcileSpuriousBlocksAndGetValidOnes` (spec `03` §2.3) over blocks in
+    read order. Returns the keys (path, offset) of data/delete blocks that the reader merges."""
+    valid: list[BlockRef] = []
+    tracker: dict[str, OrderedDict[int, list[BlockRef]]] = {}
+    rolled_back: set[tuple[str, int]] = set()
+    identifiers = False
+    for block in blocks:
+        if block.corrupt:
+            valid.append(block)
+            continue
+        if block.block_type in _HUDI014_TRACKED and block.instant_time is not None:
+            valid.append(block)
+            per_instant = tracker.setdefault(block.instant_time, OrderedDict())
+            if block.has_identifier:
+                identifiers = True
+                key = int(block.attempt or 0)
+            else:
+                key = 0
+            per_instant.setdefault(key, []).append(block)
+        elif block.is_rollback:
+            target = block.target_instant
+            tracker.pop(target or "", None)
+            for b in valid:
+                if not b.corrupt and b.instant_time == target:
+                    rolled_back.add(_bkey(b))
+            valid = [b for b in valid if b.corrupt or b.instant_time != target]
+    reconciled = False
+    if identifiers and any(len(v) > 1 for v in tracker.values()):
+        reconciled = True
+        drop: set[tuple[str, int]] = set()
+        for per_instant in tracker.values():
+            if len(per_instant) < 2:
+                continue
+            best_count, best_attempt = -1, None
+            for attempt in java_long_hashmap_order(list(per_instant)):
+                size = len(per_instant[attempt])
+                if best_count <= size:
+                    best_count, best_attempt = size, attempt
+            for attempt, entries in per_instant.items():
+                if attempt != best_attempt:
+                    drop.update(_bkey(b) for b in entries)
+        valid = [b for b in valid if _bkey(b) not in drop]
+    kept = {_bkey(b) for b in valid if not b.corrupt}
+    return Hudi014Result(kept, rolled_back, reconciled, identifiers)
+
+
+# -- grouping into attempts -------------------------------------------------------------------
+def _attempt_key(block: BlockRef) -> tuple[str, str, int | None]:
+    if block.has_identifier:
+        return (f"attempt:{block.attempt}", "block_identifier", block.attempt)
+    if block.task_attempt is not None:
+        return (f"task:{block.task_attempt}", "write_token", block.task_attempt)
+    return (f"file:{block.file_name}", "file", None)
+
+
+def _latest_key(attempt: AttemptView) -> tuple[Any, ...]:
+    return (attempt.attempt if attempt.attempt is not None else -1, attempt.first_position)
+
+
+def _proposal(attempts: list[AttemptView]) -> Verdict:
+    live = [a for a in attempts if not a.rolled_back]
+    sequenced = [a for a in live if a.source == "block_identifier"]
+    for a in live:
+        a.proposal = KEEP
+    for a in attempts:
+        if a.rolled_back:
+            a.proposal = ROLLED_BACK
+    if len(sequenced) < 2:
+        reason = "one attempt" if len(live) <= 1 else "attempts without sequence numbers are all kept"
+        return _verdict("proposal", attempts, lambda a: a.proposal, reason)
+    winner = max(sequenced, key=lambda a: (a.sequence_length(), _latest_key(a)))
+    for a in sequenced:
+        a.proposal = KEEP if a is winner else DROP
+    lengths = ", ".join(f"{a.key}={a.sequence_length()}" for a in sequenced)
+    return _verdict("proposal", attempts, lambda a: a.proposal,
+                    f"longest sequence wins ({lengths}); tie goes to the latest attempt")
+
+
+def _verdict(rule: str, attempts: list[AttemptView], label: Any, reason: str, status: str = "applied") -> Verdict:
+    kept = [a for a in attempts if label(a) in (KEEP, COMMITTED)]
+    dropped = [a for a in attempts if label(a) not in (KEEP, COMMITTED)]
+    return Verdict(
+        rule=rule,
+        kept_attempts=[a.key for a in kept],
+        dropped_attempts=[a.key for a in dropped],
+        kept_blocks=sum(len(a.blocks) for a in kept),
+        dropped_blocks=sum(len(a.blocks) for a in dropped),
+        reason=reason,
+        status=status,
+    )
+
+
+def _hudi014_verdict(attempts: list[AttemptView], result: Hudi014Result) -> Verdict:
+    for a in attempts:
+        keys = [_bkey(b) for b in a.blocks]
+        if all(k in result.rolled_back for k in keys):
+            a.hudi_014 = ROLLED_BACK
+        elif all(k in result.kept for k in keys):
+            a.hudi_014 = KEEP
+        elif any(k in result.kept for k in keys):
+            a.hudi_014 = MIXED
+        else:
+            a.hudi_014 = DROP
+    if not result.identifiers_present:
+        reason = "no BLOCK_IDENTIFIER in the file group: every block is merged (0.14 and >= 0.15)"
+    elif not result.reconciled:
+        reason = "identifiers present but no instant has two attempt keys: no reconciliation"
+    else:
+        reason = "largest attempt per instant kept, ties to the attempt iterated last (HashMap<Long> order)"
+    verdict = _verdict("hudi_014", attempts, lambda a: a.hudi_014, reason)
+    verdict.kept_blocks = sum(1 for a in attempts for b in a.blocks if _bkey(b) in result.kept)
+    verdict.dropped_blocks = sum(len(a.blocks) for a in attempts) - verdict.kept_blocks
+    return verdict
+
+
+def _commit_verdict(attempts: list[AttemptView], named: set[str] | None) -> Verdict:
+    if named is None:
+        for a in attempts:
+            a.commit_metadata = UNKNOWN
+        return _verdict("commit_metadata", attempts, lambda a: UNKNOWN,
+                        "no commit metadata for this instant (pending, rolled back or not supplied)",
+                        status="unknown")
+    for a in attempts:
+        inside = [b.file_name in named for b in a.blocks]
+        a.commit_metadata = COMMITTED if all(inside) else SPURIOUS if not any(inside) else MIXED
+    verdict = _verdict("commit_metadata", attempts, lambda a: a.commit_metadata,
+                       "blocks in log files the deltacommit's write stats name are committed")
+    verdict.kept_blocks = sum(1 for a in attempts for b in a.blocks if b.file_name in named)
+    verdict.dropped_blocks = sum(len(a.blocks) for a in attempts) - verdict.kept_blocks
+    return verdict
+
+
+def _risks(attempts: list[AttemptView], named: set[str] | None, hudi014: Hudi014Result) -> list[RiskFinding]:
+    if named is None:
+        return []
+    rules: list[tuple[str, Any]] = [
+        ("proposal", lambda a, b: a.proposal == KEEP),
+        ("hudi_014", lambda a, b: _bkey(b) in hudi014.kept),
+    ]
+    findings = []
+    for rule, kept_by_rule in rules:
+        keeps_spurious = []
+        drops_committed = []
+        for a in attempts:
+            if a.rolled_back:
+                continue
+            for b in a.blocks:
+                committed = b.file_name in named
+                kept = kept_by_rule(a, b)
+                if kept and not committed:
+                    keeps_spurious.append((a.key, b))
+                if not kept and committed:
+                    drops_committed.append((a.key, b))
+        if keeps_spurious:
+            keys = sorted({k for k, _ in keeps_spurious})
+            findings.append(RiskFinding(
+                "KEEPS_UNCOMMITTED_BLOCKS", "warning", rule, keys, len(keeps_spurious),
+                f"rule {rule} merges {len(keeps_spurious)} block(s) in log files the commit does not name",
+            ))
+        if drops_committed:
+            keys = sorted({k for k, _ in drops_committed})
+            findings.append(RiskFinding(
+                "DROPS_COMMITTED_BLOCKS", "error", rule, keys, len(drops_committed),
+                f"rule {rule} drops {len(drops_committed)} block(s) the commit names: data loss (#10803)",
+            ))
+    return findings
+
+
+# -- the analysis -----------------------------------------------------------------------------
+def analyze_duplicates(
+    inventory: pa.Table | list[BlockRef],
+    commit_log_files: CommitLogFiles | None = None,
+    rolled_back_instants: Iterable[str] = (),
+    only_interesting: bool = False,
+) -> list[InstantBlocks]:
+    """Analyse every (partition, file group, instant) of the inventory; see the module docstring.
+
+    `commit_log_files` maps each completed deltacommit to `{file_id: {log file name}}` from its
+    write stats; `rolled_back_instants` lists instants the timeline says were rolled back (their
+    blocks are shown as rolled back even without a command block, as on table version 8+).
+    """
+    blocks = blocks_from_inventory(inventory) if isinstance(inventory, pa.Table) else list(inventory)
+    blocks.sort(key=lambda b: (b.partition, b.file_id, b.order))
+    timeline_rolled_back = set(rolled_back_instants)
+    by_group: OrderedDict[tuple[str, str], list[BlockRef]] = OrderedDict()
+    for b in blocks:
+        by_group.setdefault((b.partition, b.file_id), []).append(b)
+    results: list[InstantBlocks] = []
+    for (partition, file_id), group in by_group.items():
+        results.extend(
+            _analyze_file_group(partition, file_id, group, commit_log_files, timeline_rolled_back)
+        )
+    if only_interesting:
+        results = [r for r in results if r.interesting]
+    return results
+
+
+def _analyze_file_group(
+    partition: str,
+    file_id: str,
+    group: list[BlockRef],
+    commit_log_files: CommitLogFiles | None,
+    timeline_rolled_back: set[str],
+) -> list[InstantBlocks]:
+    hudi014 = reconcile_hudi_014(group)
+    command_targets = {b.target_instant for b in group if b.is_rollback}
+    per_instant: OrderedDict[str, OrderedDict[str, AttemptView]] = OrderedDict()
+    corrupt_by_instant: dict[str, list[dict[str, Any]]] = {}
+    last_instant_in_file: dict[str, tuple[str, str]] = {}
+    pending_corrupt: list[BlockRef] = []
+    for b in group:
+        if b.corrupt:
+            owner = last_instant_in_file.get(b.path)
+            if owner is None:
+                pending_corrupt.append(b)
+            else:
+                corrupt_by_instant.setdefault(owner[0], []).append(_corrupt_entry(b, owner[1]))
+            continue
+        if b.block_type not in DATA_OR_DELETE or b.instant_time is None:
+            continue
+        key, source, number = _attempt_key(b)
+        attempts = per_instant.setdefault(b.instant_time, OrderedDict())
+        view = attempts.get(key)
+        if view is None:
+            view = attempts[key] = AttemptView(key, source, number)
+        view.blocks.append(b)
+        view.seqs.append(b.seq if b.has_identifier else None)
+        if b.file_name not in view.files:
+            view.files.append(b.file_name)
+        last_instant_in_file[b.path] = (b.instant_time, key)
+        for c in [c for c in pending_corrupt if c.path == b.path]:
+            corrupt_by_instant.setdefault(b.instant_time, []).append(_corrupt_entry(c, None))
+            pending_corrupt.remove(c)
+    results = []
+    for instant, attempts_map in per_instant.items():
+        attempts = list(attempts_map.values())
+        rolled = instant in command_targets or instant in timeline_rolled_back
+        for a in attempts:
+            a.rolled_back = rolled or all(_bkey(b) in hudi014.rolled_back for b in a.blocks)
+        named: set[str] | None = None
+        if commit_log_files is not None and instant in commit_log_files:
+            named = {posixpath.basename(n) for n in commit_log_files[instant].get(file_id, ())}
+        proposal = _proposal(attempts)
+        hudi = _hudi014_verdict(attempts, hudi014)
+        commit = _commit_verdict(attempts, named)
+        results.append(
+            InstantBlocks(
+                partition=partition,
+                file_id=file_id,
+                instant_time=instant,
+                attempts=attempts,
+                corrupt_blocks=corrupt_by_instant.get(instant, []),
+                rolled_back=all(a.rolled_back for a in attempts),
+                verdict_proposal=proposal,
+                verdict_hudi_014=hudi,
+                verdict_commit_metadata=commit,
+                risks=_risks(attempts, named, hudi014),
+            )
+        )
+    return results
+
+
+def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]:
+    return {
+        "path": block.path,
+        "offset": block.block_offset,
+        "size": block.block_size,
+        # A corrupt block has no header; it is attributed to the attempt of the block before it
+        # in the same file (None: no earlier block in that file).
+        "after_attempt": after_attempt,
+    }
+
+
+def duplicates_report(results: list[InstantBlocks]) -> list[dict[str, Any]]:
+    """JSON-able form of :func:`analyze_duplicates`' result."""
+    return [r.to_dict() for r in results]
