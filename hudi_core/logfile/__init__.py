@@ -1,0 +1,1 @@
+"""Hudi log files: block framing reader and writer, content decoding, inventory, duplicate analysis."""

@@ -1,0 +1,1 @@
+"""Table services emulated as dry-runs: clean planner, archiver, markers, safety check."""
