@@ -568,10 +568,13 @@ class FileSystemView:
             return False
         return instant is None or entry.replace_instant <= instant
 
-    def _filter_uncommitted(self, s: FileSlice, as_of: str | None, include_empty: bool) -> FileSlice | None:
-        """`filterUncommittedFiles` (v8+): keep files whose instant completed (and is ≤ `as_of`)."""
+    def _filter_uncommitted(self, s: FileSlice, include_empty: bool) -> FileSlice | None:
+        """`filterUncommittedFiles` (v8+): keep the files whose writing instant has completed."""
         def visible(t: str) -> bool:
-            return self.facts.is_completed(t) and (as_of is None or t <= as_of)
+            # Completed *now* (`CompletionTimeQueryView.isCompleted`), not "completed by `as_of`": Hudi
+            # keeps later delta commits' log files in a time-travel slice and its log reader skips
+            # their blocks by instant time. hudi-rs does the same.
+            return self.facts.is_completed(t)
 
         base = s.base_file if s.base_file is not None and visible(s.base_instant) else None
         logs = [lf for lf in s.log_files if visible(lf.instant_time)]
@@ -585,10 +588,9 @@ class FileSystemView:
             return None if out.is_empty and not include_empty else out
         return s
 
-    def _filter_uncommitted_logs(self, s: FileSlice, as_of: str | None) -> FileSlice:
-        """`filterUncommittedLogs` (v8+ merged reads): drop logs of pending (or later) delta commits."""
-        logs = [lf for lf in s.log_files
-                if self.facts.is_completed(lf.instant_time) and (as_of is None or lf.instant_time <= as_of)]
+    def _filter_uncommitted_logs(self, s: FileSlice) -> FileSlice:
+        """`filterUncommittedLogs` (v8+ merged reads): drop logs of delta commits still pending."""
+        logs = [lf for lf in s.log_files if self.facts.is_completed(lf.instant_time)]
         return s if len(logs) == len(s.log_files) else s.with_files(s.base_file, logs)
 
     def _merged(self, group: FileGroup, s: FileSlice) -> FileSlice:
@@ -598,7 +600,7 @@ class FileSystemView:
             prev = group.latest_slice_before(pending)
             if prev is not None:
                 if self.is_v8_plus:
-                    prev = self._filter_uncommitted_logs(prev, None)
+                    prev = self._filter_uncommitted_logs(prev)
                 merged = FileSlice(prev.partition, prev.file_id, prev.base_instant, prev.base_file,
                                    prev.log_files + s.log_files)
                 return merged.with_files(merged.base_file, merged.log_files)
@@ -623,9 +625,9 @@ class FileSystemView:
 
         With `as_of` = T: `getLatestFileSlicesBeforeOrOn(T, includePendingCompaction=true)` — groups
         replaced by an instant ≤ T dropped, slices with base instant ≤ T, the newest one that is
-        not empty after filtering. On v8+ log files of delta commits after T are dropped too (Hudi
-        keeps them in the slice and its log reader skips their blocks; only instants ≤ T are
-        visible as of T). v6 log names carry the base instant, not the writer, so nothing to drop.
+        not empty after filtering. On v8+ the slice keeps log files of delta commits completed after
+        T, as Hudi's `filterUncommittedFiles` does (its log reader skips their blocks by instant
+        time); :meth:`FileSlice.log_files` can be filtered by `instant_time <= T` for display.
         """
         out: list[FileSlice] = []
         for group in self._groups_in(partition):
@@ -635,13 +637,13 @@ class FileSystemView:
                 latest = group.latest_slice()
                 if latest is None:
                     continue
-                filtered = (self._filter_uncommitted(latest, None, True) if self.is_v8_plus
+                filtered = (self._filter_uncommitted(latest, True) if self.is_v8_plus
                             else self._filter_base_after_pending_compaction(latest, True))
                 if filtered is not None:
                     out.append(filtered)
                 continue
             for candidate in group.slices_before_or_on(as_of):
-                filtered = (self._filter_uncommitted(candidate, as_of, False) if self.is_v8_plus
+                filtered = (self._filter_uncommitted(candidate, False) if self.is_v8_plus
                             else self._filter_base_after_pending_compaction(candidate, False))
                 if filtered is not None:
                     out.append(filtered)
@@ -667,7 +669,7 @@ class FileSystemView:
                 continue
             s = candidates[0]
             if self.is_v8_plus:
-                s = self._filter_uncommitted_logs(s, as_of)
+                s = self._filter_uncommitted_logs(s)
             out.append(self._merged(group, s))
         return out
 
@@ -730,6 +732,76 @@ class FileSystemView:
     def savepoint_pins(self, savepoint_time: str | None = None) -> list[SavepointPin]:
         """Files named by completed savepoints (all of them, or one savepoint's)."""
         return [p for p in self.savepoints if savepoint_time is None or p.savepoint_time == savepoint_time]
+
+    # -- rows for the inspect API ---------------------------------------------------------------------
+
+    def slice_rows(self, as_of: str | None = None) -> list[dict[str, object]]:
+        """Rows of `inspect.file_slices`: every committed slice (≤ `as_of`) of every group.
+
+        The group's latest slice is the one :meth:`latest_slices` returns (files filtered as a
+        reader sees them) and is flagged `is_latest`; older committed slices follow, newest first.
+        Groups replaced by an instant ≤ `as_of` (any, without `as_of`) carry `replaced_by`, and
+        their newest slice is still flagged latest so a postmortem sees what the group held.
+        """
+        rows: list[dict[str, object]] = []
+        for group in self.groups.values():
+            replaced = self._replaced_on_or_before(group.file_group_id, as_of)
+            latest = self._latest_of_group(group, as_of)
+            older = group.committed_slices if as_of is None else group.slices_before_or_on(as_of)
+            ordered = ([latest] if latest is not None else []) + [
+                self._visible_files(s) for s in older
+                if latest is None or s.base_instant != latest.base_instant
+            ]
+            for s in ordered:
+                rows.append({
+                    "partition": s.partition,
+                    "file_id": s.file_id,
+                    "base_instant": s.base_instant,
+                    "base_file": s.base_file_name,
+                    "base_file_size": s.base_file.size if s.base_file else None,
+                    "log_files": s.log_file_names,
+                    "log_files_size": sum(lf.size for lf in s.log_files),
+                    "is_latest": latest is not None and s is latest,
+                    "is_pending_compaction": self.pending_compaction.get(group.file_group_id) == s.base_instant,
+                    "replaced_by": self.replaced[group.file_group_id].replace_instant if replaced else None,
+                })
+        return rows
+
+    def _latest_of_group(self, group: FileGroup, as_of: str | None) -> FileSlice | None:
+        """The slice :meth:`latest_slices` gives for one group, ignoring replacement."""
+        if as_of is None:
+            latest = group.latest_slice()
+            if latest is None:
+                return None
+            return (self._filter_uncommitted(latest, True) if self.is_v8_plus
+                    else self._filter_base_after_pending_compaction(latest, True))
+        for candidate in group.slices_before_or_on(as_of):
+            filtered = (self._filter_uncommitted(candidate, False) if self.is_v8_plus
+                        else self._filter_base_after_pending_compaction(candidate, False))
+            if filtered is not None:
+                return filtered
+        return None
+
+    def _visible_files(self, s: FileSlice) -> FileSlice:
+        """An older committed slice with the files a reader keeps (v8+: of completed instants)."""
+        if not self.is_v8_plus:
+            return s
+        filtered = self._filter_uncommitted(s, True)
+        return filtered if filtered is not None else s
+
+    def replaced_rows(self) -> list[dict[str, object]]:
+        """Rows of `inspect.replaced_file_groups`."""
+        return [
+            {
+                "partition": r.partition,
+                "file_id": r.file_id,
+                "replaced_by": r.replace_instant,
+                "replace_completion_time": r.replace_completion_time,
+                "operation_type": r.operation_type,
+                "files_on_storage": len(r.file_names),
+            }
+            for r in self.replaced.values()
+        ]
 
     # -- export --------------------------------------------------------------------------------------
 
