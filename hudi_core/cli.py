@@ -14,6 +14,7 @@ from typing import Any
 
 from hudi_core.errors import HudiInspectError
 from hudi_core.output import render_csv, render_json, render_table
+from hudi_core.pipeline.engine import add_engine_options, executor_from_args
 from hudi_core.table import HudiTable, open_table
 from hudi_core.timeline.instant import Instant
 
@@ -46,7 +47,7 @@ def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
 
 
 def _open(args: argparse.Namespace) -> HudiTable:
-    table = open_table(args.table, _storage_options(args.storage_option))
+    table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args))
     if getattr(args, "metadata_table", False):
         mdt = table.metadata_table()
         if mdt is None:
@@ -97,7 +98,15 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_timeline(args: argparse.Namespace) -> int:
     table = _open(args)
-    instants = list(table.timeline)
+    if getattr(args, "archived", False) or getattr(args, "all", False):
+        # Archived (or active + archived) instants; the range prunes archive files as Hudi does.
+        part = (table.archived_timeline(args.since, args.until) if args.archived
+                else table.unified_timeline(args.since, args.until))
+        instants = list(part.instants)
+        for finding in part.findings:
+            print(f"hudi-inspect: {finding.severity.value}: {finding.message} ({finding.path})", file=sys.stderr)
+    else:
+        instants = list(table.timeline)
     if args.action:
         instants = [i for i in instants if args.action in (i.action, i.pending_action, i.completed_action)]
     if args.state:
@@ -176,16 +185,20 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
                        help="fsspec storage option (credentials, endpoint); repeatable")
         p.add_argument("--metadata-table", action="store_true", help="inspect the table's metadata table")
+        add_engine_options(p)
         p.set_defaults(func=fn)
         return p
 
     add("info", cmd_info, "table facts and findings")
-    p = add("timeline", cmd_timeline, "the active timeline, every action and state")
+    p = add("timeline", cmd_timeline, "the timeline (active unless --archived/--all), every action and state")
     p.add_argument("--action", help="only this action (matches pending and completed actions)")
     p.add_argument("--state", choices=["requested", "inflight", "completed", "REQUESTED", "INFLIGHT",
                                        "COMPLETED"])
     p.add_argument("--since", help="only instants requested at or after this time")
     p.add_argument("--until", help="only instants requested at or before this time")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--archived", action="store_true", help="only the archived timeline (layout 1 or 2)")
+    which.add_argument("--all", action="store_true", help="active and archived instants, in Hudi's order")
     p = add("instant", cmd_instant, "one instant with its decoded bodies")
     p.add_argument("instant", help="requested time of the instant")
     p.add_argument("--action", help="disambiguate when two actions share a time")

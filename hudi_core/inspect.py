@@ -178,10 +178,18 @@ class TableInspector:
         tl.decode_all(self._table.executor)
         return tl
 
-    def instants(self) -> pa.Table:
-        """Every active instant, in Hudi's timeline order, with decode errors attached."""
+    def instants(self, archived: bool = False) -> pa.Table:
+        """Every active instant, in Hudi's timeline order, with decode errors attached.
+
+        With `archived`, the archived instants too (``source="archived"``, bodies not decoded).
+        """
         tl = self._decoded_timeline()
-        return _table([instant_row(i, tl) for i in tl], INSTANTS_SCHEMA)
+        table = _table([instant_row(i, tl) for i in tl], INSTANTS_SCHEMA)
+        if archived:
+            from hudi_core.timeline.unified import with_archived_rows
+
+            table = with_archived_rows(table, self._table.unified_timeline())
+        return table
 
     def write_stats(self) -> pa.Table:
         """One row per file written by each completed commit, deltacommit or replacecommit."""

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from hudi_core.fsview import FileSystemView
     from hudi_core.inspect import TableInspector
     from hudi_core.pipeline.executor import Executor
+    from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
 
 PROPERTIES_PATH = ".hoodie/hoodie.properties"
 PROPERTIES_BACKUP_PATH = ".hoodie/hoodie.properties.backup"
@@ -91,12 +92,34 @@ class HudiTable:
         """The active timeline (listed once, bodies decoded on demand)."""
         return load_active_timeline(self.storage, self.properties)
 
+    def archived_timeline(self, since: str | None = None, until: str | None = None) -> ArchivedTimeline:
+        """The archived timeline (layout 1 or 2), optionally bounded by requested time; cached per range."""
+        from hudi_core.timeline.unified import load_archived_timeline
+
+        cache: dict[tuple[str | None, str | None], ArchivedTimeline] = self.__dict__.setdefault("_archived", {})
+        if (since, until) not in cache:
+            cache[(since, until)] = load_archived_timeline(self.storage, self.properties, since, until, self._executor)
+        return cache[(since, until)]
+
+    def unified_timeline(self, since: str | None = None, until: str | None = None) -> UnifiedTimeline:
+        """Active + archived instants in Hudi's order, optionally bounded by requested time; cached per range."""
+        from hudi_core.timeline.unified import UnifiedTimeline
+
+        cache: dict[tuple[str | None, str | None], UnifiedTimeline] = self.__dict__.setdefault("_unified", {})
+        if (since, until) not in cache:
+            cache[(since, until)] = UnifiedTimeline(self.timeline, self.archived_timeline(since, until))
+        return cache[(since, until)]
+
     @property
     def findings(self) -> list[Finding]:
         """Everything noticed so far while loading this table (grows as more is read)."""
         seen = list(self._findings)
         if "timeline" in self.__dict__:
             seen.extend(self.timeline.findings)
+        for archived in self.__dict__.get("_archived", {}).values():
+            seen.extend(f for f in archived.findings if f not in seen)
+        for unified in self.__dict__.get("_unified", {}).values():
+            seen.extend(f for f in unified.findings if f not in seen)
         if "_fs_view" in self.__dict__:
             seen.extend(self._fs_view.findings)
         return seen

@@ -456,6 +456,18 @@ def record_count(reader: LogFileReader, block: LogBlock) -> int | None:
     return None
 
 
+def content_version(reader: LogFileReader, block: LogBlock) -> int | None:
+    """The `i32` content version that AVRO, CDC and DELETE block contents start with (Avro 2/3 are
+    the same layout; DELETE 1/2 are Kryo, 3 is Avro); None for other types and legacy V0 blocks."""
+    if block.corrupt or block.format_version == 0 or block.block_type not in (
+            BlockType.AVRO_DATA_BLOCK, BlockType.CDC_DATA_BLOCK, BlockType.DELETE_BLOCK):
+        return None
+    head = reader.content_range(block, 0, 4)
+    if len(head) < 4:
+        raise LogContentError("block content shorter than its version", block.path, block.offset)
+    return unpack_i32(head)
+
+
 def decode_records(reader: LogFileReader, block: LogBlock) -> list[Any] | pa.Table:
     """All records of a block: dicts for Avro/CDC, :class:`DeleteRecord` for deletes, a pyarrow
     table for parquet. HFile, Lance, command and corrupt blocks raise UnsupportedContentError."""

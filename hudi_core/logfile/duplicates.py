@@ -23,8 +23,11 @@ Three verdicts are computed side by side:
     attempt 0) is the largest attempt kept, ties to the attempt iterated last in Java
     `HashMap<Long, …>` order.
 (c) ``commit_metadata`` – blocks in files the deltacommit's write stats name are committed, the
-    others are spurious. File granularity: when one file holds blocks of two attempts (HDFS
-    appends) both are "committed". Unknown when the instant is not in the dict.
+    others are spurious. A write stat's `logOffset` (`HoodieDeltaWriteStat`, the position where
+    the committed append started) refines this for HDFS appends: blocks of the same instant that
+    sit before it in a named file were left by another attempt and are spurious too. Unknown when
+    the instant has no completed commit metadata (pending, failed or not supplied) or when its
+    write stats name no log file of the group (metadata-table file-group initialisation).
 
 Disagreements are risks: (a) or (b) keeping blocks (c) calls spurious (duplicate or uncommitted
 data is read), and (a) or (b) dropping blocks (c) calls committed (data loss, issue #10803).
@@ -36,13 +39,16 @@ from __future__ import annotations
 
 import posixpath
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from hudi_core.filenames import parse_log_file_name
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
 
 DATA_OR_DELETE = frozenset(
     {"AVRO_DATA_BLOCK", "HFILE_DATA_BLOCK", "PARQUET_DATA_BLOCK", "DELETE_BLOCK", "CDC_DATA_BLOCK",
@@ -54,12 +60,16 @@ _HUDI014_TRACKED = frozenset({"AVRO_DATA_BLOCK", "HFILE_DATA_BLOCK", "PARQUET_DA
 KEEP = "keep"
 DROP = "drop"
 ROLLED_BACK = "rolled_back"
+UNCOMMITTED = "uncommitted"
 COMMITTED = "committed"
 SPURIOUS = "spurious"
 MIXED = "mixed"
 UNKNOWN = "unknown"
 
-CommitLogFiles = Mapping[str, Mapping[str, Iterable[str]]]
+#: ``{instant: {file_id: {log file name: log offset}}}`` from the deltacommit write stats. The
+#: offset is the stat's `logOffset`: where the committed append started in that file (HDFS appends
+#: can put another attempt's blocks before it). A plain iterable of names means offset 0.
+CommitLogFiles = Mapping[str, Mapping[str, Mapping[str, int] | Iterable[str]]]
 
 
 @dataclass(frozen=True)
@@ -310,9 +320,12 @@ def _bkey(block: BlockRef) -> tuple[str, int]:
     return (block.path, block.block_offset)
 
 
-def reconcile_hudi_014(blocks: list[BlockRef]) -> Hudi014Result:
+def reconcile_hudi_014(blocks: list[BlockRef], uncommitted: Collection[str] = ()) -> Hudi014Result:
     """`scanInternalV1` + `reconcileSpuriousBlocksAndGetValidOnes` (spec `03` §2.3) over blocks in
-    read order. Returns the keys (path, offset) of data/delete blocks that the reader merges."""
+    read order. Returns the keys (path, offset) of data/delete blocks that the reader merges.
+
+    Data/delete blocks of `uncommitted` instants (pending on the timeline) are skipped first, as
+    the scan does for "an uncommitted block possibly from a failed write"."""
     valid: list[BlockRef] = []
     tracker: dict[str, OrderedDict[int, list[BlockRef]]] = {}
     rolled_back: set[tuple[str, int]] = set()
@@ -322,6 +335,8 @@ def reconcile_hudi_014(blocks: list[BlockRef]) -> Hudi014Result:
             valid.append(block)
             continue
         if block.block_type in _HUDI014_TRACKED and block.instant_time is not None:
+            if block.instant_time in uncommitted:
+                continue
             valid.append(block)
             per_instant = tracker.setdefault(block.instant_time, OrderedDict())
             if block.has_identifier:
@@ -426,24 +441,31 @@ def _hudi014_verdict(attempts: list[AttemptView], result: Hudi014Result) -> Verd
     return verdict
 
 
-def _commit_verdict(attempts: list[AttemptView], named: set[str] | None) -> Verdict:
+def _is_committed(block: BlockRef, named: Mapping[str, int]) -> bool:
+    offset = named.get(block.file_name)
+    return offset is not None and block.block_offset >= offset
+
+
+def _commit_verdict(attempts: list[AttemptView], named: Mapping[str, int] | None,
+                    no_log_stats: bool = False) -> Verdict:
     if named is None:
         for a in attempts:
             a.commit_metadata = UNKNOWN
-        return _verdict("commit_metadata", attempts, lambda a: UNKNOWN,
-                        "no commit metadata for this instant (pending, rolled back or not supplied)",
-                        status="unknown")
+        reason = ("the deltacommit's write stats name no log file of this file group" if no_log_stats
+                  else "no commit metadata for this instant (pending, rolled back or not supplied)")
+        return _verdict("commit_metadata", attempts, lambda a: UNKNOWN, reason, status="unknown")
     for a in attempts:
-        inside = [b.file_name in named for b in a.blocks]
+        inside = [_is_committed(b, named) for b in a.blocks]
         a.commit_metadata = COMMITTED if all(inside) else SPURIOUS if not any(inside) else MIXED
     verdict = _verdict("commit_metadata", attempts, lambda a: a.commit_metadata,
                        "blocks in log files the deltacommit's write stats name are committed")
-    verdict.kept_blocks = sum(1 for a in attempts for b in a.blocks if b.file_name in named)
+    verdict.kept_blocks = sum(1 for a in attempts for b in a.blocks if _is_committed(b, named))
     verdict.dropped_blocks = sum(len(a.blocks) for a in attempts) - verdict.kept_blocks
     return verdict
 
 
-def _risks(attempts: list[AttemptView], named: set[str] | None, hudi014: Hudi014Result) -> list[RiskFinding]:
+def _risks(attempts: list[AttemptView], named: Mapping[str, int] | None,
+           hudi014: Hudi014Result) -> list[RiskFinding]:
     if named is None:
         return []
     rules: list[tuple[str, Any]] = [
@@ -458,7 +480,7 @@ def _risks(attempts: list[AttemptView], named: set[str] | None, hudi014: Hudi014
             if a.rolled_back:
                 continue
             for b in a.blocks:
-                committed = b.file_name in named
+                committed = _is_committed(b, named)
                 kept = kept_by_rule(a, b)
                 if kept and not committed:
                     keeps_spurious.append((a.key, b))
@@ -485,23 +507,27 @@ def analyze_duplicates(
     commit_log_files: CommitLogFiles | None = None,
     rolled_back_instants: Iterable[str] = (),
     only_interesting: bool = False,
+    uncommitted_instants: Iterable[str] = (),
 ) -> list[InstantBlocks]:
     """Analyse every (partition, file group, instant) of the inventory; see the module docstring.
 
     `commit_log_files` maps each completed deltacommit to `{file_id: {log file name}}` from its
     write stats; `rolled_back_instants` lists instants the timeline says were rolled back (their
-    blocks are shown as rolled back even without a command block, as on table version 8+).
+    blocks are shown as rolled back even without a command block, as on table version 8+);
+    `uncommitted_instants` lists pending write instants (readers skip their blocks: both reading
+    rules label them ``uncommitted``).
     """
     blocks = blocks_from_inventory(inventory) if isinstance(inventory, pa.Table) else list(inventory)
     blocks.sort(key=lambda b: (b.partition, b.file_id, b.order))
     timeline_rolled_back = set(rolled_back_instants)
+    uncommitted = set(uncommitted_instants)
     by_group: OrderedDict[tuple[str, str], list[BlockRef]] = OrderedDict()
     for b in blocks:
         by_group.setdefault((b.partition, b.file_id), []).append(b)
     results: list[InstantBlocks] = []
     for (partition, file_id), group in by_group.items():
         results.extend(
-            _analyze_file_group(partition, file_id, group, commit_log_files, timeline_rolled_back)
+            _analyze_file_group(partition, file_id, group, commit_log_files, timeline_rolled_back, uncommitted)
         )
     if only_interesting:
         results = [r for r in results if r.interesting]
@@ -514,8 +540,10 @@ def _analyze_file_group(
     group: list[BlockRef],
     commit_log_files: CommitLogFiles | None,
     timeline_rolled_back: set[str],
+    uncommitted: set[str] | None = None,
 ) -> list[InstantBlocks]:
-    hudi014 = reconcile_hudi_014(group)
+    uncommitted = uncommitted or set()
+    hudi014 = reconcile_hudi_014(group, uncommitted)
     command_targets = {b.target_instant for b in group if b.is_rollback}
     per_instant: OrderedDict[str, OrderedDict[str, AttemptView]] = OrderedDict()
     corrupt_by_instant: dict[str, list[dict[str, Any]]] = {}
@@ -550,12 +578,24 @@ def _analyze_file_group(
         rolled = instant in command_targets or instant in timeline_rolled_back
         for a in attempts:
             a.rolled_back = rolled or all(_bkey(b) in hudi014.rolled_back for b in a.blocks)
-        named: set[str] | None = None
+        named: dict[str, int] | None = None
+        no_log_stats = False
         if commit_log_files is not None and instant in commit_log_files:
-            named = {posixpath.basename(n) for n in commit_log_files[instant].get(file_id, ())}
+            named = _named_files(commit_log_files[instant].get(file_id, ()))
+            if not named:
+                # The commit wrote no log file of this group: its blocks come from elsewhere (the
+                # metadata table's file-group initialisation writes empty DELETE blocks outside
+                # any write stat). Nothing to judge them by.
+                named, no_log_stats = None, True
         proposal = _proposal(attempts)
         hudi = _hudi014_verdict(attempts, hudi014)
-        commit = _commit_verdict(attempts, named)
+        if instant in uncommitted:
+            for a in attempts:
+                a.proposal = a.hudi_014 = UNCOMMITTED
+            reason = "pending instant: readers skip blocks of uncommitted writes"
+            proposal = _verdict("proposal", attempts, lambda a: a.proposal, reason, status="not_applicable")
+            hudi = _verdict("hudi_014", attempts, lambda a: a.hudi_014, reason, status="not_applicable")
+        commit = _commit_verdict(attempts, named, no_log_stats)
         results.append(
             InstantBlocks(
                 partition=partition,
@@ -573,6 +613,12 @@ def _analyze_file_group(
     return results
 
 
+def _named_files(entry: Mapping[str, int] | Iterable[str]) -> dict[str, int]:
+    if isinstance(entry, Mapping):
+        return {posixpath.basename(str(k)): int(v or 0) for k, v in entry.items()}
+    return {posixpath.basename(str(k)): 0 for k in entry}
+
+
 def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]:
     return {
         "path": block.path,
@@ -587,3 +633,90 @@ def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]
 def duplicates_report(results: list[InstantBlocks]) -> list[dict[str, Any]]:
     """JSON-able form of :func:`analyze_duplicates`' result."""
     return [r.to_dict() for r in results]
+
+
+# -- table level ----------------------------------------------------------------------------------
+def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
+    """``{instant: {file_id: {log file name: logOffset}}}`` from the write stats of every completed
+    deltacommit of the active timeline (`HoodieDeltaWriteStat.path`, `logFiles`, `logOffset`)."""
+    timeline = table.timeline
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for inst in timeline.completed():
+        if inst.action != "deltacommit":
+            continue
+        meta = timeline.commit_metadata(inst)
+        if meta is None:
+            continue
+        per_file: dict[str, dict[str, int]] = out.setdefault(inst.requested_time, {})
+        for stat in meta.write_stats():
+            if not stat.file_id:
+                continue
+            names = per_file.setdefault(stat.file_id, {})
+            offset = stat.raw.get("logOffset")
+            if stat.file_name and parse_log_file_name(stat.file_name) is not None:
+                names[stat.file_name] = min(names.get(stat.file_name, 1 << 62), int(offset or 0))
+            for name in stat.log_files:
+                names.setdefault(posixpath.basename(name), 0)
+    return out
+
+
+def rolled_back_instants(table: HudiTable) -> set[str]:
+    """Instants that rollbacks and restores of the active timeline rolled back (or plan to)."""
+    from hudi_core.facts import rollback_facts
+
+    return {t for fact in rollback_facts(table.timeline) for t in fact.rolled_back}
+
+
+def duplicate_analysis(
+    table: HudiTable,
+    partition: str | None = None,
+    file_id: str | None = None,
+    only_interesting: bool = False,
+) -> list[InstantBlocks]:
+    """The duplicate analysis of a table: inventory (with record counts) through the executor,
+    commit metadata and rollbacks from the timeline."""
+    from hudi_core.logfile.inventory import log_block_inventory
+
+    inventory = log_block_inventory(table, partition, file_id, decode_counts=True)
+    pending = {i.requested_time for i in table.timeline.pending() if i.action in ("deltacommit", "commit")}
+    return analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table), only_interesting,
+                              uncommitted_instants=pending)
+
+
+DUPLICATES_SCHEMA = pa.schema([
+    ("partition", pa.string()),
+    ("file_id", pa.string()),
+    ("instant_time", pa.string()),
+    ("attempts", pa.string()),  # "attempt:0[0,1] attempt:1[0,1,2]" (seq "-" = no identifier)
+    ("attempt_count", pa.int32()),
+    ("corrupt_blocks", pa.int32()),
+    ("rolled_back", pa.bool_()),
+    ("proposal_keeps", pa.list_(pa.string())),
+    ("hudi_014_keeps", pa.list_(pa.string())),
+    ("commit_keeps", pa.list_(pa.string())),  # null when the commit metadata is unknown
+    ("risk_level", pa.string()),  # none | info | warning | error
+    ("findings", pa.list_(pa.string())),  # "CODE(rule)"
+])
+
+
+def duplicates_to_arrow(results: list[InstantBlocks]) -> pa.Table:
+    """One row per (partition, file group, instant) of :func:`analyze_duplicates`' result."""
+    rows = []
+    for r in results:
+        commit = r.verdict_commit_metadata
+        rows.append({
+            "partition": r.partition,
+            "file_id": r.file_id,
+            "instant_time": r.instant_time,
+            "attempts": " ".join(
+                f"{a.key}[{','.join('-' if s is None else str(s) for s in a.seqs)}]" for a in r.attempts),
+            "attempt_count": len(r.attempts),
+            "corrupt_blocks": len(r.corrupt_blocks),
+            "rolled_back": r.rolled_back,
+            "proposal_keeps": r.verdict_proposal.kept_attempts,
+            "hudi_014_keeps": r.verdict_hudi_014.kept_attempts,
+            "commit_keeps": None if commit.status == "unknown" else commit.kept_attempts,
+            "risk_level": r.risk_level,
+            "findings": [f"{f.code}({f.rule})" for f in r.risks],
+        })
+    return pa.Table.from_pylist(rows, schema=DUPLICATES_SCHEMA)

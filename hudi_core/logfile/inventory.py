@@ -27,6 +27,7 @@ command_type              header COMMAND_BLOCK_TYPE as int (0 = ROLLBACK_BLOCK)
 block_identifier          header BLOCK_IDENTIFIER raw value (`"attempt,seq"`, 0.14.x writers)
 attempt                   attempt part of BLOCK_IDENTIFIER
 seq                       sequence part of BLOCK_IDENTIFIER
+content_version           i32 version at the start of AVRO/CDC/DELETE content, when `decode_counts`
 record_count              records in the block when `decode_counts` (else null; null for command,
                           corrupt and Kryo delete blocks)
 corrupt                   the reader synthesised a CORRUPT_BLOCK (or the scan stopped: error row)
@@ -41,16 +42,21 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from hudi_core.filenames import parse_log_file_name
-from hudi_core.logfile.content import record_count
+from hudi_core.logfile.content import content_version, record_count
 from hudi_core.logfile.errors import LogFileError
 from hudi_core.logfile.format import HeaderKey
 from hudi_core.logfile.reader import LogFileReader, LogFileScan, RangeStorage
+from hudi_core.pipeline.executor import run_batches
 from hudi_core.storage import StorageSpec
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
 
 INVENTORY_SCHEMA = pa.schema(
     [
@@ -72,6 +78,7 @@ INVENTORY_SCHEMA = pa.schema(
         ("block_identifier", pa.string()),
         ("attempt", pa.int64()),
         ("seq", pa.int32()),
+        ("content_version", pa.int32()),
         ("record_count", pa.int64()),
         ("corrupt", pa.bool_()),
         ("corrupt_reason", pa.string()),
@@ -127,6 +134,7 @@ def _scan_one(
             )
             if decode_counts:
                 try:
+                    row["content_version"] = content_version(reader, block)
                     row["record_count"] = record_count(reader, block)
                 except LogFileError as exc:
                     row["error"] = str(exc)
@@ -164,3 +172,37 @@ def scan_log_files(
         rows.extend(_scan_one(storage, path, size, decode_counts)[1])
     columns = {name: [row.get(name) for row in rows] for name in INVENTORY_SCHEMA.names}
     return pa.table(columns, schema=INVENTORY_SCHEMA)
+
+
+# -- table level ----------------------------------------------------------------------------------
+LOG_SCAN_BATCH_SIZE = 64
+
+
+def log_file_paths(table: HudiTable, partition: str | None = None, file_id: str | None = None) -> list[str]:
+    """Root-relative paths of every log file on storage (all slices, replaced groups and log files of
+    pending or failed writes included), in file-group and reader order, from `table.fs_view()`."""
+    view = table.fs_view()
+    paths: list[str] = []
+    for group in view.file_groups(partition, include_replaced=True):
+        if file_id is not None and group.file_id != file_id:
+            continue
+        logs = {lf.path: lf for s in group.slices for lf in s.log_files}
+        paths.extend(sorted(logs, key=lambda p: logs[p].sort_key()))
+    return paths
+
+
+def log_block_inventory(
+    table: HudiTable,
+    partition: str | None = None,
+    file_id: str | None = None,
+    decode_counts: bool = False,
+    batch_size: int = LOG_SCAN_BATCH_SIZE,
+) -> pa.Table:
+    """The block inventory of a table's log files (optionally one partition / one file group).
+
+    Lists the files through the file-system view and runs :func:`scan_log_files` in batches on the
+    table's executor (local threads or Spark); rows keep the listing order.
+    """
+    paths = log_file_paths(table, partition, file_id)
+    fn = partial(scan_log_files, decode_counts=True) if decode_counts else scan_log_files
+    return run_batches(table.executor, fn, table.storage.spec, paths, batch_size, INVENTORY_SCHEMA)

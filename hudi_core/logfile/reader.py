@@ -21,6 +21,8 @@ Deviations, all for inputs where Java throws or misreads: a size outside `0..2^3
 (header map or content length running past the frame) is reported as a corrupt block with reason
 ``inconsistent-layout`` and reading resumes at the validated frame end; an unknown block-type
 ordinal is surfaced as ``block_type=None`` with the raw ordinal instead of aborting the file.
+Legacy V0 frames have no trailing length, so (as in 1.x Java) they normally fail check 3 and show
+as corrupt; the V0 branch of the parser only runs when their last 8 bytes happen to validate.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from hudi_core.logfile.format import (
 DEFAULT_WINDOW = 8 * 1024
 RESYNC_CHUNK = 1024 * 1024  # HoodieLogFileReader.BLOCK_SCAN_READ_BUFFER_SIZE
 _TAIL_LOOKBEHIND = 256  # fetched before a block's trailing length so a small footer is in the window
+_KEEP_WINDOWS = 4  # how much of a growing sequential window is kept
 
 
 class RangeStorage(Protocol):
@@ -207,10 +210,11 @@ class _Window:
                 return buf[offset - start : want_end - start]
         for i, (start, buf) in enumerate(self.segments):
             buf_end = start + len(buf)
-            if start <= offset and buf_end >= offset - lookbehind:
-                # Contiguous with a window we hold: fetch only the missing bytes, keep a bounded tail.
+            if start <= offset and buf_end >= offset - max(lookbehind, self.window):
+                # Within a window of one we hold: read on from its end (small blocks are then read
+                # sequentially, once), and keep at most a few windows of it.
                 more = self.fetch(buf_end, max(want_end - buf_end, self.window))
-                keep_from = max(start, min(offset - lookbehind, buf_end))
+                keep_from = max(start, min(offset - lookbehind, want_end - _KEEP_WINDOWS * self.window, buf_end))
                 self.segments.pop(i)
                 self._remember(keep_from, buf[keep_from - start :] + more)
                 break
@@ -250,6 +254,11 @@ class LogFileReader:
     def bytes_requested(self) -> int:
         """Bytes asked of the storage so far by this reader (framing, headers, resync scans)."""
         return self._io.bytes_requested
+
+    @property
+    def read_requests(self) -> int:
+        """Ranged reads issued to the storage so far by this reader."""
+        return self._io.requests
 
     # -- block walk -----------------------------------------------------------------------------
     def blocks(self) -> Iterator[LogBlock]:

@@ -208,6 +208,14 @@ class ActiveTimeline(Timeline):
         """The plan of an instant, read from its requested file (`CleanerUtils.getCleanerPlan`)."""
         return self.record(instant, State.REQUESTED)
 
+    def without(self, instants: Iterable[Instant]) -> ActiveTimeline:
+        """This timeline minus `instants` (matched by requested time and comparable action), as if
+        they had been archived; decoded bodies are shared with this timeline."""
+        gone = {i.key() for i in instants}
+        return ActiveTimeline(storage=self.storage, properties=self.properties,
+                              all_instants=[i for i in self.all_instants if i.key() not in gone],
+                              findings=self.findings, _bodies=self._bodies, _errors=self._errors)
+
 
 def _classify(
     info: FileInfo, props: TableProperties, storage: ReadOnlyStorage

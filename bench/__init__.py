@@ -1,0 +1,1 @@
+"""Benchmarks; each module prints JSON (`python -m bench.<name>`)."""

@@ -1,0 +1,534 @@
+"""Clean planner dry run: what the next clean would delete, and why (emulates Hudi 1.1.x).
+
+Follows `CleanPlanActionExecutor.requestClean` and `CleanPlanner` (spec `02` §5):
+
+1. the trigger rule (`hoodie.clean.max.commits` completed commits since the last clean's
+   `lastCompletedCommitTimestamp`);
+2. the earliest commit to retain (`CleanerUtils.getEarliestCommitToRetain`, §5.2);
+3. the partitions: incremental (commits in ``[previous ECTR, new ECTR)``) or all of them, the
+   latter also when a savepoint recorded by the last clean was deleted since (HUDI-7824/7779);
+4. per partition and file group a decision for every committed slice, each with a reason.
+
+Nothing is deleted: :class:`CleanPlan` is a report. :meth:`CleanPlan.to_hoodie_cleaner_plan` gives
+the `HoodieCleanerPlan` record Hudi would write to `T.clean.requested`, and
+:meth:`CleanPlan.to_hoodie_clean_metadata` the `HoodieCleanMetadata` of executing it, so a
+scenario writer can apply the plan to a scratch table.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.fsview import FileGroup, FileSlice, FileSystemView
+from hudi_core.services import timelines as tls
+from hudi_core.services.config import (
+    KEEP_LATEST_BY_HOURS,
+    KEEP_LATEST_COMMITS,
+    KEEP_LATEST_FILE_VERSIONS,
+    ServiceConfig,
+)
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.active import ActiveTimeline
+from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
+
+#: `CleanerUtils.SAVEPOINTED_TIMESTAMPS`.
+SAVEPOINTED_TIMESTAMPS = "savepointed_timestamps"
+#: `HoodieCleanerPlan.version` current writers write.
+CLEAN_PLAN_VERSION = 2
+
+# Reasons: kept
+LATEST_SLICE = "latest_slice"
+LAST_SLICE_BEFORE_ECTR = "last_slice_before_ectr"
+SAVEPOINTED = "savepointed"
+PENDING_COMPACTION = "needed_by_pending_compaction"
+NOT_OLDER_THAN_ECTR = "not_older_than_ectr"
+WITHIN_RETAINED_VERSIONS = "within_retained_versions"
+REPLACED_NOT_BEFORE_ECTR = "replaced_not_before_ectr"
+NOT_ENOUGH_COMMITS = "not_enough_commits"
+UNCOMMITTED = "uncommitted"
+# Reasons: deleted
+OLDER_THAN_ECTR = "older_than_ectr"
+REPLACED_BEFORE_ECTR = "replaced_before_ectr"
+REPLACED_FILE_GROUP = "replaced_file_group"
+BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
+
+
+@dataclass(frozen=True)
+class CleanFileDecision:
+    """One data file the plan deletes or keeps; `path` is relative to the table's base path."""
+
+    partition: str
+    file_id: str
+    file: str
+    base_instant: str
+    reason: str
+    path: str
+    is_bootstrap_base_file: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"partition": self.partition, "file_id": self.file_id, "file": self.file,
+                "base_instant": self.base_instant, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class PendingClean:
+    """A requested or inflight clean: Hudi executes it before planning a new one."""
+
+    requested_time: str
+    state: str
+    files: int
+    partitions_to_delete: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"requested_time": self.requested_time, "state": self.state, "files": self.files,
+                "partitions_to_delete": self.partitions_to_delete, "runs_first": True}
+
+
+@dataclass
+class CleanPlan:
+    """The dry-run result: a `HoodieCleanerPlan` plus the explanation of every decision."""
+
+    policy: str
+    earliest_commit_to_retain: Instant | None
+    ectr_detail: str
+    last_completed_commit_timestamp: str
+    savepointed_timestamps: list[str]
+    partitions: list[str]
+    partition_mode: str
+    partition_detail: str
+    files_to_delete: list[CleanFileDecision]
+    kept: list[CleanFileDecision]
+    partitions_to_delete: list[str]
+    triggered: bool
+    trigger_detail: str
+    pending_cleans: list[PendingClean]
+    earliest_commit_to_not_archive_proposed: str | None
+    earliest_commit_to_not_archive_hudi: str | None
+    base_uri: str
+    config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
+
+    @property
+    def ectr(self) -> str | None:
+        """The requested time of the earliest commit to retain, if any."""
+        return self.earliest_commit_to_retain.requested_time if self.earliest_commit_to_retain else None
+
+    @property
+    def has_work(self) -> bool:
+        """Whether Hudi would persist the plan as `T.clean.requested` (a file or partition to delete)."""
+        return bool(self.files_to_delete or self.partitions_to_delete)
+
+    @property
+    def would_schedule(self) -> bool:
+        """Whether Hudi would schedule this clean now: triggered and with work to do."""
+        return self.triggered and self.has_work
+
+    def files_by_partition(self) -> dict[str, list[CleanFileDecision]]:
+        out: dict[str, list[CleanFileDecision]] = {}
+        for d in self.files_to_delete:
+            out.setdefault(d.partition, []).append(d)
+        return out
+
+    def extra_metadata(self) -> dict[str, str]:
+        """`CleanPlanActionExecutor.prepareExtraMetadata`: the savepoints, when there are any."""
+        if self.savepointed_timestamps:
+            return {SAVEPOINTED_TIMESTAMPS: ",".join(self.savepointed_timestamps)}
+        return {}
+
+    def to_hoodie_cleaner_plan(self, base_path: str | None = None) -> dict[str, Any]:
+        """The `HoodieCleanerPlan` record (Avro field names) Hudi writes to `T.clean.requested`.
+
+        `filePathsToBeDeletedPerPartition` holds full paths under `base_path` (the table URI by
+        default), as plan version 2 does.
+        """
+        base = (base_path or self.base_uri).rstrip("/")
+        ectr = self.earliest_commit_to_retain
+        return {
+            "earliestInstantToRetain": (
+                {"timestamp": ectr.requested_time, "action": ectr.action, "state": ectr.state.name}
+                if ectr else None
+            ),
+            "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
+            "policy": self.policy,
+            "filesToBeDeletedPerPartition": {},
+            "version": CLEAN_PLAN_VERSION,
+            "filePathsToBeDeletedPerPartition": {
+                partition: [{"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
+                            for d in decisions]
+                for partition, decisions in sorted(self.files_by_partition().items())
+            },
+            "partitionsToBeDeleted": list(self.partitions_to_delete),
+            "extraMetadata": self.extra_metadata(),
+        }
+
+    def to_hoodie_clean_metadata(self, clean_time: str, time_taken_ms: int = 0,
+                                 failed: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+        """The `HoodieCleanMetadata` of executing this plan at `clean_time` (`CleanerUtils.convertCleanMetadata`).
+
+        Every planned file counts as deleted unless listed (base names) in `failed`.
+        """
+        failed = failed or {}
+        parts: dict[str, Any] = {}
+        total = 0
+        by_partition = self.files_by_partition()
+        for partition in sorted(set(by_partition) | set(self.partitions_to_delete)):
+            names = [d.file for d in by_partition.get(partition, [])]
+            bad = [n for n in names if n in set(failed.get(partition, []))]
+            ok = [n for n in names if n not in set(bad)]
+            total += len(ok)
+            parts[partition] = {
+                "partitionPath": partition,
+                "policy": self.policy,
+                "deletePathPatterns": names,
+                "successDeleteFiles": ok,
+                "failedDeleteFiles": bad,
+                "isPartitionDeleted": partition in self.partitions_to_delete,
+            }
+        return {
+            "startCleanTime": clean_time,
+            "timeTakenInMillis": time_taken_ms,
+            "totalFilesDeleted": total,
+            "earliestCommitToRetain": self.ectr or "",
+            "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
+            "partitionMetadata": parts,
+            "version": CLEAN_PLAN_VERSION,
+            "bootstrapPartitionMetadata": {},
+            "extraMetadata": self.extra_metadata(),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `plan-clean` JSON."""
+        ectr = self.earliest_commit_to_retain
+        return {
+            "policy": self.policy,
+            "earliest_commit_to_retain": ectr.requested_time if ectr else None,
+            "earliest_commit_to_retain_detail": self.ectr_detail,
+            "earliest_commit_to_not_archive": {
+                "proposed": self.earliest_commit_to_not_archive_proposed,
+                "hudi": self.earliest_commit_to_not_archive_hudi,
+            },
+            "last_completed_commit_timestamp": self.last_completed_commit_timestamp,
+            "savepointed_timestamps": list(self.savepointed_timestamps),
+            "partitions": list(self.partitions),
+            "partition_mode": self.partition_mode,
+            "partition_detail": self.partition_detail,
+            "files_to_delete": [d.to_dict() for d in self.files_to_delete],
+            "kept": [d.to_dict() for d in self.kept],
+            "partitions_to_delete": list(self.partitions_to_delete),
+            "triggered": self.triggered,
+            "trigger_detail": self.trigger_detail,
+            "would_schedule": self.would_schedule,
+            "pending_cleans": [p.to_dict() for p in self.pending_cleans],
+            "hudi_release": "1.1.x",
+        }
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+
+
+def savepointed_files(timeline: ActiveTimeline) -> set[str]:
+    """`getSavepointedDataFiles` over every completed savepoint: file **names**."""
+    names: set[str] = set()
+    for inst in timeline.savepoints():
+        rec = timeline.record(inst, State.COMPLETED)
+        if isinstance(rec, SavepointMetadata):
+            for files in rec.partition_files.values():
+                names.update(posixpath.basename(f) for f in files)
+    return names
+
+
+def pending_compaction_bases(timeline: ActiveTimeline) -> dict[tuple[str, str], str]:
+    """File group → `baseInstantTime` of its pending compaction or logcompaction operation."""
+    out: dict[tuple[str, str], str] = {}
+    for inst in timeline:
+        if not (inst.is_pending and inst.pending_action in (ia.COMPACTION, ia.LOG_COMPACTION)):
+            continue
+        plan = timeline.plan(inst)
+        if not isinstance(plan, CompactionPlan):
+            continue
+        for op in plan.operations:
+            if op.base_instant_time is not None:
+                out[(op.partition_path, op.file_id)] = op.base_instant_time
+    return out
+
+
+def _is_savepointed(s: FileSlice, saved: set[str]) -> bool:
+    """`isFileSliceExistInSavepointedFiles`: the base file or any log file is pinned."""
+    return any(name in saved for name in s.file_names)
+
+
+def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
+    files: list[tuple[str, str]] = []
+    if s.base_file is not None:
+        files.append((s.base_file.name, s.base_file.path))
+    files.extend((lf.name, lf.path) for lf in s.log_files)
+    return [CleanFileDecision(s.partition, s.file_id, name, s.base_instant, reason, path) for name, path in files]
+
+
+def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
+    """`getPartitionsForInstants`: written partitions, plus replaced ones for a replacecommit."""
+    meta = timeline.commit_metadata(inst)
+    if not isinstance(meta, CommitMetadata):
+        return []
+    parts = list(meta.partition_to_write_stats)
+    if inst.action == ia.REPLACE_COMMIT:
+        parts = list(meta.partition_to_replace_file_ids) + parts
+    return parts
+
+
+# -- the planner ----------------------------------------------------------------------------------
+
+
+def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
+               now: dt.datetime | None = None, view: FileSystemView | None = None) -> CleanPlan:
+    """Plan the next clean of `table` as Hudi 1.1.x would, without deleting anything.
+
+    `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
+    time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
+    against (the table's own by default).
+    """
+    config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    timeline = table.timeline
+    fs_view = view if view is not None else table.fs_view()
+    moment = now or dt.datetime.now(dt.UTC)
+    policy = config.cleaner_policy
+
+    # 1. Trigger (NUM_COMMITS).
+    completed = tls.completed_commits(timeline)
+    last_clean = tls.latest_completed_clean(timeline)
+    last_meta = tls.clean_metadata(timeline, last_clean) if last_clean else None
+    if last_clean is not None and last_meta is not None:
+        since = last_meta.last_completed_commit_timestamp
+        n = sum(1 for i in completed if i.requested_time > since)
+        trigger_detail = (f"{n} completed commits after {since or '(none)'}, the last commit seen by clean "
+                          f"{last_clean.requested_time}; hoodie.clean.max.commits={config.clean_max_commits}")
+    else:
+        n = len(completed)
+        trigger_detail = (f"no completed clean: {n} completed commits; "
+                          f"hoodie.clean.max.commits={config.clean_max_commits}")
+    triggered = n >= config.clean_max_commits
+
+    # 2. ECTR over the commits-and-compaction timeline, at `now`.
+    ectr_res = tls.earliest_commit_to_retain(
+        tls.commits_and_compaction_timeline(timeline), policy, config.commits_retained,
+        config.hours_retained, moment, table.properties.timezone,
+    )
+    ectr = ectr_res.instant
+
+    # 3. Savepoints the plan records (not for the metadata table or a non-partitioned table).
+    current_savepoints = tls.savepoint_times(timeline)
+    records_savepoints = not table.is_metadata_table and bool(table.properties.partition_fields)
+    recorded = current_savepoints if records_savepoints else []
+
+    # 4. Partitions.
+    all_partitions = sorted(fs_view.partitions)
+    partitions, mode, pdetail = _partitions_to_clean(timeline, config, policy, ectr, last_clean, last_meta,
+                                                     current_savepoints, all_partitions)
+
+    # 5. Files.
+    saved = savepointed_files(timeline)
+    pending_ops = pending_compaction_bases(timeline)
+    pending_groups = set(pending_ops)
+    delete: list[CleanFileDecision] = []
+    kept: list[CleanFileDecision] = []
+    partitions_to_delete: list[str] = []
+    for partition in partitions:
+        if policy == KEEP_LATEST_FILE_VERSIONS:
+            drop = _keep_latest_versions(fs_view, partition, config.file_versions_retained, saved, pending_ops,
+                                         pending_groups, delete, kept)
+        else:
+            retained = config.commits_retained if policy == KEEP_LATEST_COMMITS else 0
+            drop = _keep_latest_commits(fs_view, partition, ectr, retained, len(completed), saved, pending_ops,
+                                        delete, kept)
+        if drop:
+            partitions_to_delete.append(partition)
+
+    last_completed = completed.last()
+    plan = CleanPlan(
+        policy=policy,
+        earliest_commit_to_retain=ectr,
+        ectr_detail=ectr_res.detail,
+        last_completed_commit_timestamp=last_completed.requested_time if last_completed else "",
+        savepointed_timestamps=recorded,
+        partitions=partitions,
+        partition_mode=mode,
+        partition_detail=pdetail,
+        files_to_delete=delete,
+        kept=kept,
+        partitions_to_delete=partitions_to_delete,
+        triggered=triggered,
+        trigger_detail=trigger_detail,
+        pending_cleans=_pending_cleans(timeline),
+        earliest_commit_to_not_archive_proposed=None,
+        earliest_commit_to_not_archive_hudi=None,
+        base_uri=table.uri,
+        config=config,
+    )
+    plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
+                                                                  current_savepoints)
+    hudi_plan = CleanerPlan.from_dict(plan.to_hoodie_cleaner_plan())
+    sp = tls.earliest_replaced_savepoint_in_clean(timeline, policy, hudi_plan)
+    plan.earliest_commit_to_not_archive_hudi = sp or (ectr.requested_time if ectr else None)
+    return plan
+
+
+def proposed_ectna(ectr: str | None, savepoints: list[str]) -> str | None:
+    """EarliestCommitToNotArchive as HUDI-7779 Option C proposes: the first savepoint before ECTR, else ECTR."""
+    if ectr is None:
+        return None
+    before = sorted(s for s in savepoints if s < ectr)
+    return before[0] if before else ectr
+
+
+def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy: str, ectr: Instant | None,
+                         last_clean: Instant | None, last_meta: Any, current_savepoints: list[str],
+                         all_partitions: list[str]) -> tuple[list[str], str, str]:
+    """`CleanPlanner.getPartitionPathsToClean` (spec `02` §5.4): partitions, mode, explanation."""
+    if policy == KEEP_LATEST_FILE_VERSIONS:
+        return all_partitions, "full", "KEEP_LATEST_FILE_VERSIONS always lists every partition"
+    if ectr is None:
+        return [], "none", "no earliest commit to retain: nothing to clean"
+    if config.incremental_mode and last_clean is not None and last_meta is not None:
+        prev = last_meta.earliest_commit_to_retain or ""
+        if prev.strip() and not tls.is_before_timeline_starts(tls.commits_timeline(timeline), prev):
+            removed = [s for s in last_meta.savepointed_timestamps if s not in current_savepoints]
+            if removed:
+                return all_partitions, "full", (f"savepoint(s) {', '.join(removed)} recorded by clean "
+                                                f"{last_clean.requested_time} were deleted: full scan")
+            parts: list[str] = []
+            for inst in tls.completed_commits(timeline):
+                if prev <= inst.requested_time < ectr.requested_time:
+                    for p in _partitions_of(timeline, inst):
+                        if p not in parts:
+                            parts.append(p)
+            return sorted(parts), "incremental", (f"commits in [{prev}, {ectr.requested_time}) since clean "
+                                                  f"{last_clean.requested_time}")
+        if prev.strip():
+            return all_partitions, "full", f"previous ECTR {prev} is before the active timeline starts: full scan"
+        return all_partitions, "full", f"clean {last_clean.requested_time} recorded no ECTR: full scan"
+    if not config.incremental_mode:
+        return all_partitions, "full", "hoodie.cleaner.incremental.mode=false: full scan"
+    return all_partitions, "full", "no completed clean yet: full scan"
+
+
+def _uncommitted(group: FileGroup, kept: list[CleanFileDecision]) -> None:
+    committed = {s.base_instant for s in group.committed_slices}
+    for s in group.slices:
+        if s.base_instant not in committed:
+            kept.extend(_decisions(s, UNCOMMITTED))
+
+
+def _replaced_groups(view: FileSystemView, partition: str, ectr: str | None, saved: set[str],
+                     delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> None:
+    """`getReplacedFilesEligibleToClean`: replaced before ECTR (or all, without ECTR), savepoints spared."""
+    for entry in view.replaced_file_groups(partition):
+        group = view.groups.get(entry.file_group_id)
+        if group is None:
+            continue
+        eligible = ectr is None or entry.replace_instant < ectr
+        for s in group.committed_slices:
+            if _is_savepointed(s, saved):
+                kept.extend(_decisions(s, SAVEPOINTED))
+            elif eligible:
+                delete.extend(_decisions(s, REPLACED_BEFORE_ECTR if ectr is not None else REPLACED_FILE_GROUP))
+            else:
+                kept.extend(_decisions(s, REPLACED_NOT_BEFORE_ECTR))
+        _uncommitted(group, kept)
+
+
+def _needed_by_compaction(s: FileSlice, pending_ops: Mapping[tuple[str, str], str]) -> bool:
+    """`isFileSliceNeededForPendingMajorOrMinorCompaction`."""
+    base = pending_ops.get(s.file_group_id)
+    return base is not None and s.base_instant >= base
+
+
+def _has_pending_files(view: FileSystemView, partition: str) -> bool:
+    """`hasPendingFiles`: a listing-based view finds some non-replaced file group on storage."""
+    return any(g.slices for g in view.file_groups(partition))
+
+
+def _keep_latest_commits(view: FileSystemView, partition: str, ectr: Instant | None, retained: int,
+                         completed_count: int, saved: set[str], pending_ops: Mapping[tuple[str, str], str],
+                         delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> bool:
+    """`getFilesToCleanKeepingLatestCommits` for one partition; returns whether to delete the partition."""
+    groups = view.file_groups(partition)
+    if completed_count <= retained or ectr is None:
+        for g in groups:
+            for s in g.committed_slices:
+                kept.extend(_decisions(s, NOT_ENOUGH_COMMITS))
+        return False
+    e = ectr.requested_time
+    _replaced_groups(view, partition, e, saved, delete, kept)
+    for group in groups:
+        slices = list(group.committed_slices)
+        if not slices:
+            _uncommitted(group, kept)
+            continue
+        last_version = slices[0].base_instant
+        before = next((s.base_instant for s in slices if s.base_instant < e), None)
+        for s in slices:
+            if _is_savepointed(s, saved):
+                kept.extend(_decisions(s, SAVEPOINTED))
+            elif s.base_instant == last_version:
+                kept.extend(_decisions(s, LATEST_SLICE))
+            elif s.base_instant == before:
+                kept.extend(_decisions(s, LAST_SLICE_BEFORE_ECTR))
+            elif _needed_by_compaction(s, pending_ops):
+                kept.extend(_decisions(s, PENDING_COMPACTION))
+            elif s.base_instant < e:
+                delete.extend(_decisions(s, OLDER_THAN_ECTR))
+            else:
+                kept.extend(_decisions(s, NOT_OLDER_THAN_ECTR))
+        _uncommitted(group, kept)
+    no_later_replace = not view.replaced_after_or_on(e, partition)
+    return not groups and not _has_pending_files(view, partition) and no_later_replace
+
+
+def _keep_latest_versions(view: FileSystemView, partition: str, versions: int, saved: set[str],
+                          pending_ops: Mapping[tuple[str, str], str], pending_groups: set[tuple[str, str]],
+                          delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> bool:
+    """`getFilesToCleanKeepingLatestVersions` for one partition; returns whether to delete the partition."""
+    _replaced_groups(view, partition, None, saved, delete, kept)
+    groups = view.file_groups(partition)
+    for group in groups:
+        keep = versions - (1 if group.file_group_id in pending_groups else 0)
+        candidates = []
+        for s in group.committed_slices:
+            if _needed_by_compaction(s, pending_ops):
+                kept.extend(_decisions(s, PENDING_COMPACTION))
+            else:
+                candidates.append(s)
+        for idx, s in enumerate(candidates):
+            if idx < keep:
+                kept.extend(_decisions(s, LATEST_SLICE if idx == 0 else WITHIN_RETAINED_VERSIONS))
+            elif _is_savepointed(s, saved):
+                kept.extend(_decisions(s, SAVEPOINTED))
+            else:
+                delete.extend(_decisions(s, BEYOND_RETAINED_VERSIONS))
+        _uncommitted(group, kept)
+    return not groups and not _has_pending_files(view, partition)
+
+
+def _pending_cleans(timeline: ActiveTimeline) -> list[PendingClean]:
+    out = []
+    for inst in timeline:
+        if inst.action != ia.CLEAN or not inst.is_pending:
+            continue
+        plan = tls.clean_plan(timeline, inst)
+        files = sum(len(v) for v in plan.file_paths_to_delete.values()) if plan else 0
+        out.append(PendingClean(inst.requested_time, inst.state.name, files,
+                                list(plan.partitions_to_be_deleted) if plan else []))
+    return out
+
+
+__all__ = [
+    "KEEP_LATEST_BY_HOURS", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "CleanFileDecision", "CleanPlan",
+    "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
+]

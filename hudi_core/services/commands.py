@@ -1,0 +1,98 @@
+"""CLI commands of the dry-run services: `markers`, `plan-clean`, `plan-archive`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from hudi_core.output import render_json, render_table
+from hudi_core.services.archive import plan_archive
+from hudi_core.services.clean import plan_clean
+from hudi_core.services.config import parse_conf_pairs
+from hudi_core.services.markers import compute_markers
+
+AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
+
+
+def _cli() -> Any:
+    from hudi_core import cli
+
+    return cli
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    """`hudi-inspect markers TABLE`."""
+    table = _cli()._open(args)
+    payload = compute_markers(table, parse_conf_pairs(args.conf)).to_dict()
+    if args.format == "json":
+        print(render_json(payload))
+    else:
+        rows = []
+        for key, value in payload.items():
+            if isinstance(value, dict):
+                rows.extend({"marker": f"{key}.{k}", "value": v} for k, v in value.items())
+            else:
+                rows.append({"marker": key, "value": value})
+        print(render_table(rows, ["marker", "value"], max_width=100))
+    return 0
+
+
+def cmd_plan_clean(args: argparse.Namespace) -> int:
+    """`hudi-inspect plan-clean TABLE [--conf K=V ...]`."""
+    table = _cli()._open(args)
+    plan = plan_clean(table, parse_conf_pairs(args.conf))
+    payload = plan.to_dict()
+    if args.format == "json":
+        print(render_json(payload))
+        return 0
+    rows = [{**d, "decision": "delete"} for d in payload["files_to_delete"]]
+    rows += [{**d, "decision": "keep"} for d in payload["kept"]]
+    if args.format == "csv":
+        _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
+        return 0
+    print(f"policy {plan.policy}; ECTR {plan.ectr} ({plan.ectr_detail})")
+    print(f"partitions ({plan.partition_mode}): {', '.join(plan.partitions) or '(none)'} — {plan.partition_detail}")
+    print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
+    for p in plan.pending_cleans:
+        print(f"pending clean {p.requested_time} ({p.state}, {p.files} files) runs first")
+    print(render_table(rows, ["decision", "partition", "file_id", "base_instant", "file", "reason"]))
+    if plan.partitions_to_delete:
+        print(f"partitions to delete: {', '.join(plan.partitions_to_delete)}")
+    return 0
+
+
+def cmd_plan_archive(args: argparse.Namespace) -> int:
+    """`hudi-inspect plan-archive TABLE [--conf K=V ...] [--without-savepoint-guard]`."""
+    table = _cli()._open(args)
+    plan = plan_archive(table, parse_conf_pairs(args.conf), savepoint_guard=not args.without_savepoint_guard)
+    payload = plan.to_dict()
+    if args.format == "json":
+        print(render_json(payload))
+        return 0
+    rows = [{**d, "reasons": "; ".join(d["reasons"])} for d in payload["instants"]]
+    if args.format == "csv":
+        _cli()._emit(args, rows, columns=["requested_time", "action", "state", "decision", "reasons"])
+        return 0
+    print(f"{plan.archiver} (Hudi 1.1.x); keep min {plan.min_to_keep} / max {plan.max_to_keep} ({plan.min_max_detail})")
+    print(f"boundary: {plan.boundary_instant} set by {plan.boundary_guard}")
+    for g in plan.guards:
+        print(f"  {g.name}: {g.instant or '-'} — {g.detail}")
+    print(render_table(rows, ["requested_time", "action", "state", "decision", "reasons"], max_width=110))
+    for e in plan.exposed_file_groups:
+        print(f"EXPOSED: {e.partition}/{e.file_id} (replaced by {e.replaced_by}) would be read again next to "
+              f"{', '.join(e.replacement_file_ids)}: duplicate data")
+    return 0
+
+
+def register(add: AddFn, sub: Any) -> None:
+    """Add `markers`, `plan-clean` and `plan-archive` to the CLI."""
+    p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
+                                    "replaced file groups")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    p = add("plan-clean", cmd_plan_clean, "dry run of the next clean: every file's decision and reason")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner config; repeatable")
+    p = add("plan-archive", cmd_plan_archive, "dry run of the next archival: every instant, guards, boundary")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi archiver config; repeatable")
+    p.add_argument("--without-savepoint-guard", action="store_true",
+                   help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")

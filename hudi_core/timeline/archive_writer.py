@@ -1,0 +1,502 @@
+"""Writers for both archived-timeline layouts, byte-compatible with Hudi 1.1 (spec `04`, `01` §1.8).
+
+Write only into a :class:`~hudi_core.scenarios.scratch.ScratchDir`; never into an inspected table.
+
+**Layout 1** (`TimelineArchiverV1`, tables v6): ``.hoodie/archived/.commits_.archive.N_1-0-1`` log
+files of AVRO_DATA_BLOCKs (header: only SCHEMA, the inlined `HoodieArchivedMetaEntry` schema),
+one `HoodieArchivedMetaEntry` per instant **state file**, a block every
+``hoodie.commits.archival.batch`` (10) records. The payload field follows
+`MetadataConversionUtils.createMetaWrapper`; JSON commit metadata is converted to Avro.
+
+**Layout 2** (`LSMTimelineWriter`, tables v8/v9): ``.hoodie/timeline/history`` holds
+``<min>_<max>_<level>.parquet`` files of `HoodieLSMTimelineInstant` rows (one per completed
+instant, raw bytes of the completed file and of its plan), ``manifest_N`` (Jackson JSON of
+`HoodieLSMTimelineManifest`) and ``_version_``. Each write adds an L0 file and a new snapshot;
+then levels holding >= 10 files are compacted into the next level and old snapshots cleaned
+(keeping 3 + the number of compactions just done).
+
+Choices where Hudi's bytes could not be checked against a real archive (no fixture has one):
+the archived `HoodieCommitMetadata` does not get the ``ROLLING_STAT`` extra-metadata key old
+writers added; the LSM ``action`` column holds the completed action (``commit`` for a compaction;
+the plan column tells them apart), as the active timeline's completed file name does.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import fastavro
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hudi_core.logfile.content import encode_avro_content
+from hudi_core.logfile.format import BlockType, HeaderKey
+from hudi_core.logfile.writer import encode_block
+from hudi_core.properties import TableProperties
+from hudi_core.scenarios.scratch import ScratchDir
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.encode import conform_record, jackson_pretty, writer_schema_json
+from hudi_core.timeline.instant import Instant, State
+
+#: `hoodie.commits.archival.batch` default: records per archive log block.
+ARCHIVAL_BATCH = 10
+#: `hoodie.timeline.compaction.batch.size` default: files of a level merged into the next one.
+LSM_COMPACTION_BATCH = 10
+#: Upper bound of the total input size of one LSM compaction (`hoodie.timeline.compaction.target.file.max.bytes`).
+LSM_MAX_FILE_BYTES = 1024 * 1024 * 1024
+#: Snapshot versions kept by LSM cleaning, on top of the number of compactions just done.
+LSM_KEEP_VERSIONS = 3
+#: Write token Hudi's archiver uses for archive log files.
+ARCHIVE_WRITE_TOKEN = "1-0-1"
+LSM_INSTANT_VERSION = 1
+
+ARCHIVE_FILE_RE = re.compile(r"^\.commits_\.archive\.([0-9]+).*")
+LSM_FILE_RE = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet$")
+MANIFEST_RE = re.compile(r"^manifest_(\d+)$")
+VERSION_FILE = "_version_"
+
+#: The parquet schema Hudi's Avro-parquet writer derives from `HoodieLSMTimelineInstant`.
+LSM_ARROW_SCHEMA = pa.schema(
+    [
+        pa.field("instantTime", pa.string()),
+        pa.field("completionTime", pa.string()),
+        pa.field("action", pa.string()),
+        pa.field("metadata", pa.binary()),
+        pa.field("plan", pa.binary()),
+        pa.field("version", pa.int32(), nullable=False),
+    ],
+    metadata={
+        "parquet.avro.schema": writer_schema_json("HoodieLSMTimelineInstant"),
+        "writer.model.name": "avro",
+    },
+)
+
+
+# -- one instant, all its state files -------------------------------------------------------------
+
+
+@dataclass
+class InstantBodies:
+    """One logical instant to archive: the raw bytes of each of its state files.
+
+    `action` is the file action of each state (a completed compaction's file is ``commit``), so
+    `files` maps a state to ``(action, bytes)``. `completion_time` is the completed instant's.
+    """
+
+    requested_time: str
+    completion_time: str | None
+    files: dict[State, tuple[str, bytes]] = field(default_factory=dict)
+
+    @property
+    def completed_action(self) -> str | None:
+        entry = self.files.get(State.COMPLETED)
+        return entry[0] if entry else None
+
+    @property
+    def pending_action(self) -> str | None:
+        for state in (State.REQUESTED, State.INFLIGHT):
+            if state in self.files:
+                return self.files[state][0]
+        return self.completed_action
+
+    def body(self, state: State) -> bytes:
+        entry = self.files.get(state)
+        return entry[1] if entry else b""
+
+
+def _decode_any(data: bytes) -> dict[str, Any] | None:
+    """The record in an Avro container or Jackson JSON body; ``None`` for an empty body."""
+    if not data or not data.strip():
+        return None
+    if data[:4] == b"Obj\x01":
+        records = list(fastavro.reader(io.BytesIO(data)))
+        return records[0] if records else None
+    value = json.loads(data.decode("utf-8"))
+    return value if isinstance(value, dict) else None
+
+
+def _convert_commit(record: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """`MetadataConversionUtils.convertCommitMetadata`: compacted metadata gets operationType COMPACT."""
+    if record is None:
+        return None
+    out = dict(record)
+    if out.get("compacted"):
+        out["operationType"] = "COMPACT"
+    return out
+
+
+def archived_meta_entries(inst: InstantBodies, table_version: int = 6) -> list[dict[str, Any]]:
+    """The `HoodieArchivedMetaEntry` records of one instant, one per state file present, in state
+    order (`MetadataConversionUtils.createMetaWrapper`). Pending clean and compaction states carry
+    the plan read from the requested file, as `CleanerUtils.getCleanerPlan` /
+    `CompactionUtils.getCompactionPlan` do."""
+    requested_record = _decode_any(inst.body(State.REQUESTED))
+    entries: list[dict[str, Any]] = []
+    for state in (State.REQUESTED, State.INFLIGHT, State.COMPLETED):
+        if state not in inst.files:
+            continue
+        action, data = inst.files[state]
+        record = _decode_any(data)
+        entry: dict[str, Any] = {
+            "commitTime": inst.requested_time, "actionType": action, "version": 1,
+            "actionState": state.name,
+            "stateTransitionTime": inst.completion_time if state is State.COMPLETED else None,
+        }
+        payload_field: str | None = None
+        payload: Any = None
+        if action == ia.CLEAN:
+            if state is State.COMPLETED:
+                payload_field, payload = "hoodieCleanMetadata", record
+            else:
+                payload_field, payload = "hoodieCleanerPlan", requested_record
+        elif action in (ia.COMMIT, ia.DELTA_COMMIT):
+            payload_field, payload = "hoodieCommitMetadata", _convert_commit(record)
+        elif action in (ia.REPLACE_COMMIT, ia.CLUSTERING):
+            if state is State.COMPLETED:
+                payload_field, payload = "hoodieReplaceCommitMetadata", _convert_commit(record)
+            elif state is State.INFLIGHT:
+                payload_field, payload = "HoodieInflightReplaceMetadata", _convert_commit(record)
+            else:
+                payload_field, payload = "hoodieRequestedReplaceMetadata", record
+        elif action == ia.ROLLBACK:
+            if state is State.COMPLETED:
+                payload_field, payload = "hoodieRollbackMetadata", record
+        elif action == ia.SAVEPOINT:
+            payload_field, payload = "hoodieSavePointMetadata", record
+        elif action in (ia.COMPACTION, ia.LOG_COMPACTION):
+            payload_field, payload = "hoodieCompactionPlan", requested_record
+        elif action == ia.INDEXING and state is State.COMPLETED:
+            payload_field, payload = "hoodieIndexCommitMetadata", record
+        if payload_field is not None and payload is not None:
+            entry[payload_field] = payload
+        entries.append(conform_record(entry, "HoodieArchivedMetaEntry", table_version))
+    return entries
+
+
+def lsm_instant_row(inst: InstantBodies) -> dict[str, Any]:
+    """The `HoodieLSMTimelineInstant` row of one completed instant
+    (`MetadataConversionUtils.createLSMTimelineInstant`): verbatim completed bytes as `metadata`;
+    `plan` = the requested plan of clean / compaction / logcompaction / replacecommit / clustering,
+    overwritten for replace actions by a non-empty inflight body."""
+    if State.COMPLETED not in inst.files:
+        raise ValueError(f"instant {inst.requested_time} is not completed; only completed instants are archived")
+    completed_action, metadata = inst.files[State.COMPLETED]
+    pending = inst.pending_action
+    plan: bytes | None = None
+    if pending in (ia.CLEAN, ia.COMPACTION, ia.LOG_COMPACTION, ia.REPLACE_COMMIT, ia.CLUSTERING):
+        req = inst.body(State.REQUESTED)
+        plan = req or None
+        if pending in (ia.REPLACE_COMMIT, ia.CLUSTERING):
+            inflight = inst.body(State.INFLIGHT)
+            if inflight:
+                plan = inflight
+    return {
+        "instantTime": inst.requested_time,
+        "completionTime": inst.completion_time,
+        "action": completed_action,
+        "metadata": metadata if metadata else None,
+        "plan": plan,
+        "version": LSM_INSTANT_VERSION,
+    }
+
+
+# -- layout 1 -------------------------------------------------------------------------------------
+
+
+def archive_file_name(version: int, write_token: str = ARCHIVE_WRITE_TOKEN) -> str:
+    """`.commits_.archive.<N>_<token>`: a log file with fileId ``commits``, empty instant."""
+    return f".commits_.archive.{version}_{write_token}"
+
+
+def archive_block(entries: Sequence[Mapping[str, Any]], table_version: int = 6) -> bytes:
+    """One AVRO_DATA_BLOCK of `HoodieArchivedMetaEntry` records, header SCHEMA only."""
+    schema_json = writer_schema_json("HoodieArchivedMetaEntry", table_version)
+    content = encode_avro_content([dict(e) for e in entries], schema_json, 3)
+    return encode_block(BlockType.AVRO_DATA_BLOCK, [(HeaderKey.SCHEMA, schema_json)], content)
+
+
+class ArchiveLogWriter:
+    """Appends `HoodieArchivedMetaEntry` blocks to layout-1 archive log files in a scratch table."""
+
+    def __init__(self, scratch: ScratchDir, archive_dir: str = ".hoodie/archived", table_version: int = 6,
+                 batch_size: int = ARCHIVAL_BATCH) -> None:
+        self.scratch = scratch
+        self.archive_dir = archive_dir
+        self.table_version = table_version
+        self.batch_size = max(1, batch_size)
+
+    def existing_files(self) -> list[tuple[int, str]]:
+        """``(N, name)`` of the archive files present, by N."""
+        folder = self.scratch.path(self.archive_dir)
+        if not folder.is_dir():
+            return []
+        found = []
+        for p in folder.iterdir():
+            m = ARCHIVE_FILE_RE.match(p.name)
+            if m and p.is_file():
+                found.append((int(m.group(1)), p.name))
+        return sorted(found)
+
+    def append(self, entries: Sequence[Mapping[str, Any]], new_file: bool = False) -> str:
+        """Append `entries` in blocks of `batch_size` to the newest archive file (or to a new
+        file N+1 when `new_file`, as a writer on storage without append rolls over). Returns the
+        root-relative path written."""
+        files = self.existing_files()
+        name = files[-1][1] if files and not new_file else archive_file_name(files[-1][0] + 1 if files else 1)
+        rel = f"{self.archive_dir}/{name}"
+        blocks = [
+            archive_block(entries[i:i + self.batch_size], self.table_version)
+            for i in range(0, len(entries), self.batch_size)
+        ]
+        self.scratch.mkdirs(self.archive_dir)
+        self.scratch.append_bytes(rel, b"".join(blocks))
+        return rel
+
+
+# -- layout 2 -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LsmFile:
+    """One entry of an LSM manifest."""
+
+    file_name: str
+    file_len: int
+
+    @property
+    def level(self) -> int:
+        m = LSM_FILE_RE.match(self.file_name)
+        return int(m.group(3)) if m else -1
+
+    @property
+    def min_instant(self) -> str:
+        return self.file_name.split("_", 1)[0]
+
+    @property
+    def max_instant(self) -> str:
+        return self.file_name.split("_", 2)[1]
+
+
+def lsm_file_name(min_instant: str, max_instant: str, level: int) -> str:
+    """`<minInstant>_<maxInstant>_<level>.parquet`."""
+    return f"{min_instant}_{max_instant}_{level}.parquet"
+
+
+def manifest_json(files: Sequence[LsmFile]) -> str:
+    """`HoodieLSMTimelineManifest` as Jackson pretty JSON ``{"files" : [ {"fileName", "fileLen"} ]}``."""
+    return jackson_pretty({"files": [{"fileName": f.file_name, "fileLen": f.file_len} for f in files]})
+
+
+def lsm_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
+    """Rows of `HoodieLSMTimelineInstant` as an Arrow table with Hudi's parquet schema."""
+    cols = {name: [r.get(name) for r in rows] for name in LSM_ARROW_SCHEMA.names}
+    cols["version"] = [int(v if v is not None else LSM_INSTANT_VERSION) for v in cols["version"]]
+    return pa.Table.from_pydict(cols, schema=LSM_ARROW_SCHEMA)
+
+
+class LSMTimelineWriter:
+    """Writes the layout-2 LSM history of a scratch table (`LSMTimelineWriter`)."""
+
+    def __init__(self, scratch: ScratchDir, history_dir: str = ".hoodie/timeline/history",
+                 compaction_batch: int = LSM_COMPACTION_BATCH, codec: str = "gzip",
+                 max_file_bytes: int = LSM_MAX_FILE_BYTES, clean: bool = True) -> None:
+        self.scratch = scratch
+        self.history_dir = history_dir
+        self.compaction_batch = max(2, compaction_batch)
+        self.codec = codec
+        self.max_file_bytes = max_file_bytes
+        self.clean_enabled = clean
+
+    # snapshot state
+    def latest_version(self) -> int:
+        """The `_version_` value, else the highest manifest number, else 0 (no history)."""
+        vf = self.scratch.path(f"{self.history_dir}/{VERSION_FILE}")
+        if vf.is_file():
+            try:
+                return int(vf.read_text(encoding="utf-8").strip())
+            except ValueError:
+                pass
+        versions = self.manifest_versions()
+        return versions[-1] if versions else 0
+
+    def manifest_versions(self) -> list[int]:
+        """Every manifest number present, ascending (``.tmp`` files excluded)."""
+        folder = self.scratch.path(self.history_dir)
+        if not folder.is_dir():
+            return []
+        return sorted(int(m.group(1)) for p in folder.iterdir() if (m := MANIFEST_RE.match(p.name)))
+
+    def read_manifest(self, version: int) -> list[LsmFile]:
+        """The files of snapshot `version` (empty for version 0)."""
+        if version <= 0:
+            return []
+        data = json.loads(self.scratch.path(f"{self.history_dir}/manifest_{version}").read_text(encoding="utf-8"))
+        return [LsmFile(str(f["fileName"]), int(f["fileLen"])) for f in data.get("files") or []]
+
+    def _commit_snapshot(self, files: Sequence[LsmFile]) -> int:
+        version = self.latest_version() + 1
+        self.scratch.write_text(f"{self.history_dir}/manifest_{version}", manifest_json(files))
+        # Hudi deletes and re-creates `_version_` (no newline).
+        self.scratch.delete(f"{self.history_dir}/{VERSION_FILE}")
+        self.scratch.write_text(f"{self.history_dir}/{VERSION_FILE}", str(version))
+        return version
+
+    def _write_parquet(self, name: str, table: pa.Table) -> LsmFile:
+        rel = f"{self.history_dir}/{name}"
+        path = self.scratch.path(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, str(path), compression=self.codec, use_dictionary=["action"],
+                       write_statistics=["instantTime", "completionTime", "action"])
+        return LsmFile(name, path.stat().st_size)
+
+    def write_batches(self, name: str, batches: Iterable[Sequence[Mapping[str, Any]]]) -> LsmFile:
+        """Write one LSM data file from row batches (one parquet row group each), streaming, so a
+        file of a million instants never sits in memory at once. Does not touch the manifest."""
+        rel = f"{self.history_dir}/{name}"
+        path = self.scratch.path(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with pq.ParquetWriter(str(path), LSM_ARROW_SCHEMA, compression=self.codec, use_dictionary=["action"],
+                              write_statistics=["instantTime", "completionTime", "action"]) as writer:
+            for batch in batches:
+                if batch:
+                    writer.write_table(lsm_table(batch))
+        return LsmFile(name, path.stat().st_size)
+
+    def write_l0(self, rows: Sequence[Mapping[str, Any]]) -> str:
+        """Write one archival batch as an L0 file and a new snapshot; returns its relative path."""
+        if not rows:
+            raise ValueError("an LSM write needs at least one instant")
+        ordered = sorted(rows, key=lambda r: (str(r["instantTime"]), str(r.get("action") or "")))
+        name = lsm_file_name(str(ordered[0]["instantTime"]), str(ordered[-1]["instantTime"]), 0)
+        entry = self._write_parquet(name, lsm_table(ordered))
+        files = [f for f in self.read_manifest(self.latest_version()) if f.file_name != name]
+        self._commit_snapshot([*files, entry])
+        return f"{self.history_dir}/{name}"
+
+    def compact(self) -> list[str]:
+        """Compact level by level (`LSMTimelineWriter.compactAndClean`): while level L holds >=
+        `compaction_batch` files, merge its oldest ones (up to the batch, at least 2, total input
+        size bounded) into one file of level L+1 — a new snapshot — and go on with L+1; stop at the
+        first level that needs nothing. Returns the written relative paths."""
+        written: list[str] = []
+        for level in range(9):  # the name pattern allows one digit
+            files = self.read_manifest(self.latest_version())
+            at_level = sorted((f for f in files if f.level == level), key=lambda f: f.file_name)
+            if len(at_level) < self.compaction_batch:
+                break
+            candidates: list[LsmFile] = []
+            total = 0
+            for f in at_level:
+                too_big = bool(candidates) and total + f.file_len > self.max_file_bytes
+                if len(candidates) >= self.compaction_batch or too_big:
+                    break
+                candidates.append(f)
+                total += f.file_len
+            if len(candidates) < 2:
+                break
+            tables = [pq.read_table(str(self.scratch.path(f"{self.history_dir}/{f.file_name}"))) for f in candidates]
+            merged = pa.concat_tables([t.cast(LSM_ARROW_SCHEMA) for t in tables])
+            name = lsm_file_name(min(f.min_instant for f in candidates), max(f.max_instant for f in candidates),
+                                 level + 1)
+            entry = self._write_parquet(name, merged)
+            gone = {f.file_name for f in candidates}
+            remaining = [f for f in files if f.file_name not in gone and f.file_name != name]
+            self._commit_snapshot([*remaining, entry])
+            written.append(f"{self.history_dir}/{name}")
+        return written
+
+    def clean(self, compactions: int = 0) -> list[str]:
+        """Keep the newest ``3 + compactions`` snapshots; delete older manifests and the data files
+        no kept manifest names. Returns the deleted relative paths."""
+        versions = self.manifest_versions()
+        keep = versions[-(LSM_KEEP_VERSIONS + compactions):] if versions else []
+        live: set[str] = set()
+        for v in keep:
+            live.update(f.file_name for f in self.read_manifest(v))
+        deleted: list[str] = []
+        folder = self.scratch.path(self.history_dir)
+        for p in sorted(folder.iterdir()):
+            m = MANIFEST_RE.match(p.name)
+            if (m and int(m.group(1)) not in keep) or (LSM_FILE_RE.match(p.name) and p.name not in live):
+                rel = f"{self.history_dir}/{p.name}"
+                self.scratch.delete(rel)
+                deleted.append(rel)
+        return deleted
+
+    def append(self, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+        """What one archiver run does: write L0, then compact and clean. Returns written paths
+        (data files, manifests, `_version_`)."""
+        before = set(self.manifest_versions())
+        written = [self.write_l0(rows)]
+        written.extend(self.compact())
+        new_versions = [v for v in self.manifest_versions() if v not in before]
+        if self.clean_enabled:
+            self.clean(compactions=max(0, len(new_versions) - 1))
+        written.extend(f"{self.history_dir}/manifest_{v}" for v in new_versions)
+        written.append(f"{self.history_dir}/{VERSION_FILE}")
+        return [w for w in written if self.scratch.exists(w)]
+
+
+# -- the high-level entry -------------------------------------------------------------------------
+
+
+def collect_instant_bodies(scratch: ScratchDir, properties: TableProperties,
+                           instants: Iterable[Instant]) -> list[InstantBodies]:
+    """Read every state file of `instants` from the scratch table's active timeline."""
+    out: list[InstantBodies] = []
+    for inst in sorted(instants, key=Instant.sort_key):
+        bodies = InstantBodies(inst.requested_time, inst.completion_time)
+        for f in inst.files:
+            rel = f"{properties.timeline_dir}/{f.name}"
+            bodies.files[f.state] = (f.action, scratch.path(rel).read_bytes())
+        out.append(bodies)
+    return out
+
+
+def _parquet_codec(properties: TableProperties) -> str:
+    """`hoodie.parquet.compression.codec` (default gzip) as a pyarrow codec name."""
+    name = (properties.raw.get("hoodie.parquet.compression.codec") or "gzip").strip().lower()
+    return {"uncompressed": "none", "lzo": "gzip"}.get(name, name)
+
+
+def archive_instants(
+    scratch: ScratchDir,
+    properties: TableProperties,
+    instants: Sequence[Instant],
+    *,
+    new_file: bool = False,
+    batch_size: int = ARCHIVAL_BATCH,
+    compaction_batch: int = LSM_COMPACTION_BATCH,
+    codec: str | None = None,
+) -> list[str]:
+    """Archive completed active instants of a scratch table the way Hudi 1.1's archiver does.
+
+    Reads the instants' state files, appends them to the archive of the table's layout (layout 1:
+    archive log `HoodieArchivedMetaEntry` blocks, `new_file` to roll over to a new log file;
+    layout 2: one L0 parquet file, then LSM compaction and cleaning), then deletes the archived
+    active files, pending states first and the completed file last (as `deleteArchivedInstants`).
+    Returns the root-relative paths written.
+    """
+    if not instants:
+        return []
+    pending = [i for i in instants if not i.is_completed]
+    if pending:
+        raise ValueError(f"only completed instants are archived; {pending[0]} is pending")
+    bodies = collect_instant_bodies(scratch, properties, instants)
+    if properties.timeline_layout_version >= 2:
+        writer = LSMTimelineWriter(scratch, properties.archive_dir, compaction_batch,
+                                   codec or _parquet_codec(properties))
+        written = writer.append([lsm_instant_row(b) for b in bodies])
+    else:
+        log_writer = ArchiveLogWriter(scratch, properties.archive_dir, properties.version, batch_size)
+        entries = [e for b in bodies for e in archived_meta_entries(b, properties.version)]
+        written = [log_writer.append(entries, new_file=new_file)]
+    for inst in instants:
+        for f in sorted(inst.files, key=lambda f: int(f.state)):
+            scratch.delete(f"{properties.timeline_dir}/{f.name}")
+    return written

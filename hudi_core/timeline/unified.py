@@ -1,0 +1,613 @@
+"""Archived and unified (active + archived) timelines, for both layouts (spec `04`, `01` §1.7-1.9).
+
+:class:`ArchivedTimeline` reads layout 1 (`.hoodie/archived` log files) or layout 2 (the LSM history)
+into an Arrow listing, one row per logical instant, and builds :class:`~hudi_core.timeline.instant.Instant`
+objects (``source="archived"``, ``completion_time_source="archive"``) only when asked. Bodies are
+decoded on demand, one instant at a time.
+
+:class:`UnifiedTimeline` puts the active and archived instants in one timeline in Hudi's order
+(`RequestedTimeBasedComparator`: requested time, comparable action, state). An instant present in
+both is kept once (the active copy, the one Hudi's active-timeline readers see) and reported.
+
+The listing is a pure batch function over archive file paths (:func:`list_archive_files`), so any
+:class:`~hudi_core.pipeline.executor.Executor` (local threads, Spark) can run it.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import posixpath
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import DecodeError, Finding, Severity, StorageError
+from hudi_core.pipeline.executor import Executor, run_batches
+from hudi_core.properties import TableProperties
+from hudi_core.storage import ReadOnlyStorage, StorageSpec
+from hudi_core.timeline import archived_v1 as v1
+from hudi_core.timeline import archived_v2 as v2
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.active import ActiveTimeline, Timeline
+from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
+from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body, sniff_format
+from hudi_core.timeline.instant import Instant, InstantFile, State
+from hudi_core.timeline.records import CommitMetadata
+
+ARCHIVED = "archived"
+ARCHIVE_SOURCE = "archive"
+
+#: One row per logical instant, in Hudi's timeline order.
+INSTANT_LISTING_SCHEMA = pa.schema(
+    [
+        pa.field("requested_time", pa.string()),
+        pa.field("action", pa.string()),
+        pa.field("state", pa.string()),
+        pa.field("pending_action", pa.string()),
+        pa.field("completed_action", pa.string()),
+        pa.field("completion_time", pa.string()),
+        pa.field("completion_time_source", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("archive_file", pa.dictionary(pa.int32(), pa.string())),
+    ]
+)
+
+#: The archived listing adds where each instant's row is (layout 2: row number in its file).
+ARCHIVED_LISTING_SCHEMA = INSTANT_LISTING_SCHEMA.append(pa.field("record_index", pa.int64()))
+
+#: How many decoded archive blocks (layout 1) an archived timeline keeps for body lookups.
+_BLOCK_CACHE_SIZE = 16
+
+
+def list_archive_files(spec: StorageSpec, paths: list[str], since: str | None = None,
+                       until: str | None = None) -> pa.Table:
+    """Pure batch function: :data:`~hudi_core.timeline.archived_v1.ARCHIVE_LISTING_SCHEMA` rows of
+    archive files of either layout (`.commits_.archive.*` log files or LSM `*.parquet` files).
+
+    Never decodes metadata: layout 1 projects the key fields of each record, layout 2 reads the
+    `instantTime`, `completionTime` and `action` columns only.
+    """
+    logs = [p for p in paths if v1.archive_file_version(posixpath.basename(p)) is not None]
+    others = [p for p in paths if v1.archive_file_version(posixpath.basename(p)) is None]
+    tables = []
+    if logs:
+        tables.append(v1.list_archive_log_files(spec, logs, since, until))
+    if others:
+        tables.append(v2.list_lsm_files(spec, others, since, until))
+    if not tables:
+        return ARCHIVE_LISTING_SCHEMA.empty_table()
+    return pa.concat_tables(tables)
+
+
+class ArchivedTimeline(Timeline):
+    """The archived timeline of one table: an Arrow listing, instants on demand, bodies on demand.
+
+    `listing` has :data:`INSTANT_LISTING_SCHEMA` rows in Hudi's order; `instants` materialises
+    :class:`Instant` objects from it on first use. `findings` names every damaged or odd file.
+    """
+
+    def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, listing: pa.Table,
+                 findings: list[Finding], time_range: TimeRange, archive_files: list[str],
+                 state_refs: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] | None = None,
+                 instants: list[Instant] | None = None, snapshot_version: int | None = None) -> None:
+        self.storage = storage
+        self.properties = properties
+        self.listing = listing
+        self.findings = findings
+        self.time_range = time_range
+        self.archive_files = archive_files
+        self.snapshot_version = snapshot_version
+        self._state_refs = state_refs  # layout 1: key → state → (action, path, block_offset, index)
+        self._instants = instants
+        self._row_index: dict[tuple[str, str], tuple[str, int]] | None = None
+        self._bodies: dict[tuple[str, str, State], DecodedBody | None] = {}
+        self._errors: dict[tuple[str, str, State], Finding] = {}
+        self._blocks: OrderedDict[tuple[str, int], tuple[str, list[bytes]]] = OrderedDict()
+
+    # -- instants -------------------------------------------------------------------------------
+    @property
+    def layout_version(self) -> int:
+        return self.properties.timeline_layout_version
+
+    @property
+    def archive_dir(self) -> str:
+        return self.properties.archive_dir
+
+    @property
+    def instants(self) -> list[Instant]:  # type: ignore[override]
+        """Every archived instant as an :class:`Instant` (built from the listing on first use)."""
+        if self._instants is None:
+            self._instants = _instants_from_listing(self.listing, self.layout_version)
+        return self._instants
+
+    def __len__(self) -> int:
+        return self.listing.num_rows
+
+    def __iter__(self) -> Iterator[Instant]:
+        return iter(self.instants)
+
+    # -- bodies ---------------------------------------------------------------------------------
+    def body(self, instant: Instant, state: State | None = None) -> DecodedBody | None:
+        """The decoded body of one archived state (the instant's current state by default).
+
+        Layout 1: the payload field of that state's `HoodieArchivedMetaEntry`. Layout 2: COMPLETED
+        is the `metadata` bytes, REQUESTED/INFLIGHT the `plan` bytes. ``None`` when absent or on a
+        decode failure (then recorded as a finding, see :meth:`body_error`).
+        """
+        st = state if state is not None else instant.state
+        key = (instant.requested_time, instant.completed_action, st)
+        if key in self._bodies:
+            return self._bodies[key]
+        body: DecodedBody | None = None
+        try:
+            body = self._body_v2(instant, st) if self.layout_version >= 2 else self._body_v1(instant, st)
+        except (DecodeError, StorageError) as exc:
+            where = instant.files[0].path if instant.files else self.archive_dir
+            finding = Finding(Severity.ERROR, "archived_body_decode_failed", self.storage.uri_of(where),
+                              f"cannot decode archived {instant.requested_time} {instant.action} {st.name}: {exc}")
+            self._errors[key] = finding
+            self.findings.append(finding)
+        self._bodies[key] = body
+        return body
+
+    def _body_v1(self, instant: Instant, state: State) -> DecodedBody | None:
+        refs = (self._state_refs or {}).get(instant.key(), {})
+        ref = refs.get(state)
+        if ref is None:
+            return None
+        action, path, offset, index = ref
+        if offset is None:
+            return None
+        cache_key = (path, offset)
+        if cache_key in self._blocks:
+            self._blocks.move_to_end(cache_key)
+            schema_json, datums = self._blocks[cache_key]
+        else:
+            schema_json, datums = v1.read_block_datums(self.storage, path, offset)
+            self._blocks[cache_key] = (schema_json, datums)
+            if len(self._blocks) > _BLOCK_CACHE_SIZE:
+                self._blocks.popitem(last=False)
+        if not 0 <= index < len(datums):
+            raise DecodeError(f"{self.storage.uri_of(path)}: no record {index} in the block at byte {offset}")
+        record = v1.decode_full_datum(schema_json, datums[index])
+        return v1.payload_to_body(record, action, state)
+
+    def _locate_v2(self, instant: Instant) -> tuple[str, int] | None:
+        if self._row_index is None:
+            cols = self.listing.select(["requested_time", "completed_action", "archive_file",
+                                        "record_index"]).to_pydict()
+            self._row_index = {
+                (rt, ca): (path, idx)
+                for rt, ca, path, idx in zip(cols["requested_time"], cols["completed_action"],
+                                             cols["archive_file"], cols["record_index"], strict=True)
+            }
+        return self._row_index.get(instant.key())
+
+    def _body_v2(self, instant: Instant, state: State) -> DecodedBody | None:
+        where = self._locate_v2(instant)
+        if where is None:
+            return None
+        path, index = where
+        metadata, plan = v2.read_lsm_row_bytes(self.storage, path, index, instant.requested_time)
+        if state is State.COMPLETED:
+            if metadata is None:
+                return DecodedBody(BodyFormat.EMPTY, None, None, 0)
+            return decode_body(metadata, instant.action, State.COMPLETED)
+        if plan is None:
+            return None
+        action = instant.pending_action
+        plan_state = State.REQUESTED
+        if instant.completed_action == ia.REPLACE_COMMIT and sniff_format(plan) is BodyFormat.JSON:
+            plan_state = State.INFLIGHT  # the inflight commit metadata overwrote the requested plan
+        return decode_body(plan, action, plan_state)
+
+    def body_error(self, instant: Instant) -> list[Finding]:
+        """Decode failures of the instant's archived states (decoding them if not done yet)."""
+        out = []
+        for f in instant.files:
+            self.body(instant, f.state)
+            key = (instant.requested_time, instant.completed_action, f.state)
+            if key in self._errors:
+                out.append(self._errors[key])
+        return out
+
+    def record(self, instant: Instant, state: State | None = None) -> Any:
+        """The typed record of one archived state, or ``None``."""
+        body = self.body(instant, state)
+        return body.record if body else None
+
+    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
+        """Commit or replace metadata of a completed archived write instant."""
+        rec = self.record(instant, State.COMPLETED)
+        return rec if isinstance(rec, CommitMetadata) else None
+
+    def plan(self, instant: Instant) -> Any:
+        """The plan of an archived instant (layout 1: its REQUESTED record; layout 2: `plan` bytes)."""
+        return self.record(instant, State.REQUESTED)
+
+
+# -- loading -----------------------------------------------------------------------------------
+
+#: Error codes that describe a tolerated condition rather than damage.
+_INFO_CODES = frozenset({"archive_merge_incomplete"})
+
+
+def _error_findings(storage: ReadOnlyStorage, rows: pa.Table) -> list[Finding]:
+    errors = rows.filter(pc.is_valid(rows["error"])).select(["archive_file", "error_code", "error"]).to_pylist()
+    return [
+        Finding(Severity.INFO if e["error_code"] in _INFO_CODES else Severity.ERROR, e["error_code"] or "archive_error",
+                storage.uri_of(e["archive_file"] or ""), e["error"])
+        for e in errors
+    ]
+
+
+def _good_rows(rows: pa.Table) -> pa.Table:
+    return rows.filter(pc.is_null(rows["error"]))
+
+
+def load_archived_timeline(storage: ReadOnlyStorage, props: TableProperties, since: str | None = None,
+                           until: str | None = None, executor: Executor | None = None) -> ArchivedTimeline:
+    """Read the archived timeline of a table (layout from its properties); metadata is not decoded.
+
+    `since`/`until` bound requested times (inclusive). Layout 2 prunes files by the range in their
+    names; layout 1 reads files newest first and stops at the first file with nothing in range
+    after one that had some, as `ArchivedTimelineLoaderV1` does.
+    """
+    time_range = TimeRange(since, until)
+    if props.timeline_layout_version >= 2:
+        return _load_v2(storage, props, time_range, executor)
+    return _load_v1(storage, props, time_range, executor)
+
+
+def _load_v1(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeRange,
+             executor: Executor | None) -> ArchivedTimeline:
+    archive_dir = props.archive_dir
+    findings: list[Finding] = []
+    ordered = v1.order_archive_files(i.path for i in storage.list(archive_dir) if not i.is_dir)
+    merged_target, plan_error = v1.merge_plan_target(storage, archive_dir)
+    if plan_error:
+        findings.append(Finding(Severity.WARNING, "archive_merge_plan_unreadable",
+                                storage.uri_of(f"{archive_dir}/{v1.MERGE_ARCHIVE_PLAN_NAME}"), plan_error))
+    fn = functools.partial(v1.list_archive_log_files, since=time_range.since, until=time_range.until,
+                           tolerated_damage=(merged_target,) if merged_target else ())
+    read: list[str] = []
+    if time_range.is_open:
+        rows = run_batches(executor, fn, storage.spec, ordered, 1, ARCHIVE_LISTING_SCHEMA)
+        read = list(ordered)
+    else:
+        tables: list[pa.Table] = []
+        seen: set[str] = set()  # distinct instant times in range so far, as the Java loader counts them
+        for path in ordered:
+            table = fn(storage.spec, [path])
+            tables.append(table)
+            read.append(path)
+            before = len(seen)
+            seen.update(t for t in table["requested_time"].to_pylist() if t is not None)
+            if before > 0 and len(seen) == before:
+                break  # crossed the lower bound of the range (newest files are read first)
+        rows = pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
+    findings.extend(_error_findings(storage, rows))
+    records = _good_rows(rows).select(
+        ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"]
+    ).to_pydict()
+    refs: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] = {}
+    completions: dict[tuple[str, str], str | None] = {}
+    duplicates: list[str] = []
+    for rt, action, state_name, completion, path, offset, index in zip(*records.values(), strict=True):
+        state = State[state_name]
+        key = (rt, ia.comparable_action(action, 2))
+        states = refs.setdefault(key, {})
+        if state in states:
+            duplicates.append(f"{rt} {action} {state_name}")
+            continue  # newest archive file first: keep that copy
+        states[state] = (action, path, offset, index)
+        if state is State.COMPLETED:
+            completions[key] = completion
+    if duplicates:
+        findings.append(Finding(
+            Severity.WARNING, "duplicate_archived_state", storage.uri_of(archive_dir),
+            f"{len(duplicates)} archived state record(s) appear more than once (the newest file's copy is "
+            f"used): {', '.join(duplicates[:5])}" + (" …" if len(duplicates) > 5 else ""),
+        ))
+    instants = []
+    for key, states in refs.items():
+        rt = key[0]
+        files = []
+        for state in sorted(states):
+            action, path, _, _ = states[state]
+            done = completions.get(key) if state is State.COMPLETED else None
+            files.append(InstantFile(ia.instant_file_name(rt, action, state, 1), rt, action, state, done, 0,
+                                     None, path))
+        top = files[-1]
+        pending = next((f.action for f in files if f.state is not State.COMPLETED), top.action)
+        completion = None
+        if top.state is State.COMPLETED:
+            # No stateTransitionTime (older archives): Hudi takes completion = requested time for
+            # archived instants (`CompletionTimeQueryViewV1`).
+            completion = completions.get(key) or rt
+        instants.append(Instant(rt, top.action, top.state, pending, key[1], completion,
+                                ARCHIVE_SOURCE if completion else None, ARCHIVED, files))
+    instants.sort(key=Instant.sort_key)
+    listing = _listing_from_instants(instants, with_record_index=True)
+    return ArchivedTimeline(storage, props, listing, findings, time_range, read, state_refs=refs,
+                            instants=instants)
+
+
+def _listing_from_instants(instants: Sequence[Instant], with_record_index: bool = False) -> pa.Table:
+    cols: dict[str, Any] = {
+        "requested_time": [i.requested_time for i in instants],
+        "action": [i.action for i in instants],
+        "state": [i.state.name for i in instants],
+        "pending_action": [i.pending_action for i in instants],
+        "completed_action": [i.completed_action for i in instants],
+        "completion_time": [i.completion_time for i in instants],
+        "completion_time_source": [i.completion_time_source for i in instants],
+        "source": [i.source for i in instants],
+        "archive_file": pa.array(
+            [(i.files[-1].path if i.files else None) if i.source == ARCHIVED else None for i in instants],
+            pa.string(),
+        ).dictionary_encode(),
+    }
+    schema = INSTANT_LISTING_SCHEMA
+    if with_record_index:
+        cols["record_index"] = pa.nulls(len(instants), pa.int64())
+        schema = ARCHIVED_LISTING_SCHEMA
+    return pa.table(cols, schema=schema)
+
+
+_COMPLETES_AS = (("compaction", "commit"), ("logcompaction", "deltacommit"), ("clustering", "replacecommit"))
+
+
+def _load_v2(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeRange,
+             executor: Executor | None) -> ArchivedTimeline:
+    history = props.archive_dir
+    snap = v2.resolve_snapshot(storage, history)
+    findings = list(snap.findings)
+    paths = [v2.lsm_file_path(history, f.name) for f in v2.prune_files(snap.files, time_range)]
+    fn = functools.partial(v2.list_lsm_files, since=time_range.since, until=time_range.until)
+    rows = run_batches(executor, fn, storage.spec, paths, 1, ARCHIVE_LISTING_SCHEMA)
+    findings.extend(_error_findings(storage, rows))
+    good = _good_rows(rows)
+    n = good.num_rows
+    action = good["action"]
+    completed = action
+    for pending, done in _COMPLETES_AS:  # rows hold completed actions; map defensively
+        completed = pc.if_else(pc.equal(completed, pending), done, completed)
+    listing = pa.table({
+        "requested_time": good["requested_time"],
+        "action": action,
+        "state": good["state"],
+        "pending_action": action,
+        "completed_action": completed,
+        "completion_time": good["completion_time"],
+        "completion_time_source": pa.repeat(ARCHIVE_SOURCE, n).cast(pa.string()),
+        "source": pa.repeat(ARCHIVED, n).cast(pa.string()),
+        "archive_file": good["archive_file"],
+        "record_index": good["record_index"],
+    }, schema=ARCHIVED_LISTING_SCHEMA)
+    listing = _sorted(listing)
+    listing, dups = _drop_adjacent_duplicates(listing)
+    if dups:
+        findings.append(Finding(
+            Severity.WARNING, "duplicate_archived_instant", storage.uri_of(history),
+            f"{len(dups)} archived instant(s) appear in more than one live LSM file (the first copy is used): "
+            f"{', '.join(dups[:5])}" + (" …" if len(dups) > 5 else ""),
+        ))
+    return ArchivedTimeline(storage, props, listing, findings, time_range, paths,
+                            snapshot_version=snap.version)
+
+
+def _is_sorted(listing: pa.Table) -> bool:
+    n = listing.num_rows
+    if n < 2:
+        return True
+    rt = listing["requested_time"]
+    ca = listing["completed_action"]
+    prev_rt, next_rt = rt.slice(0, n - 1), rt.slice(1)
+    lt = pc.less(prev_rt, next_rt)
+    eq = pc.and_(pc.equal(prev_rt, next_rt), pc.less_equal(ca.slice(0, n - 1), ca.slice(1)))
+    ok = pc.or_(lt, eq)
+    return bool(pc.all(pc.fill_null(ok, False)).as_py())
+
+
+def _sorted(listing: pa.Table) -> pa.Table:
+    """Hudi's order (requested time, then comparable action); a no-op when already in order."""
+    if _is_sorted(listing):
+        return listing
+    return listing.sort_by([("requested_time", "ascending"), ("completed_action", "ascending")])
+
+
+def _drop_adjacent_duplicates(listing: pa.Table) -> tuple[pa.Table, list[str]]:
+    n = listing.num_rows
+    if n < 2:
+        return listing, []
+    rt = listing["requested_time"]
+    ca = listing["completed_action"]
+    same = pc.and_(pc.equal(rt.slice(0, n - 1), rt.slice(1)), pc.equal(ca.slice(0, n - 1), ca.slice(1)))
+    same = pc.fill_null(same, False)
+    if not pc.any(same).as_py():
+        return listing, []
+    drop = pa.concat_arrays([pa.array([False]), *same.chunks]) if isinstance(same, pa.ChunkedArray) \
+        else pa.concat_arrays([pa.array([False]), same])
+    dup_rows = listing.filter(drop).select(["requested_time", "completed_action"]).to_pylist()
+    return listing.filter(pc.invert(drop)), [f"{r['requested_time']} {r['completed_action']}" for r in dup_rows]
+
+
+def _instants_from_listing(listing: pa.Table, layout_version: int) -> list[Instant]:
+    cols = listing.select(["requested_time", "action", "pending_action", "completed_action", "completion_time"]
+                          ).to_pydict()
+    cols["archive_file"] = listing["archive_file"].cast(pa.string()).to_pylist()  # faster than dictionary decoding
+    completed = State.COMPLETED
+    out = []
+    # A million small objects: pause the cyclic GC, whose passes over the growing list would
+    # otherwise make this quadratic (none of these objects forms a cycle).
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for rt, action, pending, done, ct, path in zip(*cols.values(), strict=True):
+            name = f"{rt}_{ct}.{action}" if layout_version >= 2 and ct else f"{rt}.{action}"
+            out.append(Instant(rt, action, completed, pending, done, ct, ARCHIVE_SOURCE, ARCHIVED,
+                               [InstantFile(name, rt, action, completed, ct, 0, None, path or "")]))
+    finally:
+        if was_enabled:
+            gc.enable()
+    return out
+
+
+# -- the unified timeline ----------------------------------------------------------------------
+
+
+class UnifiedTimeline(Timeline):
+    """Active and archived instants in one timeline, in Hudi's order, each instant once.
+
+    An instant in both (a crash between writing the archive and deleting the active files) keeps
+    its active copy and is reported as ``instant_in_active_and_archived``. `since`/`until` bound the
+    requested times of both parts.
+    """
+
+    def __init__(self, active: ActiveTimeline, archived: ArchivedTimeline) -> None:
+        self.active = active
+        self.archived = archived
+        self.time_range = archived.time_range
+        self._active = [i for i in active.instants if self.time_range.contains(i.requested_time)]
+        self._own_findings: list[Finding] = []
+        self._overlap = self._find_overlap()
+        self._instants: list[Instant] | None = None
+
+    def _find_overlap(self) -> set[tuple[str, str]]:
+        keys = {i.key(): i for i in self._active}
+        if not keys or self.archived.listing.num_rows == 0:
+            return set()
+        times = pa.array(sorted({k[0] for k in keys}), pa.string())
+        listing = self.archived.listing
+        hits = listing.filter(pc.is_in(listing["requested_time"], value_set=times))
+        overlap: set[tuple[str, str]] = set()
+        for row in hits.select(["requested_time", "completed_action", "completion_time", "archive_file"]).to_pylist():
+            key = (row["requested_time"], row["completed_action"])
+            inst = keys.get(key)
+            if inst is None:
+                continue
+            overlap.add(key)
+            self._own_findings.append(Finding(
+                Severity.WARNING, "instant_in_active_and_archived",
+                self.archived.storage.uri_of(row["archive_file"] or self.archived.archive_dir),
+                f"{key[0]} {key[1]} is both in the active timeline ({inst.state.name}, completed "
+                f"{inst.completion_time}) and in the archive (completed {row['completion_time']}); the active "
+                "copy is used",
+            ))
+        return overlap
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Archive findings plus instants found in both timelines."""
+        return [*self.archived.findings, *self._own_findings]
+
+    @property
+    def instants(self) -> list[Instant]:  # type: ignore[override]
+        """Every instant, archived then active merged in Hudi's order (built on first use)."""
+        if self._instants is None:
+            archived = self.archived.instants
+            if self._overlap:
+                archived = [i for i in archived if i.key() not in self._overlap]
+            if not archived or not self._active or archived[-1].sort_key() <= self._active[0].sort_key():
+                merged = [*archived, *self._active]
+            else:
+                merged = sorted([*archived, *self._active], key=Instant.sort_key)
+            self._instants = merged
+        return self._instants
+
+    def __len__(self) -> int:
+        return self.archived.listing.num_rows - len(self._overlap) + len(self._active)
+
+    def __iter__(self) -> Iterator[Instant]:
+        return iter(self.instants)
+
+    def archived_listing(self) -> pa.Table:
+        """The archived rows this timeline keeps (instants also in the active timeline left out)."""
+        archived = self.archived.listing
+        if self._overlap:
+            times = pa.array(sorted({k[0] for k in self._overlap}), pa.string())
+            candidates = pc.is_in(archived["requested_time"], value_set=times)
+            keep = [not (c and (rt, ca) in self._overlap) for c, rt, ca in zip(
+                candidates.to_pylist(), archived["requested_time"].to_pylist(),
+                archived["completed_action"].to_pylist(), strict=True)]
+            archived = archived.filter(pa.array(keep))
+        return archived
+
+    def listing(self) -> pa.Table:
+        """:data:`INSTANT_LISTING_SCHEMA` rows of every instant, in Hudi's order (no Instant objects)."""
+        archived = self.archived_listing().select(INSTANT_LISTING_SCHEMA.names)
+        active = _listing_from_instants(self._active)
+        both = pa.concat_tables([archived, active]) if active.num_rows else archived
+        return _sorted(both)
+
+    def _part(self, instant: Instant) -> ActiveTimeline | ArchivedTimeline:
+        return self.archived if instant.source == ARCHIVED else self.active
+
+    def body(self, instant: Instant, state: State | None = None) -> DecodedBody | None:
+        """The decoded body of one state, from whichever timeline holds the instant."""
+        return self._part(instant).body(instant, state)
+
+    def body_error(self, instant: Instant) -> list[Finding]:
+        """Decode failures of the instant's files or archived states."""
+        return self._part(instant).body_error(instant)
+
+    def record(self, instant: Instant, state: State | None = None) -> Any:
+        """The typed record of one state."""
+        return self._part(instant).record(instant, state)
+
+    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
+        """Commit or replace metadata of a completed write instant."""
+        return self._part(instant).commit_metadata(instant)
+
+    def plan(self, instant: Instant) -> Any:
+        """The plan of an instant (requested state)."""
+        return self._part(instant).plan(instant)
+
+
+def load_unified_timeline(active: ActiveTimeline, since: str | None = None, until: str | None = None,
+                          executor: Executor | None = None,
+                          archived: ArchivedTimeline | None = None) -> UnifiedTimeline:
+    """Active + archived instants of the table `active` belongs to, bounded by `since`/`until`."""
+    if archived is None:
+        archived = load_archived_timeline(active.storage, active.properties, since, until, executor)
+    return UnifiedTimeline(active, archived)
+
+
+def with_archived_rows(active_rows: pa.Table, unified: UnifiedTimeline) -> pa.Table:
+    """`active_rows` (an instants table: one row per active instant, same column names as
+    :data:`INSTANT_LISTING_SCHEMA` plus `files` and others) with the archived instants added as
+    ``source="archived"`` rows, in Hudi's order. Columns the archive does not know (decoded body
+    facts) are null; `files` holds the names the archived states had in the active timeline."""
+    archived = unified.archived_listing()
+    n = archived.num_rows
+    if unified.archived.layout_version < 2 or unified.archived._instants is not None:
+        keep = {(r, c) for r, c in zip(archived["requested_time"].to_pylist(),
+                                       archived["completed_action"].to_pylist(), strict=True)}
+        names = [[f.name for f in i.files] for i in unified.archived.instants if i.key() in keep]
+        files = pa.array(names, pa.list_(pa.string()))
+    else:
+        ct = archived["completion_time"]
+        rt, action = archived["requested_time"], archived["action"]
+        name = pc.if_else(pc.is_null(ct), pc.binary_join_element_wise(rt, action, "."),
+                          pc.binary_join_element_wise(pc.binary_join_element_wise(rt, ct, "_"), action, "."))
+        flat = name.combine_chunks() if isinstance(name, pa.ChunkedArray) else name
+        files = pa.ListArray.from_arrays(pa.array(range(n + 1), pa.int32()), flat)
+    cols = {}
+    for fld in active_rows.schema:
+        if fld.name == "files":
+            cols[fld.name] = files.cast(fld.type)
+        elif fld.name in archived.column_names:
+            cols[fld.name] = archived[fld.name].cast(fld.type)
+        elif pa.types.is_list(fld.type):
+            cols[fld.name] = pa.ListArray.from_arrays(pa.array([0] * (n + 1), pa.int32()),
+                                                      pa.array([], fld.type.value_type))
+        else:
+            cols[fld.name] = pa.nulls(n, fld.type)
+    rows = pa.table(cols, schema=active_rows.schema)
+    both = pa.concat_tables([rows, active_rows])
+    return both.sort_by([("requested_time", "ascending"), ("completed_action", "ascending")])

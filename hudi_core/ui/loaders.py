@@ -1,0 +1,173 @@
+"""Cached loaders: the dashboard's only way to the engine's data.
+
+The opened :class:`~hudi_core.table.HudiTable` is a shared resource (`st.cache_resource`, one
+per table URI and engine); derived frames are `st.cache_data` keyed by the same pair, so
+switching pages or filters never re-reads the table. "Reload" clears both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from hudi_core import HudiTable, open_table
+from hudi_core.ui import engine, markers
+
+TTL_SECONDS = 600
+
+
+@st.cache_resource(show_spinner="Opening table…", max_entries=16, ttl=TTL_SECONDS)
+def get_table(uri: str, engine_name: str = "local") -> HudiTable:
+    """The table at `uri`, opened read-only with the chosen engine's executor."""
+    return open_table(uri, executor=engine.make_executor(engine_name))
+
+
+def clear_caches() -> None:
+    """Forget every opened table and derived frame (the "Reload" button)."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
+def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """`table.describe()` and the findings noticed while reading the timeline."""
+    table = get_table(uri, engine_name)
+    facts = table.describe()
+    table.inspect.instants()  # decode bodies: their problems become findings
+    rows: list[dict[str, str]] = []
+    for f in [*table.findings, *engine.timeline_findings(table)]:
+        row = f.to_dict()
+        if row not in rows:
+            rows.append(row)
+    return facts, rows
+
+
+@st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
+def load_instants(uri: str, engine_name: str = "local", include_archived: bool = True) -> tuple[pd.DataFrame, str]:
+    """Instants (unified timeline when the build has it) and a note on the source."""
+    table = get_table(uri, engine_name)
+    arrow, note = engine.instants_table(table, include_archived)
+    return arrow.to_pandas(), note
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_inspect(uri: str, name: str, engine_name: str = "local", as_of: str | None = None) -> pd.DataFrame:
+    """One `table.inspect.<name>()` Arrow table as pandas (`as_of` for `file_slices`)."""
+    table = get_table(uri, engine_name)
+    fn = getattr(table.inspect, name)
+    arrow = fn(as_of=as_of) if name == "file_slices" else fn()
+    return arrow.to_pandas()
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_replaced_map(uri: str, engine_name: str = "local") -> dict[str, list[str]]:
+    """Replacecommit requested time → the file groups (``partition/file_id``) its metadata replaced."""
+    table = get_table(uri, engine_name)
+    tl = table.timeline
+    tl.decode_all(table.executor)
+    out: dict[str, list[str]] = {}
+    for inst in tl.completed().filter(["replacecommit"]):
+        meta = tl.commit_metadata(inst)
+        if meta is None:
+            continue
+        groups = [f"{p}/{fid}" if p else fid for p, ids in sorted(meta.partition_to_replace_file_ids.items())
+                  for fid in ids]
+        if groups:
+            out[inst.requested_time] = groups
+    return out
+
+
+@st.cache_data(show_spinner="Computing markers…", max_entries=32, ttl=TTL_SECONDS)
+def load_markers(uri: str, engine_name: str = "local") -> tuple[list[markers.Marker], str]:
+    """Recorded markers, the archived/active split and, when built in, the engine's recomputed
+    markers and the next archival's boundary (Hudi's defaults, or a scenario table's own config)."""
+    table = get_table(uri, engine_name)
+    conf = engine.table_conf(uri)
+    found = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
+    arrow, _ = engine.instants_table(table)
+    split = markers.boundary_marker(arrow)
+    if split:
+        found.append(split)
+    notes = []
+    try:
+        found.extend(markers.markers_from_engine(engine.compute_markers(table, conf)))
+    except engine.NotAvailable as exc:
+        notes.append(str(exc))
+    try:
+        boundary = markers.boundary_from_plan(engine.plan_archive(table, conf, check_safety=False))
+        if boundary:
+            found.append(boundary)
+    except engine.NotAvailable as exc:
+        notes.append(str(exc))
+    return markers.dedupe(found), "; ".join(notes)
+
+
+@st.cache_data(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
+def load_engine_markers(uri: str, engine_name: str = "local") -> dict[str, Any]:
+    """`compute_markers(table)` as plain data (raises NotAvailable without the services part)."""
+    return engine.compute_markers(get_table(uri, engine_name))
+
+
+@st.cache_data(show_spinner="Decoding the instant…", max_entries=64, ttl=TTL_SECONDS)
+def load_instant_detail(uri: str, requested_time: str, action: str | None, engine_name: str = "local") -> dict:
+    """:func:`hudi_core.ui.engine.instant_detail` for one instant."""
+    return engine.instant_detail(get_table(uri, engine_name), requested_time, action)
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
+def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
+                 engine_name: str = "local") -> dict[str, Any]:
+    """Cleaner and archiver dry-runs for one configuration (the guard's other setting too).
+
+    Keys: ``config``, ``savepoint_guard``, ``clean_plan``, ``archive_plan`` and
+    ``archive_plan_other_guard`` (the same archival with the HUDI-7779 guard flipped), ``markers``.
+    """
+    table = get_table(uri, engine_name)
+    config = dict(conf)
+    out: dict[str, Any] = {"config": config, "savepoint_guard": savepoint_guard}
+    out["clean_plan"] = engine.plan_clean(table, config)
+    out["archive_plan"] = engine.plan_archive(table, config, savepoint_guard=savepoint_guard)
+    out["archive_plan_other_guard"] = engine.plan_archive(table, config, savepoint_guard=not savepoint_guard)
+    try:
+        out["markers"] = engine.compute_markers(table, config)
+    except engine.NotAvailable:
+        out["markers"] = {}
+    return out
+
+
+@st.cache_data(show_spinner="Building the file-system view…", max_entries=32, ttl=TTL_SECONDS)
+def load_file_groups(uri: str, as_of: str | None, engine_name: str = "local") -> dict[str, Any]:
+    """:func:`hudi_core.ui.engine.file_group_frames` as of an instant (``None``: latest)."""
+    return engine.file_group_frames(get_table(uri, engine_name), as_of)
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=TTL_SECONDS)
+def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str = "local") -> dict[str, Any]:
+    """What the scenarios page shows of one built step: instants, markers, dry-run decisions.
+
+    Keys: ``instants`` (frame), ``markers`` (list of :class:`~hudi_core.ui.markers.Marker`),
+    ``archive`` (guarded archive plan dict), ``archive_unguarded``, ``clean`` (clean plan dict).
+    Missing engine parts leave their key ``None``.
+    """
+    table = get_table(uri, engine_name)
+    config = dict(conf)
+    arrow, _ = engine.instants_table(table)
+    found = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
+    split = markers.boundary_marker(arrow)
+    if split:
+        found.append(split)
+    out: dict[str, Any] = {"instants": arrow.to_pandas(), "archive": None, "archive_unguarded": None, "clean": None}
+    try:
+        found.extend(markers.markers_from_engine(engine.compute_markers(table, config)))
+        out["archive"] = engine.plan_archive(table, config, savepoint_guard=True)
+        out["archive_unguarded"] = engine.plan_archive(table, config, savepoint_guard=False)
+        out["clean"] = engine.plan_clean(table, config)
+        boundary = markers.boundary_from_plan(out["archive"])
+        if boundary:
+            found.append(boundary)
+    except engine.NotAvailable:
+        pass
+    out["markers"] = markers.dedupe(found)
+    return out

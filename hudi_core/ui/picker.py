@@ -1,0 +1,116 @@
+"""The sidebar: table picker (allowed roots, recent tables, demo, scenarios) and the engine setting.
+
+The chosen table lives in ``st.session_state["table"]`` and in the URL (`?table=`); a pasted
+link opens its table (if it lies under an allowed root), and the first start opens the demo
+table. Pages read the choice with :func:`current`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping
+from typing import Any
+
+import streamlit as st
+
+from hudi_core.demo import demo_table_path
+from hudi_core.errors import HudiInspectError
+from hudi_core.ui import engine, loaders, recent, roots, state
+
+SCENARIOS_PAGE = "pages/6_Scenarios.py"
+
+
+def resolve_table(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any]) -> str | None:
+    """Settle the current table from the URL, the session or the demo; returns a refusal message.
+
+    Order: a `table` query parameter different from the session's (a pasted link), then the
+    session's table, then the demo table. The winner is written back to the URL.
+    """
+    refusal = None
+    url_table = state.url_value(query_params, "table")
+    if url_table and url_table != session.get("table"):
+        try:
+            canonical = roots.check_table_path(url_table)
+            if canonical != session.get("table"):
+                session["table"] = canonical
+                session.pop("instant", None)
+        except HudiInspectError as exc:
+            refusal = str(exc)
+    if not session.get("table"):
+        demo = demo_table_path()
+        if demo is not None:
+            session["table"] = str(demo)
+    if session.get("table"):
+        if state.url_value(query_params, "table") != session["table"]:
+            query_params["table"] = session["table"]
+        if session.get("_recent_pushed") != session["table"]:
+            recent.push_recent(session["table"])
+            session["_recent_pushed"] = session["table"]
+    return refusal
+
+
+def current() -> tuple[str | None, str]:
+    """The current table URI (or ``None``) and engine name."""
+    return st.session_state.get("table"), st.session_state.get("engine", "local")
+
+
+def _open(uri: str) -> None:
+    st.session_state["table"] = uri
+    st.session_state.pop("instant", None)
+    st.session_state.pop(state._KEEP + "instant", None)
+    st.query_params["table"] = uri
+
+
+def require_table() -> tuple[str, str]:
+    """The current table and engine, or stop the page with a note when there is none."""
+    uri, engine_name = current()
+    if not uri:
+        st.info("No table is open. Enter a table path in the sidebar, or build a scenario on the Scenarios page.")
+        st.stop()
+    return uri, engine_name
+
+
+def sidebar() -> None:
+    """Draw the picker, the recent tables, the scenarios link and the engine setting."""
+    refusal = resolve_table(st.session_state, st.query_params)
+    sb = st.sidebar
+    sb.markdown("### Hudi Timeline Inspector")
+    with sb.form("open_table", border=False):
+        raw = st.text_input("Table path or URL", value=st.session_state.get("table", ""),
+                            help="Local path or fsspec URL under an allowed root (HUDI_INSPECTOR_ROOTS).")
+        submitted = st.form_submit_button("Open", width="stretch")
+    if submitted and raw.strip() and raw.strip() != st.session_state.get("table"):
+        try:
+            _open(roots.check_table_path(raw))
+            st.rerun()
+        except HudiInspectError as exc:
+            refusal = str(exc)
+    if refusal:
+        sb.error(refusal)
+    cols = sb.columns(2)
+    if cols[0].button("Demo table", width="stretch", help="A Spark-written sample table"):
+        demo = demo_table_path()
+        if demo is None:
+            sb.error("No demo table: the sample tables are not available (set HUDI_FIXTURES).")
+        else:
+            _open(str(demo))
+            st.rerun()
+    if cols[1].button("Reload", width="stretch", help="Re-read the table (clears caches)"):
+        loaders.clear_caches()
+        st.rerun()
+    recents = [u for u in recent.load_recent() if u != st.session_state.get("table")]
+    if recents:
+        with sb.expander("Recent tables"):
+            for n, uri in enumerate(recents):
+                if st.button(uri.rstrip("/").split("/")[-1] or uri, key=f"recent_{n}", help=uri, width="stretch"):
+                    try:
+                        _open(roots.check_table_path(uri))
+                        st.rerun()
+                    except HudiInspectError as exc:
+                        st.error(str(exc))
+    sb.page_link(SCENARIOS_PAGE, label="Built-in scenarios", icon=":material/science:")
+    names = engine.engine_names()
+    state.init_widget(st.session_state, st.query_params, "engine", "local", valid=lambda v: v in names)
+    choice = sb.selectbox("Engine", names, key="engine", disabled=len(names) == 1,
+                          help="Where bulk work runs: local threads, or Spark when built in.")
+    state.remember(st.session_state, st.query_params, "engine", choice, default="local")
+    sb.caption("Allowed roots: " + ", ".join(f"`{r}`" for r in roots.allowed_roots()))

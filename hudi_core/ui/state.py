@@ -1,0 +1,90 @@
+"""URL state: the table, the selected instant and the filters live in `st.query_params`.
+
+Encoding is pure (lists as comma-separated values) so it is unit-tested; :func:`init_widget` and
+:func:`remember` bind one widget to its query parameter. Streamlit clears query parameters when
+the user switches pages and drops the state of widgets that are not drawn, so each value is also
+kept under a private session-state key and written back to the URL on every run: a pasted link
+reproduces the view, and values survive a trip to another page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, MutableMapping
+from typing import Any
+
+#: Query parameters the dashboard uses (documented for links and tests).
+PARAMS = {
+    "table": "table URI (path or URL)",
+    "instant": "selected instant (requested time)",
+    "actions": "action filter, comma-separated",
+    "states": "state filter, comma-separated",
+    "since": "lower bound on requested time (prefix of yyyyMMddHHmmssSSS)",
+    "until": "upper bound on requested time",
+    "partition": "selected partition",
+    "as_of": "file-system view as of this instant",
+    "scenario": "built-in scenario name",
+    "step": "scenario step",
+    "engine": "pipeline engine (local, spark)",
+}
+
+_KEEP = "_keep_"
+
+
+def encode_list(values: Iterable[str]) -> str:
+    """``["commit", "clean"]`` → ``"commit,clean"``."""
+    return ",".join(v for v in values if v)
+
+
+def decode_list(value: str | None) -> list[str]:
+    """``"commit,clean"`` → ``["commit", "clean"]``; blank → ``[]``."""
+    return [v.strip() for v in (value or "").split(",") if v.strip()]
+
+
+def url_value(query_params: MutableMapping[str, Any], key: str) -> str | None:
+    """One query parameter as a string (the first value when repeated), or ``None``."""
+    if key not in query_params:
+        return None
+    value = query_params[key]
+    if isinstance(value, list):
+        return str(value[0]) if value else None
+    return str(value)
+
+
+def init_widget(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any], key: str,
+                default: Any, parse: Callable[[str], Any] = str,
+                valid: Callable[[Any], bool] | None = None) -> None:
+    """Seed widget `key` before it is drawn: URL value, else the kept value, else `default`.
+
+    A URL value that `valid` rejects is ignored (a stale link must not break the page).
+    """
+    if key in session:
+        return
+    raw = url_value(query_params, key)
+    if raw is not None:
+        try:
+            parsed = parse(raw)
+        except (TypeError, ValueError):
+            parsed = None
+        if parsed is not None and (valid is None or valid(parsed)):
+            session[key] = parsed
+            return
+    kept = session.get(_KEEP + key)
+    session[key] = kept if kept is not None and (valid is None or valid(kept)) else default
+
+
+def remember(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any], key: str, value: Any,
+             default: Any = None, encode: Callable[[Any], str] = str) -> None:
+    """Keep `value` for later runs and write it to the URL (removed when it equals `default`)."""
+    session[_KEEP + key] = value
+    if value is None or value == default or value == "" or value == []:
+        if key in query_params:
+            del query_params[key]
+        return
+    text = encode(value)
+    if url_value(query_params, key) != text:
+        query_params[key] = text
+
+
+def kept(session: MutableMapping[str, Any], key: str, default: Any = None) -> Any:
+    """The value last remembered for `key` (survives page switches)."""
+    return session.get(_KEEP + key, default)

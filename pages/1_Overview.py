@@ -1,0 +1,112 @@
+"""Overview: table facts, counts by action and state, findings, markers and the timeline chart."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hudi_core.ui import charts, loaders, picker, render, state
+
+uri, eng = picker.require_table()
+ss, qp = st.session_state, st.query_params
+try:
+    facts, findings = loaders.load_facts(uri, eng)
+    instants, source_note = loaders.load_instants(uri, eng)
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
+
+st.title(f"{facts['name']}")
+st.caption(f"`{facts['uri']}` · emulating Hudi {facts['emulated_hudi_release']} · {source_note}")
+cols = st.columns(6)
+cols[0].metric("Type", {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"]),
+               help=str(facts["table_type"]))
+cols[1].metric("Table version", facts["version"])
+cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
+cols[3].metric("Active instants", facts["active_instants"])
+cols[4].metric("Archived instants", int((instants["source"] != "active").sum()))
+cols[5].metric("Pending", facts["pending_instants"])
+
+with st.expander(f"Table facts ({len(facts)})"):
+    st.json(facts, expanded=False)
+
+if findings:
+    with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
+        for f in findings[:50]:
+            icon = ":material/dangerous:" if f.get("severity") == "error" else ":material/warning:"
+            st.warning(f"**{f.get('code', '')}** — {f.get('message', '')} — `{f.get('path', '')}`", icon=icon)
+        if len(findings) > 50:
+            render.table(render.frame(findings), "findings", "findings", caption=f"all {len(findings)} findings")
+else:
+    st.success("No findings: every timeline file was read as expected.")
+
+left, right = st.columns([2, 3])
+with left:
+    st.subheader("Counts by action and state")
+    counts = charts.counts_by_action_and_state(instants)
+    render.table(counts, "counts", "counts")
+with right:
+    st.plotly_chart(charts.counts_figure(counts), key="counts_chart")
+
+# -- markers -------------------------------------------------------------------------------------
+st.subheader("Markers")
+markers, markers_note = [], ""
+with render.guard():
+    markers, markers_note = loaders.load_markers(uri, eng)
+if markers:
+    render.table(render.frame([m.to_dict() for m in markers]), "markers", "markers")
+else:
+    st.caption("No markers: the table has no completed clean, savepoint or archived part.")
+if markers_note:
+    st.info(f"{markers_note}. Recorded markers are shown; recomputed ones appear once that part is built in.")
+
+# -- filters -------------------------------------------------------------------------------------
+st.subheader("Timeline")
+lanes = charts.lanes_in(charts.prepare_instants(instants))
+states = list(charts.STATE_COLOURS)
+f1, f2, f3, f4 = st.columns([3, 2, 1, 1])
+state.init_widget(ss, qp, "actions", [], state.decode_list, valid=lambda v: set(v) <= set(lanes))
+state.init_widget(ss, qp, "states", [], state.decode_list, valid=lambda v: set(v) <= set(states))
+state.init_widget(ss, qp, "since", "")
+state.init_widget(ss, qp, "until", "")
+actions_sel = f1.multiselect("Actions", lanes, key="actions", placeholder="all actions")
+states_sel = f2.multiselect("States", states, key="states", placeholder="all states")
+since = f3.text_input("Since", key="since", help="requested time ≥ this (prefix of yyyyMMddHHmmssSSS)")
+until = f4.text_input("Until", key="until", help="requested time ≤ this (prefix)")
+state.remember(ss, qp, "actions", actions_sel, default=[], encode=state.encode_list)
+state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_list)
+state.remember(ss, qp, "since", since, default="")
+state.remember(ss, qp, "until", until, default="")
+
+shown = instants
+if actions_sel:
+    prepared = charts.prepare_instants(shown)
+    shown = shown[prepared["lane"].isin(actions_sel).to_numpy()]
+if states_sel:
+    shown = shown[shown["state"].isin(states_sel)]
+if since.strip():
+    shown = shown[shown["requested_time"] >= since.strip()]
+if until.strip():
+    bound = until.strip().ljust(17, "9")
+    shown = shown[shown["requested_time"] <= bound]
+
+replaced = {}
+with render.guard():
+    replaced = loaders.load_replaced_map(uri, eng)
+fig = charts.timeline_figure(shown, markers, replaced)
+st.plotly_chart(fig, key="timeline_chart", config={"scrollZoom": True, "displaylogo": False})
+st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time; "
+           "pending instants are dashed to the chart's end · hover a replacecommit for the groups it replaced.")
+
+# -- instants table ------------------------------------------------------------------------------
+with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
+    render.table(shown, "instants", "instants", height=min(600, 40 + 35 * max(len(shown), 1)))
+options = shown["requested_time"].tolist()
+if options:
+    c1, c2 = st.columns([3, 1])
+    default = ss.get(state._KEEP + "instant")
+    pick = c1.selectbox("Instant", options, index=options.index(default) if default in options else len(options) - 1,
+                        key="overview_instant")
+    if c2.button("Open instant detail", width="stretch"):
+        ss[state._KEEP + "instant"] = pick
+        ss.pop("instant", None)
+        st.switch_page("pages/2_Instant_detail.py")

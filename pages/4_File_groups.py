@@ -1,0 +1,88 @@
+"""File groups: per partition, file groups and their slices (base and log files), replaced groups
+with their replacecommit and whether their files still exist, savepoint pins, an as-of slider."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hudi_core.ui import loaders, picker, render, state
+
+uri, eng = picker.require_table()
+ss, qp = st.session_state, st.query_params
+st.title("File groups")
+try:
+    instants, _ = loaders.load_instants(uri, eng)
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
+
+LATEST = "latest"
+active = instants[(instants["source"] == "active") & (instants["state"] == "COMPLETED")]
+times = [LATEST, *reversed(active["requested_time"].tolist())]
+state.init_widget(ss, qp, "as_of", LATEST, valid=lambda v: v in times)
+as_of = st.select_slider("As of (completed instants of the active timeline, newest first)", options=times,
+                         key="as_of", help="The file-system view as a reader at that instant would see it.")
+state.remember(ss, qp, "as_of", as_of, default=LATEST)
+
+try:
+    data = loaders.load_file_groups(uri, None if as_of == LATEST else as_of, eng)
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
+
+partitions = ["(all)", *data["partitions"]]
+state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
+part = st.selectbox("Partition", partitions, key="partition",
+                    format_func=lambda p: "(non-partitioned)" if p == "" else p)
+state.remember(ss, qp, "partition", part, default="(all)")
+
+
+def _in_part(rows: list[dict]) -> list[dict]:
+    return rows if part == "(all)" else [r for r in rows if r["partition"] == part]
+
+
+groups = render.frame(_in_part(data["groups"]))
+slices = render.frame(_in_part(data["slices"]))
+replaced = render.frame(_in_part(data["replaced"]))
+pins = render.frame(_in_part(data["pins"]))
+m = st.columns(5)
+m[0].metric("Partitions", len(data["partitions"]))
+m[1].metric("File groups", len(groups))
+m[2].metric("Slices", len(slices))
+m[3].metric("Replaced groups", len(replaced))
+m[4].metric("Savepoint-pinned files", len(pins))
+
+st.subheader("File groups")
+if groups.empty:
+    st.caption("No file groups.")
+else:
+    styled = groups.style.apply(
+        lambda r: ["background-color: #eceff1" if r["replaced_by"] else
+                   "background-color: #fff3cd" if r["pending_compaction"] or r["pending_clustering"] else ""
+                   for _ in r], axis=1)
+    st.dataframe(styled, width="stretch", hide_index=True)
+    render.table(groups, "file_groups", "groups_csv", caption="grey: replaced · yellow: in a pending table service")
+
+st.subheader("File slices")
+render.table(slices, "file_slices", "slices", caption="Committed slices as of the chosen instant; `is_latest` marks "
+             "the slice a snapshot reader uses.")
+
+st.subheader("Replaced file groups")
+if replaced.empty:
+    st.caption("No replaced file groups in the active timeline.")
+else:
+    still = int(replaced["files_exist"].sum())
+    if still:
+        st.warning(f"{still} replaced file group(s) still have files on storage: the cleaner has not removed them "
+                   "yet, so archiving their replacecommit would make them visible again.")
+    render.table(replaced, "replaced_file_groups", "replaced")
+
+st.subheader("Savepoint pins")
+if pins.empty:
+    st.caption("No completed savepoint pins files.")
+else:
+    missing = int((~pins["exists"]).sum())
+    if missing:
+        st.warning(f"{missing} savepointed file(s) no longer exist on storage: restoring to that savepoint would "
+                   "fail.", icon=":material/dangerous:")
+    render.table(pins, "savepoint_pins", "pins")

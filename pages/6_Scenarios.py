@@ -1,0 +1,134 @@
+"""Scenarios: pick a built-in scenario, step through its operations, and watch the markers and the
+dry-run decisions change before and after each step. Each step is built once into a new folder
+under the inspector's cache (the scenario builder is the only writer; tables are never modified)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from hudi_core.ui import charts, engine, loaders, picker, render, roots, state
+
+ss, qp = st.session_state, st.query_params
+st.title("Scenarios")
+try:
+    names = engine.scenario_names()
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
+
+state.init_widget(ss, qp, "scenario", "hudi7779_case_b" if "hudi7779_case_b" in names else names[0],
+                  valid=lambda v: v in names)
+name = st.selectbox("Built-in scenario", names, key="scenario")
+state.remember(ss, qp, "scenario", name)
+try:
+    info = engine.scenario_info(name)
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
+
+st.markdown(f"**{info['title']}**  \n{info['description']}")
+st.caption(f"source: {info['source']} · {info['table_type']} · configuration: "
+           + (", ".join(f"`{k}={v}`" for k, v in info["conf"].items()) or "Hudi defaults"))
+steps = info["steps"]
+versions = [int(v) for v in info["table_versions"]]
+c1, c2 = st.columns([1, 4])
+version = c1.selectbox("Table version", versions, index=len(versions) - 1, key=f"scenario_version::{name}")
+state.init_widget(ss, qp, "step", len(steps) - 1, int, valid=lambda v: 0 <= v < len(steps))
+step = c2.select_slider("Step", options=list(range(len(steps))), key="step",
+                        format_func=lambda i: steps[i]["describe"].split(" — ")[0])
+state.remember(ss, qp, "step", step)
+st.markdown(f"#### Step {steps[step]['describe']}")
+conf = tuple(sorted(info["conf"].items()))
+out_root = roots.scenario_output_root()
+
+bar = st.progress(0.0, text="Building the scenario tables…")
+try:
+    bar.progress(0.1, text=f"Building {name} up to step {step - 1}" if step else "Empty table before step 0")
+    before_uri = engine.build_scenario_step(out_root, name, version, step - 1)[0] if step > 0 else None
+    bar.progress(0.5, text=f"Building {name} up to step {step}")
+    after_uri, step_results = engine.build_scenario_step(out_root, name, version, step)
+    bar.progress(0.8, text="Reading both tables")
+    before = loaders.load_step_view(before_uri, conf, "local") if before_uri else None
+    after = loaders.load_step_view(after_uri, conf, "local")
+except Exception as exc:  # every error becomes a readable message
+    bar.empty()
+    render.show_error(exc)
+    st.stop()
+bar.empty()
+
+if st.button("Open this table in the other pages", help=after_uri):
+    picker._open(after_uri)
+    st.switch_page("pages/1_Overview.py")
+st.caption(f"after this step: `{after_uri}`")
+if step_results and step < len(step_results):
+    with st.expander("What the step did"):
+        st.json(step_results[step], expanded=False)
+
+empty = pd.DataFrame(columns=after["instants"].columns)
+before_instants = before["instants"] if before else empty
+changed = sorted(set(after["instants"]["requested_time"] + after["instants"]["state"] + after["instants"]["source"])
+                 ^ set(before_instants["requested_time"] + before_instants["state"] + before_instants["source"]))
+changed_times = sorted({c[:17] for c in changed})
+st.plotly_chart(charts.before_after_figure(before_instants, after["instants"], before["markers"] if before else [],
+                                           after["markers"], highlight=changed_times,
+                                           highlight_label="changed by this step",
+                                           titles=(f"Before step {step}", f"After step {step}")), key="scenario_chart")
+
+st.subheader("Markers")
+mb = pd.DataFrame([m.to_dict() for m in before["markers"]]) if before else pd.DataFrame()
+ma = pd.DataFrame([m.to_dict() for m in after["markers"]])
+
+
+def _marker_map(frame: pd.DataFrame) -> dict[str, str]:
+    if frame.empty:
+        return {}
+    return frame.groupby("marker")["instant_time"].apply(lambda s: ", ".join(sorted(set(s)))).to_dict()
+
+
+bmap, amap = _marker_map(mb), _marker_map(ma)
+rows = [{"marker": k, "before": bmap.get(k, "–"), "after": amap.get(k, "–"),
+         "changed": bmap.get(k) != amap.get(k)} for k in sorted(set(bmap) | set(amap))]
+marker_table = render.frame(rows)
+if marker_table.empty:
+    st.caption("No markers before or after this step.")
+else:
+    st.dataframe(marker_table.style.apply(lambda r: ["font-weight: bold; background-color: #e3f2fd"
+                                                     if r["changed"] else "" for _ in r], axis=1),
+                 width="stretch", hide_index=True)
+    render.table(marker_table, f"markers_{name}_step{step}", "scenario_markers")
+
+st.subheader("Dry-run decisions")
+if after["archive"] is None:
+    st.info("The cleaner and archival dry-runs are not available in this build.")
+else:
+    def _decisions(plan: dict | None) -> dict[str, str]:
+        if not plan:
+            return {}
+        return {f"{d['requested_time']} {d['action']}": f"{d['decision']}"
+                + (f" ({'; '.join(d['reasons'])})" if d.get("reasons") else "") for d in plan["instants"]}
+
+    cols = st.columns(2)
+    for col, (label, key) in zip(cols, (("with the HUDI-7779 guard", "archive"),
+                                        ("without the guard", "archive_unguarded")), strict=True):
+        with col:
+            st.markdown(f"**Archival {label}**")
+            b, a = _decisions(before[key] if before else None), _decisions(after[key])
+            table = render.frame([{"instant": k, "before": b.get(k, "–"), "after": a.get(k, "–")}
+                                  for k in sorted(set(a) | set(b))])
+            render.table(table, f"archive_{key}_{name}_step{step}", f"scenario_{key}")
+            exposed = after[key].get("exposed_file_groups") or []
+            if exposed:
+                st.warning(f"Archival {label} would expose {len(exposed)} replaced file group(s): "
+                           + ", ".join(f"`{e['file_id']}`" for e in exposed), icon=":material/dangerous:")
+            else:
+                st.success(f"Archival {label} exposes no replaced file group.")
+    clean_after = after["clean"] or {}
+    clean_before = (before or {}).get("clean") or {}
+    st.markdown(f"**Next clean**: ECTR before `{clean_before.get('earliest_commit_to_retain')}` → after "
+                f"`{clean_after.get('earliest_commit_to_retain')}`; files to delete before "
+                f"{len(clean_before.get('files_to_delete', []))} → after {len(clean_after.get('files_to_delete', []))}")
+    render.json_download({"scenario": name, "step": step, "table_version": version,
+                          "before": {k: (before or {}).get(k) for k in ("archive", "archive_unguarded", "clean")},
+                          "after": {k: after.get(k) for k in ("archive", "archive_unguarded", "clean")}},
+                         f"scenario_{name}_step{step}", "scenario_json")

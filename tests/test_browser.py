@@ -1,0 +1,136 @@
+"""Browser test: Debian's Chromium driven by Playwright opens every page of the running dashboard.
+
+Starts `streamlit run app.py` headless on a free port (demo and scenario tables built into a temp
+cache), opens each page, waits for its chart (or its main table), fails on any Streamlit
+exception or error box, and saves a full-page screenshot per page to `tests/artifacts/`
+(gitignored). Skips with a reason when the `playwright` package or a Chromium binary is missing
+(`.ci/run` installs Debian's `chromium`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM_CANDIDATES = [os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser"]
+ERROR_SELECTORS = ['[data-testid="stException"]', '[data-testid="stAlertContentError"]']
+
+pytestmark = pytest.mark.slow
+
+
+def _chromium() -> str | None:
+    for candidate in CHROMIUM_CANDIDATES:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which("chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def browser_path() -> str:
+    pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
+    path = _chromium()
+    if path is None:
+        pytest.skip("no Chromium binary (install Debian's chromium, or set CHROMIUM_PATH)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(browser_path: str, tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[str]:
+    """`streamlit run app.py` on a free port; yields its base URL."""
+    port = _free_port()
+    cache = tmp_path_factory.mktemp("browser-cache")
+    env = {**os.environ, "HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ROOTS": str(fixtures_dir),
+           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    log = (tmp_path_factory.mktemp("browser-log") / "streamlit.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as resp:
+                    if resp.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not start (exit {proc.poll()}); see {log.name}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _wait_idle(page: object, timeout_ms: int) -> None:
+    """Wait until Streamlit's "running" indicator is gone (the script run finished)."""
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+
+
+def test_every_page_in_chromium(server: str, browser_path: str, table_path: object) -> None:
+    from playwright.sync_api import sync_playwright
+
+    mor = urllib.parse.quote(str(table_path("v6_nonpartitioned_rollback")))  # type: ignore[operator]
+    overwrite = urllib.parse.quote(str(table_path("v6_simplekeygen_nonhivestyle_overwritetable")))  # type: ignore[operator]
+    pages = [  # (name, path and query, element that shows the page finished)
+        ("overview", "", '[data-testid="stPlotlyChart"]'),
+        ("instant", "instant", '[data-testid="stMetric"]'),
+        ("cleaner", "cleaner", '[data-testid="stPlotlyChart"]'),
+        ("file_groups", f"file-groups?table={overwrite}", '[data-testid="stDataFrame"]'),
+        ("log_blocks", f"log-blocks?table={mor}", '[data-testid="stPlotlyChart"]'),
+        ("scenarios", "scenarios", '[data-testid="stPlotlyChart"]'),
+        ("overview_mor", f"?table={mor}", '[data-testid="stPlotlyChart"]'),
+    ]
+    ARTIFACTS.mkdir(exist_ok=True)
+    problems: list[str] = []
+    timings: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = context.new_page()
+            for name, path, ready in pages:
+                started = time.monotonic()
+                page.goto(f"{server}/{path}", wait_until="domcontentloaded")
+                page.wait_for_selector(ready, timeout=90_000)
+                _wait_idle(page, 90_000)
+                page.wait_for_timeout(500)
+                page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+                page.locator(ready).first.screenshot(path=str(ARTIFACTS / f"{name}_main.png"))
+                timings.append(f"{name}: {time.monotonic() - started:.1f}s")
+                for selector in ERROR_SELECTORS:
+                    for element in page.locator(selector).all():
+                        problems.append(f"{name}: {selector}: {element.inner_text()[:300]}")
+        finally:
+            browser.close()
+    print("page load times:", ", ".join(timings))
+    assert not problems, "\n".join(problems)
+    assert all((ARTIFACTS / f"{name}.png").stat().st_size > 10_000 for name, _, _ in pages)

@@ -1,0 +1,169 @@
+"""A real Spark standalone cluster on loopback: master + one worker from the pyspark installation.
+
+The test starts ``org.apache.spark.deploy.master.Master`` and ``...worker.Worker`` with
+``$SPARK_HOME/bin/spark-class`` on 127.0.0.1 (free ports, logs and work dirs in a temp dir), runs
+``hudi-inspect scan --engine spark --spark-master spark://127.0.0.1:PORT`` on a fixture table in a
+separate process (one Spark context per process), and compares every stage's digest with a local
+in-process scan. Master and worker are stopped in a ``finally``, whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from hudi_core import open_table
+from hudi_core.pipeline import engine
+from hudi_core.pipeline.commands import full_scan, table_digest
+from hudi_core.pipeline.executor import LocalExecutor
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _spark_home() -> Path:
+    from pyspark.find_spark_home import _find_spark_home
+
+    return Path(_find_spark_home())
+
+
+def _tail(path: Path, lines: int = 25) -> str:
+    if not path.is_file():
+        return f"({path.name}: no log)"
+    return f"--- {path.name} ---\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a daemon we started (its own process group), politely first."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except (ProcessLookupError, PermissionError):
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def _master_state(ui_port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as response:
+        return json.loads(response.read())
+
+
+@contextmanager
+def standalone_cluster(tmp: Path) -> Iterator[dict[str, object]]:
+    """Master + one 2-core worker on 127.0.0.1; yields the master URL, dirs and daemon env."""
+    home = _spark_home()
+    spark_class = home / "bin" / "spark-class"
+    conf_dir = tmp / "conf"
+    work_dir = tmp / "work"
+    for d in (conf_dir, work_dir, tmp / "logs"):
+        d.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_CONF_DIR": str(conf_dir),  # no user spark-defaults.conf leaks in
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(tmp / "logs"),
+        "SPARK_WORKER_DIR": str(work_dir),
+        "SPARK_DAEMON_MEMORY": "512m",
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    port, ui_port, worker_ui = _free_port(), _free_port(), _free_port()
+    master_url = f"spark://127.0.0.1:{port}"
+    logs = {"master": tmp / "logs" / "master.log", "worker": tmp / "logs" / "worker.log"}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        with logs["master"].open("wb") as out:
+            procs.append(subprocess.Popen(
+                [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                 "--port", str(port), "--webui-port", str(ui_port)],
+                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            ))
+        _wait_for(lambda: _master_state(ui_port).get("status") == "ALIVE", 60, "master", procs, logs)
+        with logs["worker"].open("wb") as out:
+            procs.append(subprocess.Popen(
+                [str(spark_class), "org.apache.spark.deploy.worker.Worker", master_url, "--host", "127.0.0.1",
+                 "--cores", "2", "--memory", "1g", "--webui-port", str(worker_ui), "--work-dir", str(work_dir)],
+                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            ))
+        _wait_for(lambda: _master_state(ui_port).get("aliveworkers", 0) >= 1, 60, "worker", procs, logs)
+        yield {"master": master_url, "ui_port": ui_port, "work_dir": work_dir, "env": env, "logs": logs}
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+def _wait_for(check, timeout: float, what: str, procs: list[subprocess.Popen[bytes]], logs: dict[str, Path]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            break
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"Spark {what} did not come up in {timeout:.0f}s\n" + "\n".join(_tail(p) for p in logs.values()))
+
+
+def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Path) -> None:
+    reason = engine.spark_unavailable_reason()
+    if reason:
+        pytest.skip(f"standalone Spark cluster test needs Spark: {reason}")
+    table = table_path("v9_txns_simple_meta")
+
+    local = full_scan(open_table(str(table), executor=LocalExecutor()))
+    expected = {stage: (t.num_rows, table_digest(t)) for stage, t in local.items()}
+    assert {s: n for s, (n, _) in expected.items()} == {
+        "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
+
+    with standalone_cluster(tmp_path) as cluster:
+        env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}  # every stage on the cluster
+        env.pop("SPARK_CONF_DIR")
+        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        cmd = [
+            sys.executable, "-m", "hudi_core", "scan", str(table), "--format", "json",
+            "--engine", "spark", "--spark-master", str(cluster["master"]),
+            "--spark-conf", "spark.driver.host=127.0.0.1",
+            "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
+            "--spark-conf", "spark.executor.memory=512m",
+            "--spark-conf", "spark.cores.max=2",
+            "--spark-conf", f"spark.pyspark.python={sys.executable}",
+        ]
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=240)
+        logs = "\n".join(_tail(p) for p in cluster["logs"].values())  # type: ignore[union-attr]
+        assert proc.returncode == 0, f"scan failed: {proc.stderr[-3000:]}\n{logs}"
+        report = json.loads(proc.stdout)
+        apps = sorted(p.name for p in Path(cluster["work_dir"]).iterdir())  # type: ignore[arg-type]
+        state = _master_state(int(cluster["ui_port"]))  # type: ignore[arg-type]
+
+    assert report["engine"] == "spark"
+    assert report["spark"]["master"] == cluster["master"]
+    got = {s["stage"]: (s["rows"], s["sha256"]) for s in report["stages"]}
+    assert got == expected
+    # Every bulk stage ran as a Spark job, in executors the worker launched for this application.
+    assert report["spark_jobs"] and {j["ran_on"] for j in report["spark_jobs"]} == {"spark"}
+    assert len(apps) == 1 and apps[0].startswith("app-"), apps
+    assert state["aliveworkers"] == 1 and len(state["completedapps"]) == 1

@@ -1,0 +1,321 @@
+"""The Spark executor against the local one: identical Arrow tables on every fixture table.
+
+One local Spark session (``local[2]``) serves the whole module. Every stage is forced onto Spark
+(``min_items=0``) with small batches, so every table is spread over several Spark partitions.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import io
+import json
+import sys
+import threading
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from conftest import FIXTURE_NAMES
+
+from hudi_core import open_table
+from hudi_core.cli import main
+from hudi_core.fsview import LISTING_SCHEMA, discover_partitions, list_folders_batch
+from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
+from hudi_core.pipeline import engine
+from hudi_core.pipeline.commands import SCAN_STAGES, canonical, full_scan, table_digest
+from hudi_core.pipeline.engine import EngineError, ReportingLocalExecutor, get_executor, resolve_engine
+from hudi_core.pipeline.executor import LocalExecutor, run_batches
+from hudi_core.pipeline.progress import ProgressEvent, TerminalProgressBar, cli_progress, report_progress
+from hudi_core.pipeline.spark import SparkExecutionError, SparkExecutor, transport_for
+from hudi_core.storage import StorageSpec
+from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files
+
+#: Rows per full-scan stage of every fixture table (data table, then its metadata table), from a
+#: local run over the real bytes. Both executors must reproduce them.
+EXPECTED_ROWS: dict[tuple[str, str], dict[str, int]] = {
+    ("v6_empty", "data"): {"partitions": 0, "instant_bodies": 0, "file_slices": 0, "log_blocks": 0},
+    ("v6_nonpartitioned", "data"): {"partitions": 3, "instant_bodies": 6, "file_slices": 2, "log_blocks": 0},
+    ("v6_nonpartitioned_rollback", "data"): {"partitions": 5, "instant_bodies": 9, "file_slices": 1,
+                                             "log_blocks": 3},
+    ("v6_simplekeygen_nonhivestyle", "data"): {"partitions": 7, "instant_bodies": 6, "file_slices": 3,
+                                               "log_blocks": 1},
+    ("v6_simplekeygen_nonhivestyle_overwritetable", "data"): {"partitions": 8, "instant_bodies": 9,
+                                                              "file_slices": 5, "log_blocks": 0},
+    ("v6_trips_8i1u", "data"): {"partitions": 7, "instant_bodies": 6, "file_slices": 3, "log_blocks": 1},
+    ("v9_nonpartitioned_rollback", "data"): {"partitions": 3, "instant_bodies": 9, "file_slices": 2,
+                                             "log_blocks": 0},
+    ("v9_nonpartitioned_rollback", "mdt"): {"partitions": 27, "instant_bodies": 18, "file_slices": 13,
+                                            "log_blocks": 23},
+    ("v9_txns_nonpart_meta", "data"): {"partitions": 12, "instant_bodies": 39, "file_slices": 11, "log_blocks": 0},
+    ("v9_txns_nonpart_meta", "mdt"): {"partitions": 125, "instant_bodies": 51, "file_slices": 46,
+                                      "log_blocks": 93},
+    ("v9_txns_simple_meta", "data"): {"partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5},
+    ("v9_txns_simple_meta", "mdt"): {"partitions": 154, "instant_bodies": 60, "file_slices": 48,
+                                     "log_blocks": 119},
+    ("v9_txns_simple_overwrite", "data"): {"partitions": 11, "instant_bodies": 9, "file_slices": 8,
+                                           "log_blocks": 0},
+    ("v9_txns_simple_overwrite", "mdt"): {"partitions": 47, "instant_bodies": 21, "file_slices": 14,
+                                          "log_blocks": 45},
+}
+
+
+@pytest.fixture(scope="session")
+def spark_session():
+    """One local[2] Spark session for the test session (skipped with the reason when Spark cannot run)."""
+    reason = engine.spark_unavailable_reason()
+    if reason:
+        pytest.skip(f"Spark executor tests need Spark: {reason}")
+    return engine.get_spark_session("local[2]")
+
+
+@pytest.fixture()
+def spark(spark_session) -> SparkExecutor:
+    """A Spark executor sending every stage to Spark, whatever its size."""
+    return SparkExecutor(spark_session, min_items=0)
+
+
+def _all_folders(root: Path) -> list[str]:
+    """Every folder under a table (the root as ""), root-relative, sorted."""
+    return ["", *sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_dir())]
+
+
+# -- parity on every fixture table --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_full_scan_parity_on_fixture(name: str, table_path, spark: SparkExecutor) -> None:
+    base = table_path(name)
+    local_table = open_table(str(base), executor=LocalExecutor())
+    spark_table = open_table(str(base), executor=spark)
+    pairs = [("data", local_table, spark_table)]
+    if local_table.metadata_table() is not None:
+        pairs.append(("mdt", local_table.metadata_table(), spark_table.metadata_table()))
+    for label, lt, st in pairs:
+        local = full_scan(lt)
+        remote = full_scan(st)
+        assert {k: v.num_rows for k, v in local.items()} == EXPECTED_ROWS[(name, label)]
+        assert set(remote) == set(local)
+        for stage, expected in local.items():
+            got = remote[stage]
+            assert got.schema == expected.schema, (name, label, stage)
+            # Identical after sorting, and in fact identical in order too.
+            assert canonical(got).equals(canonical(expected)), (name, label, stage)
+            assert got.equals(expected), (name, label, stage)
+            assert table_digest(got) == table_digest(expected)
+    # Every bulk stage of the Spark table really ran as a Spark job.
+    assert spark.history and {h["ran_on"] for h in spark.history} == {"spark"}
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_listing_and_decoding_parity_small_batches(name: str, table_path, spark: SparkExecutor) -> None:
+    """Every folder of the table listed, and every timeline file decoded, in batches of 2 / 3."""
+    base = table_path(name)
+    spec = StorageSpec.of(str(base))
+    folders = _all_folders(base)
+    local = run_batches(LocalExecutor(), list_folders_batch, spec, folders, 2, LISTING_SCHEMA)
+    remote = spark.map_batches(list_folders_batch, spec, folders, 2, LISTING_SCHEMA)
+    assert remote.equals(local)
+    assert local.num_rows == sum(1 for _ in base.rglob("*"))
+    assert spark.history[-1]["partitions"] == min(spark.history[-1]["batches"], 2 * 4)
+    assert discover_partitions(spec, spark, 2) == discover_partitions(spec, LocalExecutor(), 2)
+
+    timeline_files = [r["folder"] + "/" + r["name"] for r in local.to_pylist()
+                      if r["folder"] in (".hoodie", ".hoodie/timeline") and not r["is_dir"]]
+    decoded_local = run_batches(LocalExecutor(), decode_instant_files, spec, timeline_files, 3, DECODED_SCHEMA)
+    decoded_spark = spark.map_batches(decode_instant_files, spec, timeline_files, 3, DECODED_SCHEMA)
+    assert decoded_spark.equals(decoded_local)
+
+
+def test_log_inventory_parity_with_record_counts(table_path, spark: SparkExecutor) -> None:
+    """Header scan with record counts of every log file of a metadata table (HFile and Avro blocks)."""
+    base = table_path("v9_txns_simple_meta") / ".hoodie" / "metadata"
+    spec = StorageSpec.of(str(base))
+    logs = sorted(str(p.relative_to(base)) for p in base.rglob(".*.log.*"))
+    assert len(logs) == 119
+
+    counted = functools.partial(scan_log_files, decode_counts=True)
+    local = run_batches(LocalExecutor(), counted, spec, logs, 16, INVENTORY_SCHEMA)
+    remote = spark.map_batches(counted, spec, logs, 16, INVENTORY_SCHEMA)
+    assert remote.equals(local)
+    assert local.num_rows == 119
+    assert sum(local.column("record_count").to_pylist()) > 0
+
+
+# -- transport, errors, thresholds ----------------------------------------------------------------
+
+EXOTIC_SCHEMA = pa.schema([
+    pa.field("path", pa.string(), nullable=False),
+    pa.field("seen_at", pa.timestamp("ns", tz="UTC")),
+    pa.field("kind", pa.dictionary(pa.int32(), pa.string())),
+    pa.field("amount", pa.decimal128(20, 4)),
+])
+
+
+def exotic_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
+    """A batch function with types Spark would alter (ns timestamps, dictionary, decimal)."""
+    stamp = dt.datetime(2026, 3, 7, 16, 26, 14, tzinfo=dt.UTC)
+    return pa.table({
+        "path": items,
+        "seen_at": pa.array([int(stamp.timestamp()) * 10**9 + i for i in range(len(items))], pa.timestamp("ns", "UTC")),
+        "kind": pa.array([spec.uri[-3:]] * len(items)).dictionary_encode(),
+        "amount": pa.array([None if i % 2 else i for i in range(len(items))], pa.decimal128(20, 4)),
+    }, schema=EXOTIC_SCHEMA)
+
+
+def failing_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
+    """A batch function that always fails on the executor."""
+    raise RuntimeError(f"boom on {items[0]}")
+
+
+def _pickle_by_value() -> None:
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def test_ipc_transport_keeps_exotic_types(spark: SparkExecutor) -> None:
+    _pickle_by_value()
+    assert transport_for(DECODED_SCHEMA) == "native"
+    assert transport_for(INVENTORY_SCHEMA) == "native"
+    assert transport_for(EXOTIC_SCHEMA) == "ipc"
+    items = [f"p{i:03d}" for i in range(25)]
+    spec = StorageSpec.of("/tmp/abc")
+    expected = run_batches(LocalExecutor(), exotic_batch, spec, items, 4, EXOTIC_SCHEMA)
+    got = spark.map_batches(exotic_batch, spec, items, 4, EXOTIC_SCHEMA)
+    assert got.schema == EXOTIC_SCHEMA
+    assert got.equals(expected)
+    assert got.column("seen_at")[1].value % 10**9 == 1  # nanoseconds survived
+
+
+def test_failed_job_is_one_line_error(spark: SparkExecutor) -> None:
+    _pickle_by_value()
+    with pytest.raises(SparkExecutionError) as err:
+        spark.map_batches(failing_batch, StorageSpec.of("/tmp/x"), ["a", "b"], 1, LISTING_SCHEMA)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith("Spark job failing_batch failed on /tmp/x:") and "boom on" in message
+
+
+def test_small_stages_run_on_the_driver(table_path, spark_session) -> None:
+    base = table_path("v9_txns_simple_meta")
+    executor = SparkExecutor(spark_session, min_items=10_000)
+    view = open_table(str(base), executor=executor).fs_view()
+    assert len(view.partitions) == 3
+    assert {h["ran_on"] for h in executor.history} == {"driver"}
+    assert SparkExecutor(lambda: pytest.fail("no session needed"), min_items=5).map_batches(
+        list_folders_batch, StorageSpec.of(str(base)), [""], 1, LISTING_SCHEMA).num_rows == 4
+
+
+def test_empty_stage_starts_nothing() -> None:
+    executor = SparkExecutor(lambda: pytest.fail("no session for an empty stage"), min_items=0)
+    assert executor.map_batches(list_folders_batch, StorageSpec.of("/tmp"), [], 8, LISTING_SCHEMA).num_rows == 0
+    assert not executor.started
+
+
+# -- progress -----------------------------------------------------------------------------------
+
+
+def test_progress_events_on_calling_thread(table_path, spark: SparkExecutor) -> None:
+    base = table_path("v9_txns_simple_meta") / ".hoodie" / "metadata"
+    spec = StorageSpec.of(str(base))
+    folders = _all_folders(base)
+    counts = {}
+    for executor in (spark, ReportingLocalExecutor(max_workers=2)):
+        events: list[ProgressEvent] = []
+        threads: set[int] = set()
+
+        def record(event: ProgressEvent, sink: list[ProgressEvent] = events, seen: set[int] = threads) -> None:
+            sink.append(event)
+            seen.add(threading.get_ident())
+
+        with report_progress(record):
+            executor.map_batches(list_folders_batch, spec, folders, 1, LISTING_SCHEMA)
+        assert threads == {threading.get_ident()}
+        assert events[-1] == ProgressEvent("listing folders", len(folders), len(folders), executor.name)
+        dones = [e.done for e in events]
+        assert dones == sorted(dones) and len(set(dones)) == len(dones)
+        counts[executor.name] = len(events)
+    # The local executor reports after every batch (one folder each); Spark per finished task at most.
+    assert counts["local"] == len(folders)
+    assert 1 <= counts["spark"] <= 2 * 4 + 1
+
+
+def test_terminal_progress_bar_and_cli_policy() -> None:
+    out = io.StringIO()
+    bar = TerminalProgressBar(out, min_interval=0)
+    bar(ProgressEvent("decoding instants", 5, 20, "spark"))
+    assert "decoding instants (spark) [" in out.getvalue() and " 5/20" in out.getvalue()
+    bar(ProgressEvent("decoding instants", 20, 20, "spark"))
+    assert out.getvalue().endswith("\r")
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert cli_progress("json", Tty()) is None
+    assert cli_progress("table", io.StringIO()) is None
+    assert isinstance(cli_progress("table", Tty()), TerminalProgressBar)
+
+
+# -- engine selection -----------------------------------------------------------------------------
+
+
+def test_engine_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    notices: list[str] = []
+    monkeypatch.delenv(engine.ENGINE_ENV, raising=False)
+    assert resolve_engine("local") == "local"
+    monkeypatch.setenv(engine.ENGINE_ENV, "local")
+    assert resolve_engine(None) == "local"
+    assert isinstance(get_executor(None), ReportingLocalExecutor)
+    monkeypatch.setenv(engine.ENGINE_ENV, "flink")
+    with pytest.raises(EngineError, match="unknown engine 'flink'"):
+        resolve_engine(None)
+    monkeypatch.delenv(engine.ENGINE_ENV)
+    # No Java: the default falls back to local with one notice.
+    monkeypatch.setenv("JAVA_HOME", "/nonexistent")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert resolve_engine(None, notices.append) == "local"
+    assert len(notices) == 1 and "no Java runtime" in notices[0]
+    with pytest.raises(EngineError, match="spark engine was requested but no Java runtime"):
+        resolve_engine("spark")
+
+
+def test_spark_settings_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_MASTER", "spark://envhost:7077")
+    assert engine.spark_settings()[0] == "spark://envhost:7077"
+    assert engine.spark_settings(conf=["spark.master=yarn"])[0] == "yarn"
+    master, conf = engine.spark_settings("local[3]", ["spark.executor.memory=2g", "spark.ui.enabled=true"])
+    assert master == "local[3]" and conf["spark.master"] == "local[3]"
+    assert conf["spark.executor.memory"] == "2g" and conf["spark.ui.enabled"] == "true"
+    assert conf["spark.ui.showConsoleProgress"] == "false"
+    monkeypatch.delenv("SPARK_MASTER")
+    assert engine.spark_settings()[0] == "local[*]"
+    assert "spark.ui.enabled" not in engine.spark_settings("spark://h:1")[1]
+    with pytest.raises(EngineError, match="--spark-conf expects KEY=VALUE"):
+        engine.parse_spark_conf(["novalue"])
+
+
+# -- CLI ----------------------------------------------------------------------------------------------
+
+
+def test_cli_scan_json_local_and_spark(table_path, spark_session, capsys, monkeypatch) -> None:
+    table = str(table_path("v6_trips_8i1u"))
+    assert main(["scan", table, "--engine", "local", "--format", "json"]) == 0
+    local = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("HUDI_INSPECTOR_SPARK_MIN_ITEMS", "0")
+    assert main(["scan", table, "--engine", "spark", "--spark-master", "local[2]",
+                 "--spark-conf", "spark.sql.shuffle.partitions=2", "--format", "json"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert local["engine"] == "local" and local["spark"] is None
+    assert remote["engine"] == "spark" and remote["spark"]["master"] == "local[2]"
+    assert [s["stage"] for s in local["stages"]] == [s for s in SCAN_STAGES if s != "archived"]
+    assert [(s["stage"], s["rows"], s["sha256"]) for s in remote["stages"]] == \
+           [(s["stage"], s["rows"], s["sha256"]) for s in local["stages"]]
+    assert {j["ran_on"] for j in remote["spark_jobs"]} == {"spark"}
+    assert {s["stage"]: s["rows"] for s in local["stages"]} == EXPECTED_ROWS[("v6_trips_8i1u", "data")]
+
+
+def test_cli_rejects_bad_spark_conf(table_path, spark_session, capsys) -> None:
+    assert main(["fsview", str(table_path("v6_nonpartitioned")), "--engine", "spark", "--spark-conf", "oops"]) == 1
+    assert capsys.readouterr().err.strip() == "hudi-inspect: --spark-conf expects KEY=VALUE, got 'oops'"

@@ -1,0 +1,241 @@
+"""Unit tests of the dashboard support package `hudi_core.ui` (no Streamlit runtime needed)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from hudi_core import open_table
+from hudi_core.ui import charts, engine, markers, recent, roots, state
+from hudi_core.ui.markers import Marker
+
+# -- allowed roots ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def root_tree(tmp_path: Path) -> tuple[Path, Path]:
+    allowed = tmp_path / "allowed"
+    outside = tmp_path / "outside"
+    (allowed / "t1" / ".hoodie").mkdir(parents=True)
+    (outside / "t2").mkdir(parents=True)
+    (tmp_path / "allowed2").mkdir()
+    return allowed, outside
+
+
+def test_path_inside_root_is_resolved(root_tree: tuple[Path, Path]) -> None:
+    allowed, _ = root_tree
+    rs = roots.parse_roots(str(allowed))
+    assert roots.check_table_path(str(allowed / "t1"), rs) == os.path.realpath(allowed / "t1")
+    assert roots.check_table_path(f"file://{allowed / 't1'}", rs) == os.path.realpath(allowed / "t1")
+
+
+@pytest.mark.parametrize("trick", ["../outside/t2", "t1/../../outside/t2", "../allowed2"])
+def test_dotdot_tricks_are_refused(root_tree: tuple[Path, Path], trick: str) -> None:
+    allowed, _ = root_tree
+    with pytest.raises(roots.PathRefused, match="outside the allowed roots"):
+        roots.check_table_path(str(allowed) + "/" + trick, roots.parse_roots(str(allowed)))
+
+
+def test_symlink_out_of_root_is_refused(root_tree: tuple[Path, Path]) -> None:
+    allowed, outside = root_tree
+    (allowed / "link").symlink_to(outside / "t2")
+    with pytest.raises(roots.PathRefused, match="resolves to"):
+        roots.check_table_path(str(allowed / "link"), roots.parse_roots(str(allowed)))
+
+
+def test_symlink_into_root_is_accepted(root_tree: tuple[Path, Path], tmp_path: Path) -> None:
+    allowed, _ = root_tree
+    (tmp_path / "in").symlink_to(allowed / "t1")
+    assert roots.check_table_path(str(tmp_path / "in"), roots.parse_roots(str(allowed))) == str(
+        (allowed / "t1").resolve())
+
+
+def test_url_roots(root_tree: tuple[Path, Path]) -> None:
+    rs = roots.parse_roots("s3://bucket/warehouse, gs://other")
+    assert roots.check_table_path("s3://bucket/warehouse/trips/", rs) == "s3://bucket/warehouse/trips"
+    assert roots.check_table_path("gs://other/x", rs) == "gs://other/x"
+    for bad in ("s3://bucket/warehouse2/t", "s3://bucket/elsewhere", "s3://bucket2/warehouse/t",
+                "/tmp/x"):
+        with pytest.raises(roots.PathRefused):
+            roots.check_table_path(bad, rs)
+    with pytest.raises(roots.PathRefused, match=r"'\.\.'"):
+        roots.check_table_path("s3://bucket/warehouse/../secret", rs)
+
+
+def test_blank_and_default_roots(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with pytest.raises(roots.PathRefused, match="no table path"):
+        roots.check_table_path("  ", [])
+    monkeypatch.setenv("HUDI_INSPECTOR_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(roots.ROOTS_ENV, str(tmp_path / "only"))
+    values = [r.value for r in roots.allowed_roots()]
+    assert values == [os.path.realpath(tmp_path / "only"), os.path.realpath(tmp_path / "cache")]
+
+
+# -- recent tables and URL state -----------------------------------------------------------------
+
+
+def test_recent_tables_dedupe_and_cap(tmp_path: Path) -> None:
+    path = tmp_path / "recent.json"
+    assert recent.load_recent(path) == []
+    for n in range(12):
+        recent.push_recent(f"/t/{n}", path)
+    recent.push_recent("/t/5", path)
+    items = recent.load_recent(path)
+    assert items[0] == "/t/5" and len(items) == recent.MAX_RECENT and items.count("/t/5") == 1
+    assert json.loads(path.read_text()) == items
+    path.write_text("not json")
+    assert recent.load_recent(path) == []
+
+
+def test_query_param_state_round_trip() -> None:
+    assert state.decode_list(state.encode_list(["commit", "clean"])) == ["commit", "clean"]
+    assert state.decode_list("") == [] and state.decode_list(None) == []
+    session: dict = {}
+    qp: dict = {"actions": "commit,clean", "step": "x"}
+    state.init_widget(session, qp, "actions", [], state.decode_list)
+    assert session["actions"] == ["commit", "clean"]
+    state.init_widget(session, qp, "step", 3, int)  # an unparsable URL value falls back to the default
+    assert session["step"] == 3
+    state.init_widget(session, qp, "states", [], state.decode_list, valid=lambda v: set(v) <= {"INFLIGHT"})
+    assert session["states"] == []
+    state.remember(session, qp, "actions", ["clean"], default=[], encode=state.encode_list)
+    assert qp["actions"] == "clean" and state.kept(session, "actions") == ["clean"]
+    state.remember(session, qp, "actions", [], default=[], encode=state.encode_list)
+    assert "actions" not in qp
+    # After a page switch the widget key is gone and the URL is empty: the kept value comes back.
+    del session["actions"]
+    state.remember(session, qp, "actions", ["commit"], default=[], encode=state.encode_list)
+    qp.clear()
+    state.init_widget(session, qp, "actions", [], state.decode_list)
+    assert session["actions"] == ["commit"]
+
+
+# -- markers and engine adapters -------------------------------------------------------------------
+
+
+def test_markers_from_engine_result() -> None:
+    result = {
+        "latest_completed_clean": "20240101001010000",
+        "earliest_commit_to_retain": {"recorded": "20240101000700000", "next_clean": "20240101000800000",
+                                      "next_clean_detail": "retain 4"},
+        "earliest_commit_to_not_archive": {"proposed": "20240101000300000", "proposed_next_clean": None,
+                                           "hudi": "20240101000300000", "hudi_guard_instant": None,
+                                           "hudi_detail": "min savepoint"},
+        "extra_metadata_earliest_commit_to_not_archive": [],
+        "savepoints": [{"savepoint_time": "20240101000300000", "state": "COMPLETED", "pinned_files": 1,
+                        "recorded_by_latest_clean": True}],
+        "some_new_marker": "20240101000900000",
+    }
+    found = {(m.kind, m.time) for m in markers.markers_from_engine(result)}
+    assert found == {("ectr_recorded", "20240101000700000"), ("ectr_recomputed", "20240101000800000"),
+                     ("ectna_proposed", "20240101000300000"), ("ectna_hudi", "20240101000300000"),
+                     ("savepoint", "20240101000300000"), ("other", "20240101000900000")}
+    plan = {"boundary": {"instant": "20240101000400000", "guard": "A3"}}
+    b = markers.boundary_from_plan(plan)
+    assert b is not None and (b.kind, b.time) == ("archival_boundary", "20240101000400000")
+    assert markers.boundary_from_plan({"boundary": {"instant": None}}) is None
+
+
+def test_missing_engine_part_is_not_available() -> None:
+    with pytest.raises(engine.NotAvailable, match="Frobnicator is not available in this build"):
+        engine._attr("hudi_core.no_such_module", "x", "Frobnicator")
+    with pytest.raises(engine.NotAvailable, match=r"hudi_core\.facts\.no_such_function is missing"):
+        engine._attr("hudi_core.facts", "no_such_function", "Frobnicator")
+
+
+def test_recorded_markers_on_fixture(table_path: Callable[[str], Path]) -> None:
+    table = open_table(str(table_path("v9_txns_simple_meta")))
+    got = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
+    # The sample table has no completed clean and no savepoint: nothing recorded to mark.
+    assert got == []
+    arrow, note = engine.instants_table(table)
+    assert arrow.num_rows == 15 and "active" in note
+    assert markers.boundary_marker(arrow) is None
+
+
+# -- chart builders (pure: data in, figure out) ----------------------------------------------------
+
+
+def _instants(rows: list[tuple[str, str, str, str | None, str]]) -> pd.DataFrame:
+    return pd.DataFrame([{"requested_time": t, "action": a, "state": s, "pending_action": a, "completed_action": a,
+                          "completion_time": c, "source": src, "operation_type": None}
+                         for t, a, s, c, src in rows])
+
+
+def test_timeline_figure_lanes_states_markers_and_hover() -> None:
+    df = _instants([
+        ("20240101000100000", "commit", "COMPLETED", "20240101000105000", "archived"),
+        ("20240101000200000", "commit", "COMPLETED", "20240101000203500", "active"),
+        ("20240101000300000", "replacecommit", "COMPLETED", "20240101000301000", "active"),
+        ("20240101000400000", "clean", "INFLIGHT", None, "active"),
+        ("20240101000500000", "commit", "REQUESTED", None, "active"),
+    ])
+    marks = [Marker("ectr_recorded", "20240101000200000", "clean"),
+             Marker("savepoint", "20240101000200000", "savepoint")]
+    fig = charts.timeline_figure(df, marks, {"20240101000300000": ["p1/fg-a", "p1/fg-b"]})
+    assert list(fig.layout.yaxis.categoryarray) == ["clean", "replacecommit", "commit"]
+    assert {s.name for s in fig.layout.shapes} >= {"ectr_recorded", "savepoint", "archived region",
+                                                   "active region"}
+    assert {a.text for a in fig.layout.annotations} == {"ECTR", "SP"}
+    assert {a.hovertext.split(":")[0] for a in fig.layout.annotations} == {"ECTR (recorded)", "Savepoint"}
+    points = [t for t in fig.data if t.type == "scattergl" and t.mode == "markers"]
+    names = {t.name for t in points}
+    assert names == {"completed", "completed (archived)", "inflight", "requested"}
+    hover = " ".join(h for t in points for h in (t.hovertext or ()))
+    assert "replaced 2 file group(s)" in hover and "p1/fg-b" in hover and "duration 3.500 s" in hover
+    lines = {t.name: t for t in fig.data if t.type == "scattergl" and t.mode == "lines"}
+    assert lines["requested"].line.dash == "dash"  # pending runs dashed to the chart's end
+    assert lines["completed (archived)"].line.color == charts.ARCHIVED_COLOUR
+
+
+def test_timeline_figure_aggregates_large_inputs() -> None:
+    n = 3000
+    times = pd.date_range("2024-01-01", periods=n, freq="1s").strftime("%Y%m%d%H%M%S000")
+    df = _instants([(t, "commit", "COMPLETED", t, "active") for t in times])
+    small = charts.timeline_figure(df)
+    assert sum(len(t.x) for t in small.data if t.mode == "markers") == n
+    agg = charts.timeline_figure(df, aggregate_above=1000, max_buckets=100)
+    buckets = [t for t in agg.data if t.mode == "markers"]
+    assert len(buckets) == 1 and buckets[0].name.endswith("(bucketed)") and len(buckets[0].x) <= 101
+    assert "instants" in buckets[0].hovertext[0]
+
+
+def test_counts_and_empty_inputs() -> None:
+    df = _instants([
+        ("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active"),
+        ("20240101000200000", "commit", "INFLIGHT", None, "active"),
+        ("20240101000300000", "clean", "COMPLETED", "20240101000301000", "active"),
+    ])
+    counts = charts.counts_by_action_and_state(df)
+    assert counts.to_dict("records") == [
+        {"action": "commit", "COMPLETED": 1, "INFLIGHT": 1, "REQUESTED": 0, "total": 2},
+        {"action": "clean", "COMPLETED": 1, "INFLIGHT": 0, "REQUESTED": 0, "total": 1},
+    ]
+    assert len(charts.counts_figure(counts).data) == 3
+    empty = charts.timeline_figure(df.iloc[0:0])
+    assert empty.layout.annotations[0].text == "no instants to show"
+    assert charts.instant_datetimes(["20240101000100", "bogus"]).isna().tolist() == [False, True]
+    assert charts.lane_of("compaction", "commit") == "compaction"
+
+
+def test_before_after_and_log_block_figures() -> None:
+    before = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active")])
+    after = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "archived")])
+    fig = charts.before_after_figure(before, after, [], [Marker("archival_boundary", "20240101000100000", "plan")],
+                                     highlight=["20240101000100000"], highlight_label="archived")
+    assert any(s.name == "archival_boundary" and s.xref == "x2" for s in fig.layout.shapes)
+    assert any(t.name == "archived" for t in fig.data)
+    analysis = [{"partition": "p", "file_id": "fg1", "instant_time": "001", "attempts": [
+        {"attempt": "a0", "blocks": [{"path": "p/.fg1_001.log.1_0-7-0", "offset": 0, "type": "AVRO_DATA_BLOCK",
+                                      "seq": 0}], "proposal": "drop", "hudi_014": "drop",
+         "commit_metadata": "committed", "rolled_back": False}]}]
+    rows = charts.log_block_rows(analysis)
+    assert rows[["attempt", "seq", "proposal", "commit_metadata"]].to_dict("records") == [
+        {"attempt": "a0", "seq": 0, "proposal": "drop", "commit_metadata": "committed"}]
+    fig = charts.log_blocks_figure(rows, "proposal")
+    assert fig.data[0].name == "proposal: drop" and fig.data[0].marker.color == charts.VERDICT_COLOURS["drop"]
