@@ -31,8 +31,9 @@ test: install-dev
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
+# `make bench BENCH_ARGS="--sizes fixtures,S,M,L"` for the full run (L tables take minutes to generate).
 bench: install-dev
-	$(PY) -m bench
+	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

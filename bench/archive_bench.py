@@ -43,21 +43,40 @@ def _rss_bytes() -> int:
 
 
 def _peak_bytes() -> int:
+    """Peak RSS of this process image: `VmHWM` (`ru_maxrss` survives exec on Linux, so a child
+    would report its parent's peak), else `ru_maxrss`."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 def measure(table_path: str) -> dict[str, Any]:
     """Time and peak memory of listing the unified timeline of one table (run in a fresh process)."""
+    started = time.perf_counter()
+    import pyarrow as pa
+
     from hudi_core import open_table
 
+    pa.array([0])  # pyarrow imports pandas on first use: a one-off process cost, reported apart
+    import_s = time.perf_counter() - started
     baseline = _rss_bytes()
     started = time.perf_counter()
     table = open_table(table_path)
+    active = table.timeline
+    t_active = time.perf_counter()
+    archived = table.archived_timeline()
+    t_archived = time.perf_counter()
     unified = table.unified_timeline()
     listing = unified.listing()
     listing_s = time.perf_counter() - started
+    phases = {"active": round(t_active - started, 3), "archived": round(t_archived - t_active, 3),
+              "unified_listing": round(started + listing_s - t_archived, 3), "active_instants": len(active)}
     listing_peak = _peak_bytes()
-    archived = unified.archived
     started = time.perf_counter()
     instants = unified.instants
     instants_s = time.perf_counter() - started
@@ -75,8 +94,10 @@ def measure(table_path: str) -> dict[str, Any]:
         "unified_rows": listing.num_rows,
         "archive_files_read": len(archived.archive_files),
         "findings": [f.code for f in unified.findings],
+        "import_seconds": round(import_s, 3),
         "listing_seconds": round(listing_s, 3),
         "listing_peak_rss_mib": round(listing_peak / 2**20, 1),
+        "listing_phases_seconds": phases,
         "baseline_rss_mib": round(baseline / 2**20, 1),
         "instants_seconds": round(instants_s, 3),
         "instants_objects": len(instants),
@@ -113,9 +134,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--table", help="measure this existing table instead of generating one")
     parser.add_argument("--keep", action="store_true", help="keep the generated table (path in the output)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--generate", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
         print(json.dumps(measure(args.measure)))
+        return
+    if args.generate:
+        print(json.dumps(_generate(Path(args.generate), args)))
         return
     result: dict[str, Any] = {"benchmark": "archive_listing",
                               "target": {"seconds": TARGET_SECONDS, "bytes": TARGET_BYTES}}
@@ -125,7 +150,13 @@ def main(argv: list[str] | None = None) -> None:
     else:
         tmp = Path(tempfile.mkdtemp(prefix="hudi-archive-bench-"))
         path = tmp / "table"
-        result["generate"] = _generate(path, args)
+        gen = subprocess.run([sys.executable, "-m", "bench.archive_bench", "--generate", str(path),
+                              "--layout", str(args.layout), "--archived", str(args.archived), "--active",
+                              str(args.active), "--size", args.size, "--codec", args.codec],
+                             capture_output=True, text=True, check=False)
+        if gen.returncode != 0:
+            raise SystemExit(f"generation failed: {gen.stderr.strip().splitlines()[-1:]}")
+        result["generate"] = json.loads(gen.stdout)
     try:
         child = subprocess.run([sys.executable, "-m", "bench.archive_bench", "--measure", str(path)],
                                capture_output=True, text=True, check=False)

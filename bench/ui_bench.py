@@ -64,6 +64,19 @@ def main(argv: list[str] | None = None) -> None:
         cold, at = _render(uri)
         warm = [_render(uri)[0] for _ in range(args.warm)]
 
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        breakdown: dict[str, float] = {}
+        for label, step in (("open_table", lambda: loaders.get_table(uri, "local")),
+                            ("facts_and_decode", lambda: loaders.load_facts(uri, "local")),
+                            ("instants_unified", lambda: loaders.load_instants(uri, "local")),
+                            ("markers_and_dry_run_boundary", lambda: loaders.load_markers(uri, "local")),
+                            ("replaced_map", lambda: loaders.load_replaced_map(uri, "local")),
+                            ("timeline_figure", lambda: loaders.load_timeline(uri, "local", (), (), "", ""))):
+            started = time.perf_counter()
+            step()
+            breakdown[label] = round(time.perf_counter() - started, 3)
+
         table = loaders.get_table(uri)
         arrow, _ = engine.instants_table(table)
         frame = arrow.to_pandas()
@@ -80,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
             "instants_charted": len(frame),
             "markers": len(marks),
             "cold_render_seconds": round(cold, 3),
+            "cold_breakdown_seconds": breakdown,
             "warm_render_seconds": [round(w, 3) for w in warm],
             "warm_render_median_seconds": round(statistics.median(warm), 3) if warm else None,
             "figure_build_seconds": round(figure_seconds, 3),

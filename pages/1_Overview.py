@@ -9,6 +9,7 @@ from hudi_core.ui import charts, loaders, picker, render, state
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 try:
+    loaders.ensure_decoded(uri, eng)
     facts, findings = loaders.load_facts(uri, eng)
     instants, source_note = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
@@ -39,10 +40,10 @@ if findings:
 else:
     st.success("No findings: every timeline file was read as expected.")
 
+lanes, counts = loaders.load_lanes_and_counts(uri, eng)
 left, right = st.columns([2, 3])
 with left:
     st.subheader("Counts by action and state")
-    counts = charts.counts_by_action_and_state(instants)
     render.table(counts, "counts", "counts")
 with right:
     st.plotly_chart(charts.counts_figure(counts), key="counts_chart")
@@ -61,7 +62,6 @@ if markers_note:
 
 # -- filters -------------------------------------------------------------------------------------
 st.subheader("Timeline")
-lanes = charts.lanes_in(charts.prepare_instants(instants))
 states = list(charts.STATE_COLOURS)
 f1, f2, f3, f4 = st.columns([3, 2, 1, 1])
 state.init_widget(ss, qp, "actions", [], state.decode_list, valid=lambda v: set(v) <= set(lanes))
@@ -77,25 +77,15 @@ state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_lis
 state.remember(ss, qp, "since", since, default="")
 state.remember(ss, qp, "until", until, default="")
 
-shown = instants
-if actions_sel:
-    prepared = charts.prepare_instants(shown)
-    shown = shown[prepared["lane"].isin(actions_sel).to_numpy()]
-if states_sel:
-    shown = shown[shown["state"].isin(states_sel)]
-if since.strip():
-    shown = shown[shown["requested_time"] >= since.strip()]
-if until.strip():
-    bound = until.strip().ljust(17, "9")
-    shown = shown[shown["requested_time"] <= bound]
-
-replaced = {}
-with render.guard():
-    replaced = loaders.load_replaced_map(uri, eng)
-fig = charts.timeline_figure(shown, markers, replaced)
+try:
+    fig, shown = loaders.load_timeline(uri, eng, tuple(actions_sel), tuple(states_sel), since, until)
+except Exception as exc:  # every error becomes a readable message
+    render.show_error(exc)
+    st.stop()
 st.plotly_chart(fig, key="timeline_chart", config={"scrollZoom": True, "displaylogo": False})
 st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time; "
-           "pending instants are dashed to the chart's end · hover a replacecommit for the groups it replaced.")
+           "pending instants are dashed to the chart's end · times in the table's timezone · hover a replacecommit "
+           "for the groups it replaced.")
 
 # -- instants table ------------------------------------------------------------------------------
 with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
@@ -103,10 +93,9 @@ with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
 options = shown["requested_time"].tolist()
 if options:
     c1, c2 = st.columns([3, 1])
-    default = ss.get(state._KEEP + "instant")
+    default = state.kept(ss, "instant")
     pick = c1.selectbox("Instant", options, index=options.index(default) if default in options else len(options) - 1,
                         key="overview_instant")
     if c2.button("Open instant detail", width="stretch"):
-        ss[state._KEEP + "instant"] = pick
-        ss.pop("instant", None)
+        state.keep(ss, "instant", pick)
         st.switch_page("pages/2_Instant_detail.py")

@@ -10,6 +10,7 @@ from hudi_core.ui import loaders, picker, render, state
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 try:
+    loaders.ensure_decoded(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)

@@ -15,6 +15,7 @@ ss = st.session_state
 st.title("Cleaner & archival dry-run")
 st.caption("What Hudi 1.1.x's cleaner and archiver would do next, computed read-only. Nothing is written.")
 try:
+    loaders.ensure_decoded(uri, eng)
     keys = engine.config_keys()
     instants, source_note = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message

@@ -11,6 +11,7 @@ uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 st.title("File groups")
 try:
+    loaders.ensure_fs_view(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)

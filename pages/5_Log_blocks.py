@@ -15,6 +15,7 @@ st.caption("Block inventory of every log file (header scan) and the duplicate-bl
            "instant). Verdicts: **proposal** (longest sequence wins), **hudi_014** (0.14.x reader), "
            "**commit_metadata** (blocks in files the deltacommit names).")
 try:
+    loaders.ensure_fs_view(uri, eng)
     facts, _ = loaders.load_facts(uri, eng)
     groups = loaders.load_file_groups(uri, None, eng)
 except Exception as exc:  # every error becomes a readable message

@@ -58,7 +58,7 @@ except Exception as exc:  # every error becomes a readable message
 bar.empty()
 
 if st.button("Open this table in the other pages", help=after_uri):
-    picker._open(after_uri)
+    picker.open_uri(after_uri)
     st.switch_page("pages/1_Overview.py")
 st.caption(f"after this step: `{after_uri}`")
 if step_results and step < len(step_results):

@@ -276,3 +276,39 @@ def test_round_trip_v6(tmp_path: Path) -> None:
             else:
                 assert got.raw == want.raw, (inst, f.state)
     assert arch.findings == []
+
+
+def test_listing_never_decodes_payloads(v6_table: ScratchTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(v6_table, 1, archive_block(commit_entries(T[0], instant_time(3), 4)))
+    import hudi_core.timeline.archived_v1 as v1
+
+    calls: list[int] = []
+    original = v1.decode_full_datum
+
+    def counting(schema_json: str, datum: bytes) -> dict[str, Any]:
+        calls.append(len(datum))
+        return original(schema_json, datum)
+
+    monkeypatch.setattr(v1, "decode_full_datum", counting)
+    arch = open_table(v6_table.scratch.uri).archived_timeline()
+    assert len(arch.instants) == 1 and calls == []
+    assert arch.commit_metadata(arch.instants[0]).write_stats()[0].num_writes == 4
+    assert len(calls) == 1
+
+
+def test_legacy_v0_block_is_corrupt_for_a_1x_reader(v6_table: ScratchTable) -> None:
+    """Very old archives used format version 0 (no trailing block length). Hudi 1.x validates every
+    block by that trailing length (`isBlockCorrupted`), so such a block reads as corrupt: the same
+    here, with a finding naming the file and the valid files still loading."""
+    import struct
+    import zlib
+
+    records = commit_entries(T[0], instant_time(3), 6)
+    modern = encode_avro_content(records, ENTRY_SCHEMA)
+    schema_z = zlib.compress(ENTRY_SCHEMA.encode())
+    content = struct.pack(">i", len(schema_z)) + schema_z + modern[4:]  # drop the i32 content version
+    name = _write(v6_table, 1, encode_block(BlockType.AVRO_DATA_BLOCK, (), content, format_version=0))
+    _write(v6_table, 2, archive_block(commit_entries(T[1], instant_time(13), 7)))
+    arch = open_table(v6_table.scratch.uri).archived_timeline()
+    assert [i.requested_time for i in arch.instants] == [T[1]]
+    assert [(f.code, f.path.endswith(name)) for f in arch.findings] == [("archive_block_corrupt", True)]

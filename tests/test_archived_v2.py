@@ -250,3 +250,16 @@ def test_round_trip_multi_level(tmp_path: Path, version: int) -> None:
     assert arch.commit_metadata(replace).partition_to_replace_file_ids == {"p1": ["fgOld"]}
     assert [f.severity for f in arch.findings] in ([], [Severity.INFO])
     assert len(table.timeline) == 1
+
+
+def test_batch_function_pickles_for_remote_executors(lsm_table: ScratchTable) -> None:
+    """A Spark task receives the function and the storage spec pickled: both must survive it."""
+    import functools
+    import pickle
+
+    storage = ReadOnlyStorage(lsm_table.scratch.uri)
+    fn = pickle.loads(pickle.dumps(functools.partial(list_archive_files, since=instant_time(100))))
+    spec = pickle.loads(pickle.dumps(storage.spec))
+    names = [f["fileName"] for f in json.loads(lsm_table.scratch.path(f"{HISTORY}/manifest_2").read_text())["files"]]
+    rows = fn(spec, [f"{HISTORY}/{n}" for n in names])
+    assert rows.column("requested_time").to_pylist() == [instant_time(i * 10) for i in range(10, 15)]

@@ -16,8 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from services_tables import T, TableWriter
 
 from hudi_core.cli import main
-from hudi_core.services.archive import ARCHIVER_V1, ARCHIVER_V2, plan_archive
-from hudi_core.services.config import ServiceConfigError
+from hudi_core.services.archive import ARCHIVER_V1, ARCHIVER_V2, guard_a2, plan_archive
+from hudi_core.services.config import ServiceConfig, ServiceConfigError
 from hudi_core.table import open_table
 
 
@@ -291,3 +291,26 @@ def test_cli_plan_archive_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert [i["decision"] for i in out["instants"]] == ["archive"] * 4 + ["keep"]
     assert main(["plan-archive", w.scratch.uri, "--conf", "hoodie.nope=1"]) == 1
     assert "unknown config key 'hoodie.nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("has_compaction", [True, False])
+def test_compaction_guard_matches_compaction_utils(tmp_path: Path, has_compaction: bool) -> None:
+    """TestCompactionUtils.testGetOldestInstantToKeepForCompaction: delta commits 100..500, [compaction 600],
+    700, 800, inflight 900; max delta commits 20 / 3 / 2."""
+    w = TableWriter(tmp_path / "t", table_type="MERGE_ON_READ")
+    for n in (1, 2, 3, 4, 5):
+        w.commit(T(n), [("p1", "f1")], log=n > 1)
+    if has_compaction:
+        w.compaction(T(6), [("p1", "f1")])
+    w.commit(T(7), [("p1", "f1")], log=True)
+    w.commit(T(8), [("p1", "f1")], log=True)
+    w.commit(T(9), [("p1", "f1")], log=True, state="INFLIGHT")
+    table = w.open()
+
+    def a2(max_delta: int) -> str | None:
+        cfg = ServiceConfig.from_conf({"hoodie.compact.inline.max.delta.commits": str(max_delta)})
+        return guard_a2(table, cfg).instant
+
+    assert a2(20) == (T(6) if has_compaction else T(1))
+    assert a2(3) == T(7)
+    assert a2(2) == T(8)

@@ -412,3 +412,21 @@ def test_cli_plan_clean_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert set(out["files_to_delete"][0]) == {"partition", "file_id", "file", "base_instant", "reason"}
     assert main(["plan-clean", w.scratch.uri]) == 0
     assert "policy KEEP_LATEST_COMMITS" in capsys.readouterr().out
+    # KEEP_LATEST_BY_HOURS at a fixed planning time: one hour before T(62) is T(2).
+    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf", "hoodie.cleaner.hours.retained=1",
+                 "--now", T(62)]) == 0
+    assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(2)
+
+
+def test_non_partitioned_table_records_no_savepoints(tmp_path: Path) -> None:
+    """CleanPlanner constructor: `savepointedTimestamps` stays empty for a non-partitioned table (and the MDT)."""
+    w = TableWriter(tmp_path / "t", partitioned=False)
+    w.commit(T(1), [("", "f1")])
+    w.savepoint(T(1))
+    for n in range(2, 6):
+        w.commit(T(n), [("", "f1")])
+    plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "2"})
+    assert plan.partitions == [""] and plan.savepointed_timestamps == []
+    assert plan.to_hoodie_cleaner_plan()["extraMetadata"] == {}
+    assert (T(1), cl.SAVEPOINTED) in kept(plan, "f1")  # the savepoint still protects its files
+    assert deleted(plan) == [("f1", T(2), cl.OLDER_THAN_ECTR)]

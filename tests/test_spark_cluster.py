@@ -32,6 +32,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = pytest.mark.slow
 
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
 
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -72,7 +74,8 @@ def _master_state(ui_port: int) -> dict:
 
 @contextmanager
 def standalone_cluster(tmp: Path) -> Iterator[dict[str, object]]:
-    """Master + one 2-core worker on 127.0.0.1; yields the master URL, dirs and daemon env."""
+    """Master + one 2-core worker on 127.0.0.1; yields the master URL, dirs, daemon env and a
+    ``wait_for_worker()`` callable (the worker is started, not yet necessarily registered)."""
     home = _spark_home()
     spark_class = home / "bin" / "spark-class"
     conf_dir = tmp / "conf"
@@ -87,6 +90,8 @@ def standalone_cluster(tmp: Path) -> Iterator[dict[str, object]]:
         "SPARK_LOG_DIR": str(tmp / "logs"),
         "SPARK_WORKER_DIR": str(work_dir),
         "SPARK_DAEMON_MEMORY": "512m",
+        # Short-lived JVMs: quick C1-only JIT and the serial collector start faster on 2 cores.
+        "SPARK_DAEMON_JAVA_OPTS": FAST_JVM,
         "PYSPARK_PYTHON": sys.executable,
     }
     port, ui_port, worker_ui = _free_port(), _free_port(), _free_port()
@@ -107,8 +112,13 @@ def standalone_cluster(tmp: Path) -> Iterator[dict[str, object]]:
                  "--cores", "2", "--memory", "1g", "--webui-port", str(worker_ui), "--work-dir", str(work_dir)],
                 env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             ))
-        _wait_for(lambda: _master_state(ui_port).get("aliveworkers", 0) >= 1, 60, "worker", procs, logs)
-        yield {"master": master_url, "ui_port": ui_port, "work_dir": work_dir, "env": env, "logs": logs}
+
+        def wait_for_worker() -> None:
+            _wait_for(lambda: _master_state(ui_port).get("aliveworkers", 0) >= 1, 60, "worker", procs, logs)
+
+        # The worker registers while the caller starts its driver (both take a few seconds).
+        yield {"master": master_url, "ui_port": ui_port, "work_dir": work_dir, "env": env, "logs": logs,
+               "wait_for_worker": wait_for_worker}
     finally:
         for proc in reversed(procs):
             _stop(proc)
@@ -150,12 +160,22 @@ def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Pat
             "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
             "--spark-conf", "spark.executor.memory=512m",
             "--spark-conf", "spark.cores.max=2",
+            "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+            "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
             "--spark-conf", f"spark.pyspark.python={sys.executable}",
         ]
-        proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=240)
+        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            cluster["wait_for_worker"]()  # type: ignore[operator]
+            stdout, stderr = proc.communicate(timeout=240)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
         logs = "\n".join(_tail(p) for p in cluster["logs"].values())  # type: ignore[union-attr]
-        assert proc.returncode == 0, f"scan failed: {proc.stderr[-3000:]}\n{logs}"
-        report = json.loads(proc.stdout)
+        assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+        report = json.loads(stdout)
         apps = sorted(p.name for p in Path(cluster["work_dir"]).iterdir())  # type: ignore[arg-type]
         state = _master_state(int(cluster["ui_port"]))  # type: ignore[arg-type]
 

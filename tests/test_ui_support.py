@@ -178,7 +178,8 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
     marks = [Marker("ectr_recorded", "20240101000200000", "clean"),
              Marker("savepoint", "20240101000200000", "savepoint")]
     fig = charts.timeline_figure(df, marks, {"20240101000300000": ["p1/fg-a", "p1/fg-b"]})
-    assert list(fig.layout.yaxis.categoryarray) == ["clean", "replacecommit", "commit"]
+    assert list(fig.layout.yaxis.ticktext) == ["commit", "replacecommit", "clean"]
+    assert list(fig.layout.yaxis.tickvals) == [2, 1, 0]  # first lane at the top
     assert {s.name for s in fig.layout.shapes} >= {"ectr_recorded", "savepoint", "archived region",
                                                    "active region"}
     assert {a.text for a in fig.layout.annotations} == {"ECTR", "SP"}
@@ -186,7 +187,7 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
     points = [t for t in fig.data if t.type == "scattergl" and t.mode == "markers"]
     names = {t.name for t in points}
     assert names == {"completed", "completed (archived)", "inflight", "requested"}
-    hover = " ".join(h for t in points for h in (t.hovertext or ()))
+    hover = " ".join(h for t in points for h in t.hovertext)
     assert "replaced 2 file group(s)" in hover and "p1/fg-b" in hover and "duration 3.500 s" in hover
     lines = {t.name: t for t in fig.data if t.type == "scattergl" and t.mode == "lines"}
     assert lines["requested"].line.dash == "dash"  # pending runs dashed to the chart's end
@@ -239,3 +240,18 @@ def test_before_after_and_log_block_figures() -> None:
         {"attempt": "a0", "seq": 0, "proposal": "drop", "commit_metadata": "committed"}]
     fig = charts.log_blocks_figure(rows, "proposal")
     assert fig.data[0].name == "proposal: drop" and fig.data[0].marker.color == charts.VERDICT_COLOURS["drop"]
+
+
+def test_filter_instants_by_lane_state_and_time() -> None:
+    df = _instants([
+        ("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active"),
+        ("20240101000200000", "clean", "COMPLETED", "20240101000203500", "active"),
+        ("20240102000300000", "commit", "INFLIGHT", None, "active"),
+    ])
+    df.loc[2, "pending_action"] = "compaction"  # a pending compaction has its own lane
+    assert charts.filter_instants(df, ["commit"])["requested_time"].tolist() == ["20240101000100000"]
+    assert charts.filter_instants(df, ["compaction"])["requested_time"].tolist() == ["20240102000300000"]
+    assert charts.filter_instants(df, states=["INFLIGHT"])["requested_time"].tolist() == ["20240102000300000"]
+    assert charts.filter_instants(df, since="202401010002", until="20240101")["requested_time"].tolist() == [
+        "20240101000200000"]
+    assert len(charts.filter_instants(df)) == 3

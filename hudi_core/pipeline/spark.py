@@ -39,7 +39,13 @@ import pyarrow.ipc as ipc
 from hudi_core.errors import HudiInspectError
 from hudi_core.pipeline.engine import ReportingLocalExecutor
 from hudi_core.pipeline.executor import BatchFn, _batches, _concat
-from hudi_core.pipeline.progress import ProgressCallback, StageProgress, resolve_callback, stage_label
+from hudi_core.pipeline.progress import (
+    ProgressCallback,
+    StageProgress,
+    report_progress,
+    resolve_callback,
+    stage_label,
+)
 from hudi_core.storage import StorageSpec
 
 if TYPE_CHECKING:
@@ -143,6 +149,14 @@ def run_partition(fn: BatchFn, spec: StorageSpec, schema: pa.Schema, transport: 
                 )
 
 
+def _spark_context(spark: Any) -> Any:
+    """The SparkContext of a classic session; ``None`` on Spark Connect (no context there)."""
+    try:
+        return spark.sparkContext
+    except Exception:
+        return None
+
+
 def _fn_name(fn: Callable[..., Any]) -> str:
     while isinstance(fn, functools.partial):
         fn = fn.func
@@ -181,7 +195,7 @@ class SparkExecutor:
                  min_items: int | None = None) -> None:
         self._session: SparkSession | None = None
         self._factory: Callable[[], SparkSession] | None = None
-        if hasattr(session, "sparkContext") or hasattr(session, "createDataFrame"):
+        if hasattr(type(session), "createDataFrame"):  # a session (classic or Connect), not a factory
             self._session = session  # type: ignore[assignment]
         else:
             self._factory = session  # type: ignore[assignment]
@@ -211,10 +225,8 @@ class SparkExecutor:
         return self._session is not None
 
     def _parallelism(self) -> int:
-        try:
-            return max(1, int(self.session.sparkContext.defaultParallelism))
-        except Exception:  # Spark Connect has no SparkContext
-            return 2
+        sc = _spark_context(self.session)
+        return max(1, int(sc.defaultParallelism)) if sc is not None else 2
 
     def map_batches(self, fn: BatchFn, spec: StorageSpec, items: Sequence[str], batch_size: int,
                     schema: pa.Schema) -> pa.Table:
@@ -222,11 +234,8 @@ class SparkExecutor:
         started = time.perf_counter()
         callback = resolve_callback(self)
         if len(items) < self.min_items:
-            self._local.progress = callback
-            try:
+            with report_progress(callback):
                 result = self._local.map_batches(fn, spec, items, batch_size, schema)
-            finally:
-                self._local.progress = None
             self._record(fn, len(items), len(_batches(items, batch_size)), "driver", 0, started)
             return result
         batches = _batches(items, batch_size)
@@ -252,7 +261,7 @@ class SparkExecutor:
         description = f"{stage_label(fn)}: {len(items)} items in {len(batches)} batches ({spec.uri})"
 
         def collect() -> pa.Table:
-            sc = getattr(spark, "sparkContext", None)
+            sc = _spark_context(spark)
             if sc is not None:
                 sc.setJobGroup(job_group, description, interruptOnCancel=True)
             try:
@@ -285,7 +294,7 @@ class SparkExecutor:
 
     def _run_with_progress(self, spark: SparkSession, collect: Callable[[], pa.Table], job_group: str,
                            tracker: StageProgress, total: int) -> pa.Table:
-        sc = getattr(spark, "sparkContext", None)
+        sc = _spark_context(spark)
         if tracker.callback is None or sc is None:
             return collect()
         outcome: dict[str, Any] = {}

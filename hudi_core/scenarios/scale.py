@@ -37,7 +37,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -522,48 +521,36 @@ def _write_archive(scratch: ScratchDir, table_version: int, layout: int, mor: bo
 
 def _write_layout1(scratch: ScratchDir, table_version: int, mor: bool, times: Sequence[str],
                    completions: Sequence[str], fids: Sequence[str], parts: Sequence[str]) -> list[str]:
-    writer = aw.ArchiveLogWriter(scratch, ".hoodie/archived", table_version)
+    """Archive log files of `GENERATOR_ARCHIVAL_BATCH`-entry blocks, rolling over every
+    `ARCHIVE_ENTRIES_PER_FILE` entries."""
+    archive_dir = ".hoodie/archived"
     schema_json = enc.writer_schema_json("HoodieArchivedMetaEntry", table_version)
-    schema = enc.parsed_writer_schema("HoodieArchivedMetaEntry", table_version)
-    from hudi_core.logfile.format import BlockType, HeaderKey, pack_i32
-    from hudi_core.logfile.writer import encode_block
-
     written: list[str] = []
-    pending: list[bytes] = []  # encoded blocks of the current file
+    blocks: list[bytes] = []
     batch: list[bytes] = []
-    entries_in_file = 0
-    file_no = 0
-
-    def flush_block() -> None:
-        if batch:
-            content = pack_i32(3) + pack_i32(len(batch)) + b"".join(pack_i32(len(d)) + d for d in batch)
-            pending.append(encode_block(BlockType.AVRO_DATA_BLOCK, [(HeaderKey.SCHEMA, schema_json)], content))
-            batch.clear()
+    in_file = 0
 
     def flush_file() -> None:
-        nonlocal file_no, entries_in_file
-        flush_block()
-        if pending:
-            file_no += 1
-            rel = f"{writer.archive_dir}/{aw.archive_file_name(file_no)}"
-            scratch.write_bytes(rel, b"".join(pending))
+        if batch:
+            blocks.append(aw.archive_block_of_datums(batch, schema_json))
+            batch.clear()
+        if blocks:
+            rel = f"{archive_dir}/{aw.archive_file_name(len(written) + 1)}"
+            scratch.write_bytes(rel, b"".join(blocks))
             written.append(rel)
-            pending.clear()
-        entries_in_file = 0
+            blocks.clear()
 
-    buf = io.BytesIO()
     for i, t in enumerate(times):
         prev = times[i - 1] if i else "null"
         for entry in _fast_entries(_archived_specs(i, t, mor, fids, parts, prev), t, completions[i]):
-            buf.seek(0)
-            buf.truncate()
-            fastavro.schemaless_writer(buf, schema, entry)
-            batch.append(buf.getvalue())
-            entries_in_file += 1
+            batch.append(enc.encode_datum(entry, "HoodieArchivedMetaEntry", table_version))
+            in_file += 1
             if len(batch) >= GENERATOR_ARCHIVAL_BATCH:
-                flush_block()
-        if entries_in_file >= ARCHIVE_ENTRIES_PER_FILE:
+                blocks.append(aw.archive_block_of_datums(batch, schema_json))
+                batch.clear()
+        if in_file >= ARCHIVE_ENTRIES_PER_FILE:
             flush_file()
+            in_file = 0
     flush_file()
     return written
 

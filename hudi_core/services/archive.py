@@ -358,6 +358,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         for i in cleans_rollbacks:
             if last is not None and i.requested_time < last.requested_time:
                 chosen.append(i)
+                reasons[id(i)].append(f"completed {i.action} before the last archived commit {last.requested_time}")
             else:
                 reasons[id(i)].append(
                     "V2 archives completed clean/rollback instants only before the last archived commit "
@@ -368,6 +369,9 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
             if len(group) > max_keep:
                 take = group[: len(group) - min_keep]
                 chosen.extend(take)
+                for i in take:
+                    reasons[id(i)].append(f"V1: {len(group)} completed {action} instants > max {max_keep}; "
+                                          f"the oldest {len(group) - min_keep} go")
                 for i in group[len(group) - min_keep:]:
                     reasons[id(i)].append(f"V1: the newest {min_keep} completed {action} instants stay")
             else:

@@ -227,6 +227,7 @@ class CleanPlan:
             "would_schedule": self.would_schedule,
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": "1.1.x",
+            "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
         }
 
 

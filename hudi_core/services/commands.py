@@ -3,16 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from hudi_core.errors import HudiInspectError
 from hudi_core.output import render_json, render_table
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
 from hudi_core.services.config import parse_conf_pairs
 from hudi_core.services.markers import compute_markers
+from hudi_core.timeline.instant import parse_instant_time
 
 AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
+
+
+def _now(args: argparse.Namespace) -> dt.datetime | None:
+    """`--now INSTANT`: the planning time for KEEP_LATEST_BY_HOURS (the table's zone), else the current time."""
+    value = getattr(args, "now", None)
+    if not value:
+        return None
+    moment = parse_instant_time(value, "UTC")
+    if moment is None:
+        raise HudiInspectError(f"--now expects an instant time (yyyyMMddHHmmss[SSS]), got {value!r}")
+    return moment
 
 
 def _cli() -> Any:
@@ -24,7 +38,7 @@ def _cli() -> Any:
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
     table = _cli()._open(args)
-    payload = compute_markers(table, parse_conf_pairs(args.conf)).to_dict()
+    payload = compute_markers(table, parse_conf_pairs(args.conf), now=_now(args)).to_dict()
     if args.format == "json":
         print(render_json(payload))
     else:
@@ -41,7 +55,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
 def cmd_plan_clean(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-clean TABLE [--conf K=V ...]`."""
     table = _cli()._open(args)
-    plan = plan_clean(table, parse_conf_pairs(args.conf))
+    plan = plan_clean(table, parse_conf_pairs(args.conf), now=_now(args))
     payload = plan.to_dict()
     if args.format == "json":
         print(render_json(payload))
@@ -90,8 +104,10 @@ def register(add: AddFn, sub: Any) -> None:
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
                                     "replaced file groups")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("plan-clean", cmd_plan_clean, "dry run of the next clean: every file's decision and reason")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner config; repeatable")
+    p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("plan-archive", cmd_plan_archive, "dry run of the next archival: every instant, guards, boundary")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi archiver config; repeatable")
     p.add_argument("--without-savepoint-guard", action="store_true",

@@ -34,13 +34,12 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_core.logfile.content import encode_avro_content
-from hudi_core.logfile.format import BlockType, HeaderKey
+from hudi_core.logfile.format import BlockType, HeaderKey, pack_i32
 from hudi_core.logfile.writer import encode_block
 from hudi_core.properties import TableProperties
 from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.timeline import instant as ia
-from hudi_core.timeline.encode import conform_record, jackson_pretty, writer_schema_json
+from hudi_core.timeline.encode import conform_record, encode_datum, jackson_pretty, writer_schema_json
 from hudi_core.timeline.instant import Instant, State
 
 #: `hoodie.commits.archival.batch` default: records per archive log block.
@@ -216,7 +215,14 @@ def archive_file_name(version: int, write_token: str = ARCHIVE_WRITE_TOKEN) -> s
 def archive_block(entries: Sequence[Mapping[str, Any]], table_version: int = 6) -> bytes:
     """One AVRO_DATA_BLOCK of `HoodieArchivedMetaEntry` records, header SCHEMA only."""
     schema_json = writer_schema_json("HoodieArchivedMetaEntry", table_version)
-    content = encode_avro_content([dict(e) for e in entries], schema_json, 3)
+    datums = [encode_datum(e, "HoodieArchivedMetaEntry", table_version) for e in entries]
+    return archive_block_of_datums(datums, schema_json)
+
+
+def archive_block_of_datums(datums: Sequence[bytes], schema_json: str) -> bytes:
+    """An AVRO_DATA_BLOCK (content version 3: count, then length-prefixed datums) of encoded entries,
+    header SCHEMA only (`HoodieAvroDataBlock.serializeRecords`)."""
+    content = pack_i32(3) + pack_i32(len(datums)) + b"".join(pack_i32(len(d)) + d for d in datums)
     return encode_block(BlockType.AVRO_DATA_BLOCK, [(HeaderKey.SCHEMA, schema_json)], content)
 
 

@@ -22,6 +22,7 @@ import json
 import posixpath
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +40,8 @@ LSM_FILE_PATTERN = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet")
 _JAVA_INT = re.compile(r"^[+-]?\d+$")
 
 LISTING_COLUMNS = ("instantTime", "completionTime", "action")
+#: Rows per batch when streaming one row group to fetch one instant's bytes.
+_BODY_BATCH_ROWS = 256
 
 
 @dataclass(frozen=True)
@@ -252,22 +255,30 @@ def list_lsm_files(spec: StorageSpec, paths: list[str], since: str | None = None
 
 def read_lsm_row_bytes(storage: ReadOnlyStorage, path: str, record_index: int, requested_time: str
                        ) -> tuple[bytes | None, bytes | None]:
-    """(`metadata`, `plan`) bytes of one row, reading only the row group that holds it."""
+    """(`metadata`, `plan`) bytes of one row.
+
+    Only the row group holding the row is read, streamed in small batches that stop at the row, so
+    memory stays bounded even when a compacted LSM file holds a million instants in one row group.
+    """
     uri = storage.uri_of(path)
+    row: dict[str, Any] | None = None
     try:
         with storage.open_read(path) as handle:
-            pf = pq.ParquetFile(handle)
+            pf = pq.ParquetFile(handle, buffer_size=1 << 20)
+            present = [c for c in ("instantTime", "metadata", "plan") if c in pf.schema_arrow.names]
             start = 0
             for rg in range(pf.metadata.num_row_groups):
                 rows = pf.metadata.row_group(rg).num_rows
                 if record_index < start + rows:
-                    cols = ["instantTime", "metadata", "plan"]
-                    present = [c for c in cols if c in pf.schema_arrow.names]
-                    group = pf.read_row_group(rg, columns=present, use_threads=False)
-                    row = group.slice(record_index - start, 1).to_pylist()[0]
+                    for batch in pf.iter_batches(batch_size=_BODY_BATCH_ROWS, row_groups=[rg], columns=present,
+                                                 use_threads=False):
+                        if record_index < start + batch.num_rows:
+                            row = batch.slice(record_index - start, 1).to_pylist()[0]
+                            break
+                        start += batch.num_rows
                     break
                 start += rows
-            else:
+            if row is None:
                 raise DecodeError(f"{uri} has no row {record_index}")
     except (StorageError, OSError, pa.ArrowException) as exc:
         raise DecodeError(f"cannot read archived timeline file {uri}: {exc}") from exc

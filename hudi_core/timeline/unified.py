@@ -103,7 +103,6 @@ class ArchivedTimeline(Timeline):
         self.snapshot_version = snapshot_version
         self._state_refs = state_refs  # layout 1: key → state → (action, path, block_offset, index)
         self._instants = instants
-        self._row_index: dict[tuple[str, str], tuple[str, int]] | None = None
         self._bodies: dict[tuple[str, str, State], DecodedBody | None] = {}
         self._errors: dict[tuple[str, str, State], Finding] = {}
         self._blocks: OrderedDict[tuple[str, int], tuple[str, list[bytes]]] = OrderedDict()
@@ -177,15 +176,14 @@ class ArchivedTimeline(Timeline):
         return v1.payload_to_body(record, action, state)
 
     def _locate_v2(self, instant: Instant) -> tuple[str, int] | None:
-        if self._row_index is None:
-            cols = self.listing.select(["requested_time", "completed_action", "archive_file",
-                                        "record_index"]).to_pydict()
-            self._row_index = {
-                (rt, ca): (path, idx)
-                for rt, ca, path, idx in zip(cols["requested_time"], cols["completed_action"],
-                                             cols["archive_file"], cols["record_index"], strict=True)
-            }
-        return self._row_index.get(instant.key())
+        """(LSM file, row number) of an archived instant: a vectorised search of the listing."""
+        listing = self.listing
+        where = pc.indices_nonzero(pc.fill_null(pc.equal(listing["requested_time"], instant.requested_time), False))
+        hits = listing.select(["completed_action", "archive_file", "record_index"]).take(where)
+        for row in hits.to_pylist():
+            if row["completed_action"] == instant.completed_action:
+                return row["archive_file"], row["record_index"]
+        return None
 
     def _body_v2(self, instant: Instant, state: State) -> DecodedBody | None:
         where = self._locate_v2(instant)
@@ -246,6 +244,8 @@ def _error_findings(storage: ReadOnlyStorage, rows: pa.Table) -> list[Finding]:
 
 
 def _good_rows(rows: pa.Table) -> pa.Table:
+    if rows["error"].null_count == rows.num_rows:
+        return rows  # no error row: skip a filter that would copy every column
     return rows.filter(pc.is_null(rows["error"]))
 
 
@@ -375,8 +375,10 @@ def _load_v2(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeR
     n = good.num_rows
     action = good["action"]
     completed = action
-    for pending, done in _COMPLETES_AS:  # rows hold completed actions; map defensively
-        completed = pc.if_else(pc.equal(completed, pending), done, completed)
+    pending_names = pa.array([p for p, _ in _COMPLETES_AS], pa.string())
+    if n and pc.any(pc.is_in(action, value_set=pending_names)).as_py():
+        for pending, done in _COMPLETES_AS:  # rows hold completed actions; map defensively
+            completed = pc.if_else(pc.equal(completed, pending), done, completed)
     listing = pa.table({
         "requested_time": good["requested_time"],
         "action": action,

@@ -139,6 +139,15 @@ def instants_table(table: HudiTable, include_archived: bool = True) -> tuple[pa.
     return both.take(order), f"unified timeline: {active.num_rows} active + {n} archived instants"
 
 
+def flatten_lists(table: pa.Table, sep: str = ";") -> pa.Table:
+    """List-of-string columns joined into one string per row (display and CSV friendly)."""
+    columns = {}
+    for name in table.column_names:
+        col = table[name]
+        columns[name] = pc.binary_join(col, sep) if pa.types.is_list(col.type) else col
+    return pa.table(columns)
+
+
 def timeline_findings(table: HudiTable) -> list[Any]:
     """Findings of the archived part (empty when the build has no archived reader)."""
     try:
@@ -447,8 +456,11 @@ def instant_detail(table: HudiTable, requested_time: str, action: str | None = N
         elif inst.requested_time in r.rolled_back:
             rolled_back_by.append({"instant": r.instant_time, "action": r.action, "state": r.state,
                                    "completion_time": r.completion_time})
+    row = to_plain(instant_row(inst, tl if inst.source == "active" else None))
+    if row.get("operation_type") is None and meta is not None:
+        row["operation_type"] = meta.operation_type
     return {
-        "instant": to_plain(instant_row(inst, tl if inst.source == "active" else None)),
+        "instant": row,
         "bodies": bodies,
         "write_stats": stats,
         "replaced": replaced,

@@ -7,21 +7,66 @@ switching pages or filters never re-reads the table. "Reload" clears both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from hudi_core import HudiTable, open_table
-from hudi_core.ui import engine, markers
+from hudi_core.ui import charts, engine, markers
 
 TTL_SECONDS = 600
+
+
+@st.cache_resource(show_spinner="Starting the engine…")
+def get_executor(engine_name: str = "local") -> Any:
+    """One executor per engine for the whole server (Spark: one session, started on first use)."""
+    return engine.make_executor(engine_name)
 
 
 @st.cache_resource(show_spinner="Opening table…", max_entries=16, ttl=TTL_SECONDS)
 def get_table(uri: str, engine_name: str = "local") -> HudiTable:
     """The table at `uri`, opened read-only with the chosen engine's executor."""
-    return open_table(uri, executor=engine.make_executor(engine_name))
+    return open_table(uri, executor=get_executor(engine_name))
+
+
+def run_with_progress(label: str, fn: Callable[[], Any]) -> Any:
+    """Run `fn` with a progress bar fed by the engine's bulk stages (`pipeline.progress`)."""
+    bar = st.progress(0.0, text=label)
+
+    def update(event: Any) -> None:
+        """Show one progress event."""
+        bar.progress(min(max(event.fraction, 0.0), 1.0),
+                     text=f"{label} — {event.stage}: {event.done} of {event.total} ({event.engine})")
+
+    try:
+        report = engine._attr("hudi_core.pipeline.progress", "report_progress", "Progress reporting")
+    except engine.NotAvailable:
+        report = None
+    try:
+        if report is None:
+            return fn()
+        with report(update):
+            return fn()
+    finally:
+        bar.empty()
+
+
+def ensure_decoded(uri: str, engine_name: str = "local") -> None:
+    """Decode every instant body of the table once, showing progress (later calls are free)."""
+    table = get_table(uri, engine_name)
+    if not table.__dict__.get("_ui_decoded"):
+        run_with_progress("Decoding the timeline", lambda: table.timeline.decode_all(table.executor))
+        table.__dict__["_ui_decoded"] = True
+
+
+def ensure_fs_view(uri: str, engine_name: str = "local") -> None:
+    """List the partitions and build the file-system view once, showing progress."""
+    table = get_table(uri, engine_name)
+    if "_fs_view" not in table.__dict__:
+        run_with_progress("Listing partitions", table.fs_view)
 
 
 def clear_caches() -> None:
@@ -46,10 +91,14 @@ def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], li
 
 @st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
 def load_instants(uri: str, engine_name: str = "local", include_archived: bool = True) -> tuple[pd.DataFrame, str]:
-    """Instants (unified timeline when the build has it) and a note on the source."""
+    """Instants (unified timeline when the build has it) and a note on the source.
+
+    List columns (`files`, `errors`) are joined with ``;`` into strings: the frame is cached and
+    unpickled on every rerun, and object columns of lists unpickle ~100 times slower.
+    """
     table = get_table(uri, engine_name)
     arrow, note = engine.instants_table(table, include_archived)
-    return arrow.to_pandas(), note
+    return engine.flatten_lists(arrow).to_pandas(), note
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -171,3 +220,28 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
         pass
     out["markers"] = markers.dedupe(found)
     return out
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_lanes_and_counts(uri: str, engine_name: str = "local") -> tuple[list[str], pd.DataFrame]:
+    """Lanes present in the timeline and the counts by action and state."""
+    instants, _ = load_instants(uri, engine_name)
+    return charts.lanes_in(charts.prepare_instants(instants)), charts.counts_by_action_and_state(instants)
+
+
+@st.cache_data(show_spinner="Drawing the timeline…", max_entries=32, ttl=TTL_SECONDS)
+def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: tuple[str, ...], since: str,
+                  until: str) -> tuple[go.Figure, pd.DataFrame]:
+    """The overview's timeline figure for one filter, and the filtered instants (cached: reruns
+    and other sessions on the same table and filter skip building the figure)."""
+    instants, _ = load_instants(uri, engine_name)
+    shown = charts.filter_instants(instants, actions, states, since, until)
+    try:
+        marks, _ = load_markers(uri, engine_name)
+    except engine.NotAvailable:
+        marks = []
+    try:
+        replaced = load_replaced_map(uri, engine_name)
+    except engine.NotAvailable:
+        replaced = {}
+    return charts.timeline_figure(shown, marks, replaced), shown

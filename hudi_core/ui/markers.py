@@ -47,9 +47,11 @@ class Marker:
 
     @property
     def label(self) -> str:
+        """Human name of the marker kind."""
         return KIND_LABELS.get(self.kind, self.kind)
 
     def to_dict(self) -> dict[str, str]:
+        """One row of the markers table."""
         return {"marker": self.label, "kind": self.kind, "instant_time": self.time, "source": self.source,
                 "detail": self.detail}
 

@@ -53,10 +53,10 @@ def current() -> tuple[str | None, str]:
     return st.session_state.get("table"), st.session_state.get("engine", "local")
 
 
-def _open(uri: str) -> None:
+def open_uri(uri: str) -> None:
+    """Make `uri` (already checked against the roots) the current table; forget the selected instant."""
     st.session_state["table"] = uri
-    st.session_state.pop("instant", None)
-    st.session_state.pop(state._KEEP + "instant", None)
+    state.forget(st.session_state, "instant")
     st.query_params["table"] = uri
 
 
@@ -80,7 +80,7 @@ def sidebar() -> None:
         submitted = st.form_submit_button("Open", width="stretch")
     if submitted and raw.strip() and raw.strip() != st.session_state.get("table"):
         try:
-            _open(roots.check_table_path(raw))
+            open_uri(roots.check_table_path(raw))
             st.rerun()
         except HudiInspectError as exc:
             refusal = str(exc)
@@ -92,7 +92,7 @@ def sidebar() -> None:
         if demo is None:
             sb.error("No demo table: the sample tables are not available (set HUDI_FIXTURES).")
         else:
-            _open(str(demo))
+            open_uri(str(demo))
             st.rerun()
     if cols[1].button("Reload", width="stretch", help="Re-read the table (clears caches)"):
         loaders.clear_caches()
@@ -103,14 +103,19 @@ def sidebar() -> None:
             for n, uri in enumerate(recents):
                 if st.button(uri.rstrip("/").split("/")[-1] or uri, key=f"recent_{n}", help=uri, width="stretch"):
                     try:
-                        _open(roots.check_table_path(uri))
+                        open_uri(roots.check_table_path(uri))
                         st.rerun()
                     except HudiInspectError as exc:
                         st.error(str(exc))
     sb.page_link(SCENARIOS_PAGE, label="Built-in scenarios", icon=":material/science:")
     names = engine.engine_names()
+    reason = engine.spark_unavailable_reason() if "spark" in names else None
+    if reason:
+        names = [n for n in names if n != "spark"]
     state.init_widget(st.session_state, st.query_params, "engine", "local", valid=lambda v: v in names)
     choice = sb.selectbox("Engine", names, key="engine", disabled=len(names) == 1,
                           help="Where bulk work runs: local threads, or Spark when built in.")
     state.remember(st.session_state, st.query_params, "engine", choice, default="local")
+    if reason:
+        sb.caption(f"Spark engine unavailable: {reason}.")
     sb.caption("Allowed roots: " + ", ".join(f"`{r}`" for r in roots.allowed_roots()))

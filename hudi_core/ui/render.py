@@ -75,11 +75,11 @@ def json_bytes(obj: Any) -> bytes:
 
 def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
           column_config: dict[str, Any] | None = None) -> None:
-    """A dataframe with a "CSV" download button under it."""
+    """A dataframe with a "CSV" download button under it (the CSV is made only when clicked)."""
     if caption:
         st.caption(caption)
     st.dataframe(df, width="stretch", hide_index=True, height=height, column_config=column_config)
-    st.download_button(f"⬇ {name}.csv", csv_bytes(df), file_name=f"{name}.csv", mime="text/csv",
+    st.download_button(f"⬇ {name}.csv", lambda: csv_bytes(df), file_name=f"{name}.csv", mime="text/csv",
                        on_click="ignore", key=f"dl_{key}", width="content")
 
 

@@ -88,3 +88,15 @@ def remember(session: MutableMapping[str, Any], query_params: MutableMapping[str
 def kept(session: MutableMapping[str, Any], key: str, default: Any = None) -> Any:
     """The value last remembered for `key` (survives page switches)."""
     return session.get(_KEEP + key, default)
+
+
+def keep(session: MutableMapping[str, Any], key: str, value: Any) -> None:
+    """Remember `value` for `key` without a widget (the next page's widget starts from it)."""
+    session[_KEEP + key] = value
+    session.pop(key, None)
+
+
+def forget(session: MutableMapping[str, Any], key: str) -> None:
+    """Drop the widget value and the kept value of `key`."""
+    session.pop(key, None)
+    session.pop(_KEEP + key, None)
