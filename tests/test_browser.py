@@ -106,7 +106,6 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("file_groups", f"file-groups?table={overwrite}", '[data-testid="stDataFrame"]'),
         ("log_blocks", f"log-blocks?table={mor}", '[data-testid="stPlotlyChart"]'),
         ("scenarios", "scenarios", '[data-testid="stPlotlyChart"]'),
-        ("overview_mor", f"?table={mor}", '[data-testid="stPlotlyChart"]'),
     ]
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []

@@ -678,9 +678,13 @@ def duplicate_analysis(
     from hudi_core.logfile.inventory import log_block_inventory
 
     inventory = log_block_inventory(table, partition, file_id, decode_counts=True)
-    pending = {i.requested_time for i in table.timeline.pending() if i.action in ("deltacommit", "commit")}
     return analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table), only_interesting,
-                              uncommitted_instants=pending)
+                              uncommitted_instants=uncommitted_write_instants(table))
+
+
+def uncommitted_write_instants(table: HudiTable) -> set[str]:
+    """Pending commits and delta commits: readers skip their blocks, so they are not duplicates."""
+    return {i.requested_time for i in table.timeline.pending() if i.action in ("deltacommit", "commit")}
 
 
 DUPLICATES_SCHEMA = pa.schema([

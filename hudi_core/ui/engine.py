@@ -216,6 +216,7 @@ def log_block_analysis(table: HudiTable, partition: str | None = None,
     analyze = _attr("hudi_core.logfile.duplicates", "analyze_duplicates", "The duplicate-block analysis")
     commit_files = _attr("hudi_core.logfile.duplicates", "commit_log_files", "The duplicate-block analysis")
     rolled_back = _attr("hudi_core.logfile.duplicates", "rolled_back_instants", "The duplicate-block analysis")
+    uncommitted = _attr("hudi_core.logfile.duplicates", "uncommitted_write_instants", "The duplicate-block analysis")
     context: Any = contextlib.nullcontext()
     if progress is not None:
         try:
@@ -230,7 +231,8 @@ def log_block_analysis(table: HudiTable, partition: str | None = None,
     with context:
         inventory = inventory_fn(table, partition, None, decode_counts=True)
     table.timeline.decode_all(table.executor)
-    results = analyze(inventory, commit_files(table), rolled_back(table))
+    results = analyze(inventory, commit_files(table), rolled_back(table),
+                      uncommitted_instants=uncommitted(table))
     if progress is not None:
         progress(1.0, f"{inventory.num_rows} blocks, {len(results)} (file group, instant) pairs")
     return inventory, results
