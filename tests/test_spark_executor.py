@@ -239,6 +239,12 @@ def test_small_stages_run_on_the_driver(table_path, spark_session) -> None:
         list_folders_batch, StorageSpec.of(str(base)), [""], 1, LISTING_SCHEMA).num_rows == 4
 
 
+def test_warm_up_runs_one_job_per_slot(spark: SparkExecutor) -> None:
+    assert spark.warm_up() > 0
+    last = spark.history[-1]
+    assert (last["stage"], last["ran_on"], last["items"], last["partitions"]) == ("warm_batch", "spark", 2, 2)
+
+
 def test_empty_stage_starts_nothing() -> None:
     executor = SparkExecutor(lambda: pytest.fail("no session for an empty stage"), min_items=0)
     assert executor.map_batches(list_folders_batch, StorageSpec.of("/tmp"), [], 8, LISTING_SCHEMA).num_rows == 0
