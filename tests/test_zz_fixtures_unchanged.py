@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from conftest import _CHECKSUMS, fixtures_root, tree_checksum
 
 
@@ -15,7 +16,8 @@ def test_unzipped_fixture_trees_unchanged(fixtures_dir: Path) -> None:
 
 def test_shared_fixture_archives_match_their_sums() -> None:
     root = fixtures_root()
-    assert root is not None
+    if root is None:
+        pytest.skip("no Hudi fixtures: set HUDI_FIXTURES or provide ../shared/fixtures/hudi-rs")
     sums = root.parent / "SHA256SUMS"
     if not sums.exists():
         return
