@@ -13,7 +13,8 @@ measures wall time of:
 Engines: ``local``; ``spark`` as the CLI runs it (stages under 1,000 items stay on the driver);
 ``spark-all`` (every stage a Spark job: the cost of Spark itself).
 
-plus the child's peak RSS (Python) and, for Spark, the JVM's peak RSS, the session start time and
+plus the child's peak RSS (Python) and, for Spark, the JVM's peak RSS, the summed peak RSS of the
+Spark Python workers (they decode in their own processes), the session start time and
 the first (warm-up) job's time, reported separately: stage times are measured on a warm session. hudi-rs (the ``hudi``
 package) is measured on the same tables in the same run (``get_file_slices`` and the timeline's
 completed commits), and ``ratios`` divide our time by hudi-rs's (< 1.0 means faster).
@@ -57,6 +58,56 @@ def _peak_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def _rss_bytes() -> int:
+    """Current resident set size of this process (Linux), 0 elsewhere."""
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _descendants(root: int) -> list[int]:
+    """Process ids below `root` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, stack = [], [root]
+    while stack:
+        for kid in children.get(stack.pop(), []):
+            out.append(kid)
+            stack.append(kid)
+    return out
+
+
+def _hwm(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _spark_worker_peak_bytes() -> int | None:
+    """Sum of the peak RSS of the Spark Python workers still alive (children of the driver JVM)."""
+    try:
+        from pyspark import SparkContext
+
+        sc = SparkContext._active_spark_context
+        proc = getattr(getattr(sc, "_gateway", None), "proc", None) if sc else None
+    except ImportError:
+        return None
+    if proc is None:
+        return None
+    return sum(_hwm(pid) for pid in _descendants(proc.pid))
+
+
 def _jvm_peak_bytes() -> int | None:
     """Peak RSS (VmHWM) of the Spark driver JVM this process started, if any."""
     try:
@@ -84,9 +135,11 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
     from hudi_core import open_table
     from hudi_core.pipeline.engine import describe_executor, get_executor
 
-    # Imports are not what is measured: load every module a stage uses first.
+    # Imports are not what is measured: load every module a stage uses first (pyarrow imports
+    # pandas lazily the first time it builds arrays from Python objects: ~0.3 s once per process).
     for module in ("hudi_core.timeline.unified", "hudi_core.fsview", "hudi_core.logfile.inventory",
-                   "hudi_core.services.clean", "hudi_core.services.archive", "pyarrow.parquet"):
+                   "hudi_core.services.clean", "hudi_core.services.archive", "pyarrow.parquet",
+                   "pyarrow.pandas_compat", "pandas"):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
     out: dict[str, Any] = {"engine": engine_name, "seconds": {}, "counts": {}, "errors": {}}
@@ -110,6 +163,7 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
             out["errors"][name] = f"{type(exc).__name__}: {str(exc)[:300]}"
             return
         out["seconds"][name] = round(time.perf_counter() - started, 4)
+        out.setdefault("rss_after", {})[name] = _rss_bytes()
         if count is not None:
             out["counts"][name] = count
 
@@ -159,7 +213,11 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
     jvm = _jvm_peak_bytes()
     if jvm is not None:
         out["jvm_peak_bytes"] = jvm
-    info = describe_executor(executor)
+        out["spark_workers_peak_bytes"] = _spark_worker_peak_bytes()
+    try:
+        info = describe_executor(executor)
+    except Exception as exc:  # the JVM may be gone (killed for memory): keep the stage results
+        info = {"error": f"{type(exc).__name__}: {str(exc)[:200]}"}
     info.pop("engine", None)
     if info:
         out["spark"] = info
@@ -342,6 +400,35 @@ def run(sizes: list[str], layouts: list[int], engines: list[str], master: str, s
     return doc
 
 
+def summary_table(docs: list[dict[str, Any]]) -> str:
+    """A Markdown table (one row per table and engine) of one or more result documents."""
+    head = ("| table | engine | open s | timeline s | fsview s | fsview / hudi-rs | log files/s | "
+            "plan-clean s | plan-archive s | peak MiB (driver py / jvm / spark workers) |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for doc in docs:
+        for entry in doc.get("tables", []):
+            rs_slices = entry.get("hudi_rs", {}).get("seconds", {}).get("get_file_slices")
+            for engine_name in doc.get("engines", []):
+                r = entry.get(engine_name)
+                if not r:
+                    continue
+                secs = r.get("seconds", {})
+
+                def cell(stage: str, secs: dict[str, Any] = secs, r: dict[str, Any] = r) -> str:
+                    return f"{secs[stage]:.2f}" if stage in secs else ("error" if stage in r.get("errors", {}) else "–")
+
+                ratio = r.get("ratios", {}).get("fsview_vs_hudi_rs_get_file_slices")
+                jvm, workers = r.get("jvm_peak_bytes"), r.get("spark_workers_peak_bytes")
+                lines.append(
+                    f"| {entry['table']} | {engine_name} | {cell('open')} | {cell('timeline')} | {cell('fsview')} | "
+                    f"{ratio if ratio is not None else ('n/a' if rs_slices is None else '–')} | "
+                    f"{r.get('log_files_per_s', '–')} | {cell('plan_clean')} | {cell('plan_archive')} | "
+                    f"{(r.get('peak_bytes') or 0) >> 20} / {jvm >> 20 if jvm else '–'} / "
+                    f"{workers >> 20 if workers else '–'} |"
+                )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
@@ -352,10 +439,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--spark-master", default="local[*]", help="Spark master for the spark engine")
     parser.add_argument("--no-sub", action="store_true", help="skip bench.logfile_bench / bench.archive_bench")
     parser.add_argument("--quick", action="store_true", help="tiny generated tables: a smoke run")
+    parser.add_argument("--summary", nargs="+", metavar="RESULTS_JSON",
+                        help="print a Markdown summary table of earlier results files and exit")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--measure-hudi-rs", help=argparse.SUPPRESS)
     parser.add_argument("--engine", default="local", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.summary:
+        print(summary_table([json.loads(Path(f).read_text()) for f in args.summary]))
+        return 0
     if args.measure:
         print(json.dumps(measure(args.measure, args.engine, args.spark_master)))
         return 0

@@ -45,9 +45,10 @@ from hudi_core.filenames import (
     parse_log_file_name,
 )
 from hudi_core.pipeline.executor import Executor, run_batches
-from hudi_core.storage import ReadOnlyStorage, StorageSpec
+from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
+from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.records import CompactionPlan, RequestedReplaceMetadata, SavepointMetadata
 
@@ -88,17 +89,19 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     """
     storage = spec.open()
     cols: dict[str, list[object]] = {name: [] for name in LISTING_SCHEMA.names}
+    folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
     for folder in folders:
-        for info in storage.list(folder):
-            cols["folder"].append(folder)
-            cols["name"].append(info.name)
-            cols["size"].append(info.size)
-            cols["mtime_ms"].append(info.mtime_ms)
-            cols["is_dir"].append(info.is_dir)
+        entries = storage.list_entries(folder)
+        folder_col.extend([folder] * len(entries))
+        for name, size, mtime_ms, is_dir in entries:
+            name_col.append(name)
+            size_col.append(size)
+            mtime_col.append(mtime_ms)
+            dir_col.append(is_dir)
     return pa.table(cols, schema=LISTING_SCHEMA)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
 class ListedFile:
     """One file found in a partition folder (name, size in bytes, modification time)."""
 
@@ -121,30 +124,47 @@ def discover_partitions(
     frontier = [""]
     while frontier:
         table = run_batches(executor, list_folders_batch, spec, frontier, batch_size, LISTING_SCHEMA)
-        by_folder: dict[str, list[dict[str, object]]] = {}
-        for row in table.to_pylist():
-            by_folder.setdefault(str(row["folder"]), []).append(row)
+        # Column-wise (performance: a million entries): rows of one folder are contiguous.
+        by_folder: dict[str, list[tuple[str, int | None, int | None, bool]]] = {}
+        cols = table.to_pydict()
+        for folder, name, size, mtime_ms, is_dir in zip(cols["folder"], cols["name"], cols["size"],
+                                                          cols["mtime_ms"], cols["is_dir"], strict=True):
+            rows_of = by_folder.get(folder)
+            if rows_of is None:
+                rows_of = by_folder[folder] = []
+            rows_of.append((name, size, mtime_ms, is_dir))
         next_frontier: list[str] = []
         for folder in frontier:
             rows = by_folder.get(folder, [])
-            files = [r for r in rows if not r["is_dir"]]
-            if any(str(r["name"]).startswith(PARTITION_METAFILE_PREFIX) for r in files):
+            files = [r for r in rows if not r[3]]
+            if any(str(r[0]).startswith(PARTITION_METAFILE_PREFIX) for r in files):
                 partitions[folder] = sorted(
-                    (ListedFile(str(r["name"]), int(r["size"] or 0), r["mtime_ms"]) for r in files),  # type: ignore[arg-type]
-                    key=lambda f: f.name,
+                    (ListedFile(str(name), int(size or 0), mtime_ms) for name, size, mtime_ms, _ in files),
+                    key=_listed_name,
                 )
                 continue
-            for r in rows:
-                if r["is_dir"] and r["name"] != METAFOLDER_NAME:
-                    next_frontier.append(posixpath.join(folder, str(r["name"])) if folder else str(r["name"]))
+            for name, _, _, is_dir in rows:
+                if is_dir and name != METAFOLDER_NAME:
+                    next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
         frontier = sorted(next_frontier)
     return dict(sorted(partitions.items()))
+
+
+def _join(partition: str, name: str) -> str:
+    """`posixpath.join(partition, name) if partition else name`, without its overhead (hot at scale)."""
+    if not partition or name.startswith("/"):
+        return name
+    return partition + name if partition.endswith("/") else f"{partition}/{name}"
+
+
+def _listed_name(f: ListedFile) -> str:
+    return f.name
 
 
 # -- value types -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
 class BaseFile:
     """A base (columnar) file: `<fileId>_<writeToken>_<instant>.<ext>`; `instant_time` is a requested time."""
 
@@ -157,10 +177,10 @@ class BaseFile:
     @property
     def path(self) -> str:
         """Root-relative path."""
-        return posixpath.join(self.partition, self.name) if self.partition else self.name
+        return _join(self.partition, self.name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
 class LogFile:
     """A log file: `.<fileId>_<instant>.log.<version>_<writeToken>`.
 
@@ -179,7 +199,7 @@ class LogFile:
     @property
     def path(self) -> str:
         """Root-relative path."""
-        return posixpath.join(self.partition, self.name) if self.partition else self.name
+        return _join(self.partition, self.name)
 
     def sort_key(self) -> tuple[str, int, str]:
         """`HoodieLogFile.LogFileComparator`: delta commit time, version, write token."""
@@ -191,7 +211,7 @@ class LogFile:
                    size, partition)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
 class FileSlice:
     """A base instant's slice of a file group: an optional base file and its log files (oldest first)."""
 
@@ -233,7 +253,7 @@ class FileSlice:
                          tuple(sorted(log_files, key=LogFile.sort_key)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
 class FileGroup:
     """All slices of one file id in one partition.
 
@@ -414,10 +434,15 @@ def build_file_groups(
     for lf in log_files:
         logs.setdefault(lf.file_id, []).append(lf)
     groups = []
+    replaced = replaced or {}
+    no_files: list[LogFile] = []
     for file_id in sorted(set(bases) | set(logs)):
         slice_base: dict[str, BaseFile | None] = {}
         slice_logs: dict[str, list[LogFile]] = {}
-        for bf in sorted(bases.get(file_id, []), key=lambda b: (b.instant_time, b.name)):
+        group_bases = bases.get(file_id, no_files)
+        if len(group_bases) > 1:
+            group_bases = sorted(group_bases, key=_base_order)
+        for bf in group_bases:
             # `addBaseFile`: one slice per base instant (a second base file at one instant wins).
             slice_base[bf.instant_time] = bf
             slice_logs.setdefault(bf.instant_time, [])
@@ -427,18 +452,29 @@ def build_file_groups(
             # compaction was requested land in the compaction's slice.
             slice_base[pending] = None
             slice_logs.setdefault(pending, [])
-        for lf in sorted(logs.get(file_id, []), key=LogFile.sort_key):
-            key = _log_slice_key(lf, sorted(slice_base, reverse=True), facts)
+        group_logs = logs.get(file_id, no_files)
+        if len(group_logs) > 1:
+            group_logs = sorted(group_logs, key=LogFile.sort_key)
+        keys_newest_first: list[str] = []
+        for lf in group_logs:
+            if facts.v8_plus and len(keys_newest_first) != len(slice_base):
+                # The slice keys, newest first (re-sorted only when a log opened a new slice).
+                keys_newest_first = sorted(slice_base, reverse=True)
+            key = _log_slice_key(lf, keys_newest_first, facts)
             slice_base.setdefault(key, None)
             slice_logs.setdefault(key, []).append(lf)
+        keys = sorted(slice_base, reverse=True) if len(slice_base) > 1 else list(slice_base)
         slices = tuple(
             FileSlice(partition, file_id, key, slice_base[key], tuple(slice_logs.get(key, ())))
-            for key in sorted(slice_base, reverse=True)
+            for key in keys
         )
         committed = tuple(s for s in slices if facts.is_slice_committed(s.base_instant))
-        groups.append(FileGroup(partition, file_id, slices, committed,
-                                (replaced or {}).get((partition, file_id))))
+        groups.append(FileGroup(partition, file_id, slices, committed, replaced.get((partition, file_id))))
     return groups
+
+
+def _base_order(b: BaseFile) -> tuple[str, str]:
+    return (b.instant_time, b.name)
 
 
 def _log_slice_key(log: LogFile, keys_newest_first: list[str], facts: _TimelineFacts) -> str:
@@ -496,11 +532,13 @@ class FileSystemView:
         `archived_completion_times` (requested → completion time) may come from the archived
         timeline; without it archived delta commits count as completed at their requested time.
         """
-        listing = discover_partitions(table.storage.spec, table.executor, batch_size)
-        return cls.from_listing(
-            listing, table.timeline, table.properties.version, table.properties.base_file_format,
-            storage=table.storage, archived_completion_times=archived_completion_times,
-        )
+        with paused_gc():
+            listing = discover_partitions(table.storage.spec, inline_if_local(table.executor, table.storage),
+                                          batch_size)
+            return cls.from_listing(
+                listing, table.timeline, table.properties.version, table.properties.base_file_format,
+                storage=table.storage, archived_completion_times=archived_completion_times,
+            )
 
     @classmethod
     def from_listing(
@@ -524,9 +562,13 @@ class FileSystemView:
         groups: dict[FileGroupId, FileGroup] = {}
         cdc: list[str] = []
         files_by_partition = {p: list(fs) for p, fs in listing.items()}
+        replaced_by_partition: dict[str, dict[FileGroupId, str]] = {}
+        for k, v in replace_map.items():
+            replaced_by_partition.setdefault(k[0], {})[k] = v[0]
+        shared: dict[str, str] = {}
         for partition, files in files_by_partition.items():
-            bases, logs = _classify_files(partition, files, ext, storage, findings, cdc)
-            replaced_here = {k: v[0] for k, v in replace_map.items() if k[0] == partition}
+            bases, logs = _classify_files(partition, files, ext, storage, findings, cdc, shared)
+            replaced_here = replaced_by_partition.get(partition, {})
             for group in build_file_groups(partition, bases, logs, facts, pending_compaction, replaced_here):
                 groups[group.file_group_id] = group
 
@@ -559,7 +601,18 @@ class FileSystemView:
         return self.table_version >= 8
 
     def _groups_in(self, partition: str | None) -> list[FileGroup]:
-        return [g for g in self.groups.values() if partition is None or g.partition == partition]
+        if partition is None:
+            return list(self.groups.values())
+        # Performance: the cleaner asks once per partition; an index keeps that linear, not
+        # partitions x groups. Rebuilt if `groups` is replaced or changes size.
+        index = self.__dict__.get("_partition_index")
+        if index is None or index[0] is not self.groups or index[1] != len(self.groups):
+            by_partition: dict[str, list[FileGroup]] = {}
+            for g in self.groups.values():
+                by_partition.setdefault(g.partition, []).append(g)
+            index = (self.groups, len(self.groups), by_partition)
+            self.__dict__["_partition_index"] = index
+        return list(index[2].get(partition, ()))
 
     def _replaced_on_or_before(self, fg_id: FileGroupId, instant: str | None) -> bool:
         """`isFileGroupReplaced` (instant ``None``) or `isFileGroupReplacedBeforeOrOn`."""
@@ -851,21 +904,28 @@ def _classify_files(
     storage: ReadOnlyStorage,
     findings: list[Finding],
     cdc: list[str],
+    shared: dict[str, str] | None = None,
 ) -> tuple[list[BaseFile], list[LogFile]]:
-    """Split a partition's files into base and log files; report the ones Hudi would not read."""
+    """Split a partition's files into base and log files; report the ones Hudi would not read.
+
+    `shared` pools equal file id / instant strings across files (memory: a million base files name
+    only ~100k file ids and ~10k instants).
+    """
     bases: list[BaseFile] = []
     logs: list[LogFile] = []
+    same = (shared if shared is not None else {}).setdefault
     for f in files:
         name = f.name
         if name.startswith(PARTITION_METAFILE_PREFIX):
             continue
         if name.startswith(".") and name.endswith(".crc"):
             continue  # Hadoop local-file-system checksum side files
-        path = posixpath.join(partition, name) if partition else name
         base = parse_base_file_name(name)
         if base is not None and base.extension.lower() == ext:
-            bases.append(BaseFile(name, base.file_id, base.instant_time, f.size, partition))
+            bases.append(BaseFile(name, same(base.file_id, base.file_id), same(base.instant_time, base.instant_time),
+                                  f.size, partition))
             continue
+        path = posixpath.join(partition, name) if partition else name
         log = parse_log_file_name(name)
         if log is not None and log.extension == "log":
             if log.is_cdc:

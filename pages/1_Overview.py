@@ -41,12 +41,6 @@ else:
     st.success("No findings: every timeline file was read as expected.")
 
 lanes, counts = loaders.load_lanes_and_counts(uri, eng)
-left, right = st.columns([2, 3])
-with left:
-    st.subheader("Counts by action and state")
-    render.table(counts, "counts", "counts")
-with right:
-    st.plotly_chart(charts.counts_figure(counts), key="counts_chart")
 
 # -- markers -------------------------------------------------------------------------------------
 st.subheader("Markers")
@@ -54,7 +48,23 @@ markers, markers_note = [], ""
 with render.guard():
     markers, markers_note = loaders.load_markers(uri, eng)
 if markers:
-    render.table(render.frame([m.to_dict() for m in markers]), "markers", "markers")
+    by_kind: dict[str, list[str]] = {}
+    for m in markers:
+        by_kind.setdefault(m.kind, []).append(m.time)
+    said = []
+    boundary = next((m for m in markers if m.kind == "archival_boundary"), None)
+    if boundary:
+        guard = boundary.detail.split(";")[0].replace("binding guard ", "") if boundary.detail else ""
+        said.append(f"next archival stops at `{boundary.time}`" + (f" (guard {guard})" if guard else ""))
+    for kind, label in (("ectr_recorded", "recorded ECTR"), ("ectr_recomputed", "next clean's ECTR"),
+                        ("ectna_proposed", "EarliestCommitToNotArchive (proposed)"),
+                        ("ectna_hudi", "Hudi's EarliestCommitToNotArchive"), ("savepoint", "savepoint(s)")):
+        if kind in by_kind:
+            said.append(f"{label} " + ", ".join(f"`{t}`" for t in sorted(set(by_kind[kind]))))
+    if said:
+        st.markdown("**At a glance**: " + " · ".join(said))
+    render.table(render.frame([m.to_dict() for m in markers]), "markers", "markers",
+                 column_config={"detail": st.column_config.TextColumn(width="large")})
 else:
     st.caption("No markers: the table has no completed clean, savepoint or archived part.")
 if markers_note:
@@ -87,9 +97,17 @@ st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from req
            "pending instants are dashed to the chart's end · times in the table's timezone · hover a replacecommit "
            "for the groups it replaced.")
 
+# -- counts --------------------------------------------------------------------------------------
+left, right = st.columns([2, 3])
+with left:
+    st.subheader("Counts by action and state")
+    render.table(counts, "counts", "counts")
+with right:
+    st.plotly_chart(charts.counts_figure(counts), key="counts_chart")
+
 # -- instants table ------------------------------------------------------------------------------
 with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
-    render.table(shown, "instants", "instants", height=min(600, 40 + 35 * max(len(shown), 1)))
+    render.table(shown, "instants", "instants", height=min(600, 45 + 35 * max(len(shown), 1)))
 options = shown["requested_time"].tolist()
 if options:
     c1, c2 = st.columns([3, 1])

@@ -38,30 +38,57 @@ except Exception as exc:  # every error becomes a readable message
     st.stop()
 
 inst = detail["instant"]
-c = st.columns(5)
-c[0].metric("Action", inst["action"])
-c[1].metric("State", inst["state"])
-c[2].metric("Requested", inst["requested_time"])
-c[3].metric("Completed", inst["completion_time"] or "pending")
-c[4].metric("Operation", inst["operation_type"] or "–")
+stats = render.frame(detail["write_stats"])
+render.facts([
+    render.Fact("Action", inst["action"], mono=False),
+    render.Fact("State", inst["state"], tone="" if inst["state"] == "COMPLETED" else "warn"),
+    render.Fact("Requested", inst["requested_time"], mono=True),
+    render.Fact("Completed", inst["completion_time"] or "pending", mono=bool(inst["completion_time"]),
+                sub=f"from {inst['completion_time_source']}" if inst["completion_time"] else ""),
+    render.Fact("Operation", inst["operation_type"] or "–"),
+])
+# What the instant did, in one line (the tabs below hold the details).
+did = []
+if not stats.empty:
+    did.append(f"wrote {len(stats)} file(s), {int(stats['num_writes'].fillna(0).sum())} record(s)")
+if detail["replaced"]:
+    did.append(f"replaced {len(detail['replaced'])} file group(s)")
+if detail["deleted"]:
+    # A rollback's metadata summarises its deletions in one row ("3 files in 2 partitions").
+    summary = [str(r.get("file")) for r in detail["deleted"] if r.get("source") == "rollback metadata"]
+    did.append("deleted " + ("; ".join(summary) if summary else f"{len(detail['deleted'])} file(s)"))
+if detail["rolls_back"]:
+    did.append("rolled back " + ", ".join(f"{r['action']} `{r['instant']}`" for r in detail["rolls_back"][:5]))
+if detail["rolled_back_by"]:
+    did.append("**was rolled back** by " + ", ".join(f"{r['action']} `{r['instant']}`"
+                                                      for r in detail["rolled_back_by"][:5]))
+if did:
+    st.markdown(f"**{inst['action']} {inst['requested_time']}** " + "; ".join(did) + ".")
 st.caption(f"{inst['source']} · planned as `{inst['pending_action']}`, completes as "
-           f"`{inst['completed_action']}` · completion time from `{inst['completion_time_source']}` · files: "
-           + ", ".join(f"`{f}`" for f in inst["files"]))
+           f"`{inst['completed_action']}` · files: " + ", ".join(f"`{f}`" for f in inst["files"]))
 for err in inst["errors"]:
     st.warning(err, icon=":material/dangerous:")
 
-tabs = st.tabs(["Write stats", "Files replaced / deleted", "Rollbacks", "Metadata (decoded)", "Raw JSON"])
+# Tab labels carry their counts; the first tab with content opens (a clean opens on its deleted files).
+n_replaced, n_rollback = len(detail["replaced"]) + len(detail["deleted"]), len(detail["rolls_back"]) + len(
+    detail["rolled_back_by"])
+labels = [f"Write stats ({len(stats)})", f"Files replaced / deleted ({n_replaced})", f"Rollbacks ({n_rollback})",
+          "Metadata (decoded)", "Raw JSON"]
+opening = next((lb for lb, n in zip(labels, (len(stats), n_replaced, n_rollback, 1), strict=False) if n), labels[3])
+if detail["rolls_back"]:
+    opening = labels[2]  # a rollback or restore: what it undid comes first
+tabs = st.tabs(labels, default=opening)
 with tabs[0]:
-    stats = render.frame(detail["write_stats"])
     if stats.empty:
         st.caption("No write stats (not a completed commit, deltacommit or replacecommit).")
     else:
-        m = st.columns(4)
-        m[0].metric("Files written", len(stats))
-        m[1].metric("Records written", int(stats["num_writes"].fillna(0).sum()))
-        m[2].metric("Inserts / updates", f"{int(stats['num_inserts'].fillna(0).sum())} / "
-                    f"{int(stats['num_update_writes'].fillna(0).sum())}")
-        m[3].metric("Bytes written", int(stats["total_write_bytes"].fillna(0).sum()))
+        render.facts([
+            render.Fact("Files written", len(stats)),
+            render.Fact("Records written", int(stats["num_writes"].fillna(0).sum())),
+            render.Fact("Inserts / updates", f"{int(stats['num_inserts'].fillna(0).sum())} / "
+                        f"{int(stats['num_update_writes'].fillna(0).sum())}"),
+            render.Fact("Bytes written", f"{int(stats['total_write_bytes'].fillna(0).sum()):,}"),
+        ])
         render.table(stats, f"write_stats_{choice}", "write_stats", caption="Files added or appended to")
 with tabs[1]:
     st.markdown("**Replaced file groups** (`partitionToReplaceFileIds`)")

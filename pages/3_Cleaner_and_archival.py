@@ -64,13 +64,17 @@ def _widget(key: Any, container: Any) -> Any:
     return container.text_input(label, value="" if start is None else str(start), help=help_text, key=wkey)
 
 
+answer_box = st.container()  # the answer goes above the form, once the dry-run below has run
 with st.form("dry_run"):
     cols = st.columns(4)
     values = {}
-    for n, name in enumerate(MAIN_KEYS):
-        if name in by_name:
-            values[name] = _widget(by_name[name], cols[n % 4])
-    guard = cols[(len(MAIN_KEYS)) % 4].checkbox(
+    for n, name in enumerate(k for k in MAIN_KEYS if by_name.get(k) and by_name[k].kind != "bool"):
+        values[name] = _widget(by_name[name], cols[n % 4])
+    # Checkboxes get a row of their own: in a quarter column their long key names were cut off.
+    flags = st.columns(2)
+    for name in (k for k in MAIN_KEYS if by_name.get(k) and by_name[k].kind == "bool"):
+        values[name] = _widget(by_name[name], flags[0])
+    guard = flags[1].checkbox(
         "HUDI-7779 guard", value=True, key="conf::guard",
         help="Keep instants from the earliest savepoint the latest clean tracked (EarliestCommitToNotArchive).")
     with st.expander("More Hudi keys"):
@@ -88,64 +92,103 @@ for name, value in values.items():
                                                                          else value)
 
 try:
-    with st.status("Planning the clean and the archival…", expanded=False) as status:
+    with st.spinner("Planning the clean and the archival…", show_time=True):  # gone once done: no clutter
         result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng)
-        status.update(label="Dry-run done", state="complete")
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
 clean, archive, other = result["clean_plan"], result["archive_plan"], result["archive_plan_other_guard"]
+boundary = archive.get("boundary") or {}
+to_archive = engine.archived_by_plan(archive)
+other_archive = engine.archived_by_plan(other)
+exposed = render.frame(archive.get("exposed_file_groups", []))
+other_exposed = render.frame(other.get("exposed_file_groups", []))
+binding = next((g for g in archive.get("guards", []) if g.get("binding")), None)
+
+# -- the answer first ----------------------------------------------------------------------------
+if boundary.get("instant"):
+    stop = f"Archival stops at `{boundary['instant']}`: guard **{boundary.get('guard') or '?'}**"
+    if binding and "HUDI-7779" in str(binding.get("detail", "")):
+        stop += " (HUDI-7779)"
+elif not to_archive:
+    why = next((r for d in archive.get("instants", []) for r in d.get("reasons") or []), "")
+    stop = "Archival would not archive anything" + (f": {why}" if why else "")
+else:
+    stop = "Archival has no boundary: no guard holds it back"
+answer = (f"{stop} · it would archive **{len(to_archive)}** instant(s) and expose "
+          f"**{len(exposed) or 'no'}** replaced file group(s).")
+flip = "without" if guard else "with"
+answer += (f"  \n{flip.capitalize()} the HUDI-7779 guard it would archive {len(other_archive)} instant(s) and expose "
+           f"{len(other_exposed) or 'no'} replaced file group(s).")
+with answer_box:
+    render.verdict(answer, "bad" if not exposed.empty else "warn" if not other_exposed.empty else "good")
+    if binding:
+        st.caption(f"Binding guard {binding['name']}: {binding.get('detail', '')}")
 st.caption("Configuration: " + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
            + f" · guard {'on' if guard else 'off'}")
 render.json_download(result, "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------
 st.header("Cleaner")
-m = st.columns(5)
-m[0].metric("Policy", clean["policy"])
-m[1].metric("ECTR (next clean)", clean["earliest_commit_to_retain"] or "none")
-m[2].metric("Would schedule", "yes" if clean["would_schedule"] else "no")
-m[3].metric("Files to delete", len(clean["files_to_delete"]))
-m[4].metric("Files kept", len(clean["kept"]))
 ectna = clean.get("earliest_commit_to_not_archive") or {}
-st.markdown(f"- **ECTR**: {clean['earliest_commit_to_retain_detail']}\n"
-            f"- **EarliestCommitToNotArchive**: proposed `{ectna.get('proposed')}` · Hudi `{ectna.get('hudi')}`\n"
-            f"- **Trigger**: {clean['trigger_detail']}\n"
+render.facts([
+    render.Fact("Policy", clean["policy"], mono=True),
+    render.Fact("ECTR (next clean)", clean["earliest_commit_to_retain"] or "none",
+                sub=clean.get("earliest_commit_to_retain_detail") or ""),
+    render.Fact("ECTNA proposed / Hudi", f"{ectna.get('proposed') or '–'}", sub=f"Hudi: {ectna.get('hudi') or '–'}",
+                mono=True),
+    render.Fact("Would schedule", "yes" if clean["would_schedule"] else "no"),
+    render.Fact("Files to delete", len(clean["files_to_delete"]), tone="warn" if clean["files_to_delete"] else ""),
+    render.Fact("Files kept", len(clean["kept"])),
+])
+st.markdown(f"- **Trigger**: {clean['trigger_detail']}\n"
             f"- **Partitions** ({clean['partition_mode']}): {clean['partition_detail']}")
 for pending in clean.get("pending_cleans", []):
     st.warning(f"A {pending['state']} clean {pending['requested_time']} runs first "
                f"({pending['files']} files).")
 c1, c2 = st.columns(2)
 with c1:
-    st.subheader("Files to delete")
-    render.table(render.frame(clean["files_to_delete"]), "clean_files_to_delete", "clean_delete")
+    st.subheader(f"Files to delete ({len(clean['files_to_delete'])})")
+    if clean["files_to_delete"]:
+        render.table(render.frame(clean["files_to_delete"]), "clean_files_to_delete", "clean_delete")
+    else:
+        st.caption("None: every file is still needed under this policy.")
 with c2:
-    st.subheader("Files kept (with reason)")
-    render.table(render.frame(clean["kept"]), "clean_files_kept", "clean_kept")
+    st.subheader(f"Files kept, with reason ({len(clean['kept'])})")
+    if clean["kept"]:
+        render.table(render.frame(clean["kept"]), "clean_files_kept", "clean_kept")
+    else:
+        st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
 
 # -- archiver ------------------------------------------------------------------------------------
 st.header("Archiver")
-boundary = archive.get("boundary") or {}
 decisions = render.frame(archive["instants"])
-to_archive = engine.archived_by_plan(archive)
-m = st.columns(5)
-m[0].metric("Archiver", archive["archiver"])
-m[1].metric("Keep min / max", f"{archive['min_to_keep']} / {archive['max_to_keep']}")
-m[2].metric("Boundary", boundary.get("instant") or "none")
-m[3].metric("Binding guard", boundary.get("guard") or "none")
-m[4].metric("Instants to archive", len(to_archive))
-st.caption(archive["min_max_detail"])
+render.facts([
+    render.Fact("Archiver", archive["archiver"], mono=True),
+    render.Fact("Keep min / max", f"{archive['min_to_keep']} / {archive['max_to_keep']}",
+                sub=archive.get("min_max_detail") or ""),
+    render.Fact("Boundary", boundary.get("instant") or "none"),
+    render.Fact("Binding guard", boundary.get("guard") or "none"),
+    render.Fact("Instants to archive", len(to_archive), tone="warn" if to_archive else ""),
+])
 st.subheader("Guards")
 guards = render.frame(archive["guards"])
 if not guards.empty:
-    styled = guards.style.apply(lambda r: ["background-color: #fff3cd" if r["binding"] else "" for _ in r], axis=1)
-    st.dataframe(styled, width="stretch", hide_index=True)
+    render.table(guards, "archive_guards", "guards_csv", caption="The binding guard (highlighted) sets the boundary: "
+                 "instants at or after it stay active.",
+                 row_style=lambda r: "background-color: #fff3cd" if r["binding"] else "",
+                 column_config={"detail": st.column_config.TextColumn(width="large")})
     render.json_download(archive["guards"], "archive_guards", "guards_json")
-st.subheader("Decisions")
+n_keep = int((decisions["decision"] == "keep").sum()) if not decisions.empty else 0
+st.subheader(f"Decisions ({len(to_archive)} archive · {n_keep} keep)")
 if not decisions.empty:
     decisions["reasons"] = decisions["reasons"].map(lambda r: "; ".join(r) if isinstance(r, list) else r)
-    render.table(decisions, "archive_decisions", "archive_decisions")
+    render.table(decisions, "archive_decisions", "archive_decisions",
+                 row_style=lambda r: "background-color: #fde0dc" if r["decision"] == "archive" else "",
+                 column_config={"reasons": st.column_config.TextColumn(width="large")})
+else:
+    st.caption("The archiver considers no instant (the active timeline is too short).")
 
 st.subheader("Timeline before and after the archival")
 arrow_before = loaders.load_instants(uri, eng)[0]
@@ -161,15 +204,12 @@ st.plotly_chart(charts.before_after_figure(arrow_before, after, marks_before, ma
 
 # -- exposure ------------------------------------------------------------------------------------
 st.subheader("Replaced file groups an archival would expose")
-exposed = render.frame(archive.get("exposed_file_groups", []))
-other_exposed = render.frame(other.get("exposed_file_groups", []))
 unguarded = other_exposed if guard else exposed
+danger = "background-color: #f8d7da"
 if not exposed.empty:
     st.warning(f"This archival would expose {len(exposed)} replaced file group(s): readers would see them "
                "next to their replacement (duplicates).", icon=":material/dangerous:")
-    st.dataframe(exposed.style.apply(lambda r: ["background-color: #f8d7da"] * len(r), axis=1), width="stretch",
-                 hide_index=True)
-    render.table(exposed, "exposed_file_groups", "exposed")
+    render.table(exposed, "exposed_file_groups", "exposed", row_style=lambda r: danger)
 else:
     st.success("This archival exposes no replaced file group.")
 if guard:
@@ -178,10 +218,8 @@ if guard:
     else:
         st.warning(f"Without the HUDI-7779 guard the archival would expose {len(unguarded)} replaced file "
                    "group(s):", icon=":material/dangerous:")
-        st.dataframe(unguarded.style.apply(lambda r: ["background-color: #f8d7da"] * len(r), axis=1),
-                     width="stretch", hide_index=True)
-        render.table(unguarded, "exposed_file_groups_unguarded", "exposed_unguarded")
-other_archive = engine.archived_by_plan(other)
+        render.table(unguarded, "exposed_file_groups_unguarded", "exposed_unguarded", row_style=lambda r: danger)
 diff = sorted(set(other_archive) ^ set(to_archive))
 if diff:
-    st.info(f"Flipping the guard changes the decision for {len(diff)} instant(s): " + ", ".join(diff[:20]))
+    st.info(f"Flipping the guard changes the decision for {len(diff)} instant(s): "
+            + ", ".join(f"`{t}`" for t in diff[:20]) + (" …" if len(diff) > 20 else ""))

@@ -53,16 +53,28 @@ m[2].metric("Slices", len(slices))
 m[3].metric("Replaced groups", len(replaced))
 m[4].metric("Savepoint-pinned files", len(pins))
 
+# The answer first: what a reader sees, and what an archival could bring back.
+as_of_text = "latest" if as_of == LATEST else f"as of `{as_of}`"
+lingering = replaced[replaced["files_exist"].astype(bool)] if not replaced.empty and "files_exist" in replaced else \
+    replaced.iloc[0:0]
+summary = (f"{len(groups)} file group(s) in {len(data['partitions'])} partition(s), {as_of_text}; "
+           f"{len(replaced)} replaced")
+if not lingering.empty:
+    by = ", ".join(sorted({f"`{t}`" for t in lingering["replacecommit"]}))
+    render.verdict(f"{summary}: **{len(lingering)} replaced file group(s) still have files on storage** — "
+                   f"archiving their replacecommit ({by}) before the cleaner removes them would expose them.", "warn")
+elif groups.empty:
+    render.verdict("No file groups: the table has no committed data files yet.", "info")
+else:
+    render.verdict(f"{summary}: no replaced file group has files left on storage.", "good")
+
 st.subheader("File groups")
 if groups.empty:
     st.caption("No file groups.")
 else:
-    styled = groups.style.apply(
-        lambda r: ["background-color: #eceff1" if r["replaced_by"] else
-                   "background-color: #fff3cd" if r["pending_compaction"] or r["pending_clustering"] else ""
-                   for _ in r], axis=1)
-    st.dataframe(styled, width="stretch", hide_index=True)
-    render.table(groups, "file_groups", "groups_csv", caption="grey: replaced · yellow: in a pending table service")
+    render.table(groups, "file_groups", "groups_csv", caption="grey: replaced · yellow: in a pending table service",
+                 row_style=lambda r: "background-color: #eceff1; color: #607d8b" if r["replaced_by"] else
+                 "background-color: #fff3cd" if r["pending_compaction"] or r["pending_clustering"] else "")
 
 st.subheader("File slices")
 render.table(slices, "file_slices", "slices", caption="Committed slices as of the chosen instant; `is_latest` marks "

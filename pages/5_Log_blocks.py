@@ -83,10 +83,9 @@ if verdicts.empty:
     st.caption("No data or delete blocks found.")
 else:
     colours = {"error": "#f8d7da", "warning": "#fff3cd", "info": "#e3f2fd"}
-    st.dataframe(verdicts.style.apply(lambda r: [f"background-color: {colours.get(r['risk'], '')}"
-                                                 if r["risk"] in colours else "" for _ in r], axis=1),
-                 width="stretch", hide_index=True)
-    render.table(verdicts, "log_block_verdicts", "verdicts_csv")
+    render.table(verdicts, "log_block_verdicts", "verdicts_csv", caption="red: a reader rule disagrees with the "
+                 "commit metadata (data loss or duplicates) · yellow: warning · blue: informational",
+                 row_style=lambda r: f"background-color: {colours[r['risk']]}" if r["risk"] in colours else "")
     render.json_download(analysis, "duplicate_analysis", "analysis_json")
 
 st.subheader("Block sequences per file slice")

@@ -57,6 +57,29 @@ except Exception as exc:  # every error becomes a readable message
     st.stop()
 bar.empty()
 
+def _decisions(plan: dict | None) -> dict[str, dict[str, str]]:
+    """Instant label → its decision and reasons in an archive plan."""
+    if not plan:
+        return {}
+    return {f"{d['requested_time']} {d['action']}": {"decision": d["decision"],
+                                                     "reasons": "; ".join(d.get("reasons") or [])}
+            for d in plan["instants"]}
+
+
+plans: dict[str, tuple[dict, dict]] = {}
+if after["archive"] is not None:
+    plans = {key: (_decisions(before[key] if before else None), _decisions(after[key]))
+             for key in ("archive", "archive_unguarded")}
+    # The answer first: what each archival would do after this step.
+    lines = []
+    for label, key in (("With the HUDI-7779 guard", "archive"), ("Without the guard", "archive_unguarded")):
+        n_arch = sum(1 for d in plans[key][1].values() if d["decision"] == "archive")
+        exposed = after[key].get("exposed_file_groups") or []
+        lines.append(f"{label}: archives **{n_arch}** instant(s), exposes **{len(exposed) or 'no'}** replaced "
+                     "file group(s)" + (" — " + ", ".join(f"`{e['file_id']}`" for e in exposed) if exposed else ""))
+    danger = any(after[k].get("exposed_file_groups") for k in ("archive", "archive_unguarded"))
+    render.verdict(f"After step {step}:  \n" + "  \n".join(lines), "warn" if danger else "good")
+
 if st.button("Open this table in the other pages", help=after_uri):
     picker.open_uri(after_uri)
     st.switch_page("pages/1_Overview.py")
@@ -67,9 +90,15 @@ if step_results and step < len(step_results):
 
 empty = pd.DataFrame(columns=after["instants"].columns)
 before_instants = before["instants"] if before else empty
-changed = sorted(set(after["instants"]["requested_time"] + after["instants"]["state"] + after["instants"]["source"])
-                 ^ set(before_instants["requested_time"] + before_instants["state"] + before_instants["source"]))
-changed_times = sorted({c[:17] for c in changed})
+
+
+def _instant_keys(frame: pd.DataFrame) -> set[tuple[str, str, str, str]]:
+    """(requested time, action, state, source) per instant: a savepoint shares its commit's time."""
+    return set(zip(frame["requested_time"], frame["action"], frame["state"], frame["source"], strict=True))
+
+
+changed = _instant_keys(after["instants"]) ^ _instant_keys(before_instants)
+changed_times = sorted({(c[0], c[1]) for c in changed})
 st.plotly_chart(charts.before_after_figure(before_instants, after["instants"], before["markers"] if before else [],
                                            after["markers"], highlight=changed_times,
                                            highlight_label="changed by this step",
@@ -93,30 +122,36 @@ marker_table = render.frame(rows)
 if marker_table.empty:
     st.caption("No markers before or after this step.")
 else:
-    st.dataframe(marker_table.style.apply(lambda r: ["font-weight: bold; background-color: #e3f2fd"
-                                                     if r["changed"] else "" for _ in r], axis=1),
-                 width="stretch", hide_index=True)
-    render.table(marker_table, f"markers_{name}_step{step}", "scenario_markers")
+    render.table(marker_table, f"markers_{name}_step{step}", "scenario_markers",
+                 row_style=lambda r: "font-weight: bold; background-color: #e3f2fd" if r["changed"] else "")
 
 st.subheader("Dry-run decisions")
 if after["archive"] is None:
     st.info("The cleaner and archival dry-runs are not available in this build.")
 else:
-    def _decisions(plan: dict | None) -> dict[str, str]:
-        if not plan:
-            return {}
-        return {f"{d['requested_time']} {d['action']}": f"{d['decision']}"
-                + (f" ({'; '.join(d['reasons'])})" if d.get("reasons") else "") for d in plan["instants"]}
-
+    instants_all = sorted(set().union(*(set(b) | set(a) for b, a in plans.values())))
+    table = render.frame([{
+        "instant": k,
+        "guarded before": plans["archive"][0].get(k, {}).get("decision", "–"),
+        "guarded after": plans["archive"][1].get(k, {}).get("decision", "–"),
+        "unguarded before": plans["archive_unguarded"][0].get(k, {}).get("decision", "–"),
+        "unguarded after": plans["archive_unguarded"][1].get(k, {}).get("decision", "–"),
+        "reason (guarded, after)": plans["archive"][1].get(k, {}).get("reasons", ""),
+        "reason (unguarded, after)": plans["archive_unguarded"][1].get(k, {}).get("reasons", ""),
+    } for k in instants_all])
+    if table.empty:
+        st.caption("The archiver considers no instant yet (the timeline is too short).")
+    else:
+        render.table(table, f"archive_decisions_{name}_step{step}", "scenario_archive",
+                     caption="Archival decisions before and after this step; rows where the guard changes the "
+                             "outcome are highlighted.",
+                     row_style=lambda r: "background-color: #fde0dc" if r["guarded after"] != r["unguarded after"]
+                     else "", column_config={"reason (guarded, after)": st.column_config.TextColumn(width="large"),
+                                             "reason (unguarded, after)": st.column_config.TextColumn(width="large")})
     cols = st.columns(2)
     for col, (label, key) in zip(cols, (("with the HUDI-7779 guard", "archive"),
                                         ("without the guard", "archive_unguarded")), strict=True):
         with col:
-            st.markdown(f"**Archival {label}**")
-            b, a = _decisions(before[key] if before else None), _decisions(after[key])
-            table = render.frame([{"instant": k, "before": b.get(k, "–"), "after": a.get(k, "–")}
-                                  for k in sorted(set(a) | set(b))])
-            render.table(table, f"archive_{key}_{name}_step{step}", f"scenario_{key}")
             exposed = after[key].get("exposed_file_groups") or []
             if exposed:
                 st.warning(f"Archival {label} would expose {len(exposed)} replaced file group(s): "
@@ -125,8 +160,8 @@ else:
                 st.success(f"Archival {label} exposes no replaced file group.")
     clean_after = after["clean"] or {}
     clean_before = (before or {}).get("clean") or {}
-    st.markdown(f"**Next clean**: ECTR before `{clean_before.get('earliest_commit_to_retain')}` → after "
-                f"`{clean_after.get('earliest_commit_to_retain')}`; files to delete before "
+    st.markdown(f"**Next clean**: ECTR before `{clean_before.get('earliest_commit_to_retain') or 'none'}` → after "
+                f"`{clean_after.get('earliest_commit_to_retain') or 'none'}`; files to delete before "
                 f"{len(clean_before.get('files_to_delete', []))} → after {len(clean_after.get('files_to_delete', []))}")
     render.json_download({"scenario": name, "step": step, "table_version": version,
                           "before": {k: (before or {}).get(k) for k in ("archive", "archive_unguarded", "clean")},

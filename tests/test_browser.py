@@ -101,12 +101,18 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
     overwrite = urllib.parse.quote(str(table_path("v6_simplekeygen_nonhivestyle_overwritetable")))  # type: ignore[operator]
     pages = [  # (name, path and query, element that shows the page finished)
         ("overview", "", '[data-testid="stPlotlyChart"]'),
-        ("instant", "instant", '[data-testid="stMetric"]'),
+        ("instant", "instant", '[data-testid="stTabs"]'),
         ("cleaner", "cleaner", '[data-testid="stPlotlyChart"]'),
         ("file_groups", f"file-groups?table={overwrite}", '[data-testid="stDataFrame"]'),
         ("log_blocks", f"log-blocks?table={mor}", '[data-testid="stPlotlyChart"]'),
         ("scenarios", "scenarios", '[data-testid="stPlotlyChart"]'),
     ]
+    checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
+        "overview": ["At a glance", "20240101000400000"],
+        "cleaner": ["Archival stops at 20240101000400000", "KEEP_LATEST_COMMITS", "TimelineArchiverV2"],
+        "instant": ["Requested"],
+        "scenarios": ["After step"],
+    }
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
     timings: list[str] = []
@@ -114,7 +120,9 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         browser = pw.chromium.launch(executable_path=browser_path, headless=True,
                                      args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+            # A tall viewport: Streamlit scrolls inside its own container, so a full-page screenshot only
+            # holds what fits in the viewport; the viewport is grown to the page's height per page below.
+            context = browser.new_context(viewport={"width": 1500, "height": 2600})
             page = context.new_page()
             for name, path, ready in pages:
                 started = time.monotonic()
@@ -122,8 +130,17 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 page.wait_for_selector(ready, timeout=90_000)
                 _wait_idle(page, 90_000)
                 page.wait_for_timeout(500)
+                height = page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]')"
+                                       " || document.body).scrollHeight")
+                page.set_viewport_size({"width": 1500, "height": max(2600, min(int(height) + 60, 12_000))})
+                page.wait_for_timeout(800)
                 page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
                 page.locator(ready).first.screenshot(path=str(ARTIFACTS / f"{name}_main.png"))
+                body = page.locator('[data-testid="stMain"]').inner_text()
+                for needle in checks.get(name, ()):
+                    if needle not in body:
+                        problems.append(f"{name}: {needle!r} not shown")
+                page.set_viewport_size({"width": 1500, "height": 2600})
                 timings.append(f"{name}: {time.monotonic() - started:.1f}s")
                 for selector in ERROR_SELECTORS:
                     for element in page.locator(selector).all():

@@ -6,7 +6,9 @@ checks the key elements: markers, decisions, verdicts. No page may raise or show
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -65,8 +67,23 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+FACT = re.compile(r'<div class="l">(.*?)</div><div class="v( mono)?">(.*?)</div>')
+
+
+def facts(at: AppTest) -> dict[str, tuple[str, bool]]:
+    """Label → (value, shown in the monospace never-truncated style) of every `render.facts` strip."""
+    return {html.unescape(label): (html.unescape(value), bool(mono)) for md in at.markdown
+            for label, mono, value in FACT.findall(str(md.value))}
+
+
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    """Every labelled value on the page: `st.metric`s and `render.facts` strips."""
+    return {**{m.label: m.value for m in at.metric}, **{k: v for k, (v, _) in facts(at).items()}}
+
+
+def timeline_spec(at: AppTest) -> dict[str, Any]:
+    """The timeline chart (the one with lanes on its y axis)."""
+    return next(s for s in chart_specs(at) if s["layout"].get("yaxis", {}).get("ticktext"))
 
 
 def chart_specs(at: AppTest) -> list[dict[str, Any]]:
@@ -92,12 +109,19 @@ def test_first_start_opens_the_demo_scenario_with_its_markers(ui_env: dict[str, 
     for label in ("ECTR (recorded)", "ECTR (recomputed)", "EarliestCommitToNotArchive (proposed)",
                   "EarliestCommitToNotArchive (Hudi)", "Archival boundary (next archival)", "Archived | active"):
         assert label in frame
-    timeline = chart_specs(at)[-1]
+    timeline = timeline_spec(at)
     shapes = {s.get("name") for s in timeline["layout"]["shapes"]}
     assert {"ectr_recorded", "ectr_recomputed", "ectna_proposed", "ectna_hudi", "archival_boundary",
             "archived region", "active region"} <= shapes
     m = metrics(at)
     assert int(m["Archived instants"]) > 0 and m["Type"] == "COW"
+    glance = next(md.value for md in at.markdown if str(md.value).startswith("**At a glance**"))
+    assert "next archival stops at `20240101000400000` (guard A3)" in glance
+    assert "recorded ECTR `20240101000700000`" in glance
+    labels = [a["text"] for a in timeline["layout"]["annotations"]]
+    assert any("<b>20240101000700000</b>" in t and "ECTR" in t for t in labels)  # full instant time on the chart
+    assert len({a["yshift"] for a in timeline["layout"]["annotations"]}) >= 2  # crowded labels are stacked
+    assert timeline["layout"]["xaxis"]["tickformat"] == "%Y%m%d%H%M%S%L"
 
 
 def test_paths_outside_the_roots_are_refused(ui_env: dict[str, Path], fixtures_dir: Path) -> None:
@@ -145,11 +169,11 @@ def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path]
     at = open_page(OVERVIEW, table)
     counts = at.dataframe[0].value
     assert counts.set_index("action")["COMPLETED"].to_dict() == {"commit": 2, "replacecommit": 1}
-    timeline = chart_specs(at)[-1]
+    timeline = timeline_spec(at)
     hover = " ".join(h for t in timeline["data"] for h in (t.get("hovertext") or []) if isinstance(h, str))
     assert "replaced" in hover and "file group(s)" in hover and "operation INSERT_OVERWRITE_TABLE" in hover
     filtered = open_page(OVERVIEW, table, actions="replacecommit")
-    assert chart_specs(filtered)[-1]["layout"]["yaxis"]["ticktext"] == ["replacecommit"]
+    assert timeline_spec(filtered)["layout"]["yaxis"]["ticktext"] == ["replacecommit"]
     assert filtered.query_params["actions"] == "replacecommit"
     assert "1 of 3 instants shown" in texts(filtered.caption)
 
@@ -178,7 +202,12 @@ def test_instant_detail_of_a_rollback_names_what_it_rolled_back(ui_env: dict[str
 
 def test_file_groups_as_of_and_replaced_groups(ui_env: dict[str, Path], table_path: Callable[[str], Path]) -> None:
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
-    latest = metrics(open_page(FILE_GROUPS, table))
+    latest_at = open_page(FILE_GROUPS, table)
+    latest = metrics(latest_at)
+    answer = texts([*latest_at.success, *latest_at.warning])
+    assert (f"{latest['File groups']} file group(s) in {latest['Partitions']} partition(s), latest; "
+            f"{latest['Replaced groups']} replaced") in answer
+    assert sum("latest_base_file" in d.value.columns for d in latest_at.dataframe) == 1  # shown once, styled
     early = open_page(FILE_GROUPS, table, as_of="20240707001301554")
     assert early.query_params["as_of"] == "20240707001301554"
     assert int(latest["Replaced groups"]) > 0
@@ -229,6 +258,9 @@ def test_every_page_renders_on_the_demo_scenario(ui_env: dict[str, Path], page: 
 def test_instant_detail_of_an_archived_instant(ui_env: dict[str, Path]) -> None:
     at = open_page(INSTANT, instant="20240101000100000")  # t1 of the demo scenario, archived at step 13
     assert "archived instant" in texts(at.info)
+    f = facts(at)
+    assert f["Requested"] == ("20240101000100000", True) and f["Completed"][1] and len(f["Completed"][0]) == 17
+    assert "**commit 20240101000100000** wrote 1 file(s), 2 record(s)." in texts(at.markdown)
     m = metrics(at)
     assert m["Action"] == "commit" and m["Records written"] == "2" and m["Operation"] == "INSERT"
 
@@ -238,6 +270,18 @@ def test_cleaner_and_archival_decisions_on_hudi7779_case_b(ui_env: dict[str, Pat
     m = metrics(at)
     assert m["Binding guard"] == "A3" and m["Boundary"] == "20240101000400000"
     assert m["Keep min / max"] == "5 / 6"
+    # Long values are shown whole (no st.metric ellipsis): instant times and the policy in monospace.
+    f = facts(at)
+    assert f["Boundary"] == ("20240101000400000", True) and f["ECTR (next clean)"] == ("20240101000700000", True)
+    assert f["Policy"] == ("KEEP_LATEST_COMMITS", True) and f["Archiver"] == ("TimelineArchiverV2", True)
+    assert not {"Boundary", "Policy", "ECTR (next clean)"} & {mm.label for mm in at.metric}
+    # The answer first: the first alert of the page says where archival stops and why.
+    answer = at.warning[0].value
+    assert answer.startswith("Archival stops at `20240101000400000`: guard **A3** (HUDI-7779)")
+    assert "archive **0** instant(s)" in answer and "expose 1 replaced file group(s)" in answer
+    # Each table is shown once (styled), not twice.
+    exposed = [d for d in at.dataframe if "replacement_file_ids" in str(d.proto)]
+    assert len(exposed) == 1
     decisions = next(d.value for d in at.dataframe if "decision" in d.value.columns)
     assert set(decisions["decision"]) <= {"archive", "keep"} and decisions["reasons"].str.len().sum() > 0
     assert "Without the HUDI-7779 guard the archival would expose 1 replaced file group(s)" in texts(at.warning)
@@ -251,9 +295,16 @@ def test_cleaner_and_archival_decisions_on_hudi7779_case_b(ui_env: dict[str, Pat
 
 
 def test_scenario_steps_show_markers_and_decisions_changing(ui_env: dict[str, Path]) -> None:
+    at = open_page(SCENARIOS, scenario="hudi7779_case_b", step="3")  # savepoint t3 shares t3's time
+    spec = chart_specs(at)[0]
+    circled = [t for t in spec["data"] if t.get("name") == "changed by this step"]
+    assert len(circled) == 1 and circled[0]["yaxis"] == "y2"  # only the new savepoint, not commit t3
+    assert [t.get("showlegend") for t in circled] == [True]
     at = open_page(SCENARIOS, scenario="hudi7779_case_b", step="13")
+    assert at.success[0].value.startswith("After step 13:") or at.warning[0].value.startswith("After step 13:")
     markers_table = next(d.value for d in at.dataframe if "marker" in d.value.columns)
     assert "ECTR (recorded)" in set(markers_table["marker"])
+    assert sum("marker" in d.value.columns for d in at.dataframe) == 1  # shown once, styled
     assert "without the guard would expose 1 replaced file group(s)" in texts(at.warning)
     assert "with the HUDI-7779 guard exposes no replaced file group" in texts(at.success)
     assert len(chart_specs(at)) == 1

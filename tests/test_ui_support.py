@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +13,7 @@ import pandas as pd
 import pytest
 
 from hudi_core import open_table
-from hudi_core.ui import charts, engine, markers, recent, roots, state
+from hudi_core.ui import charts, engine, markers, recent, render, roots, state
 from hudi_core.ui.markers import Marker
 
 # -- allowed roots ---------------------------------------------------------------------------------
@@ -182,8 +184,14 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
     assert list(fig.layout.yaxis.tickvals) == [2, 1, 0]  # first lane at the top
     assert {s.name for s in fig.layout.shapes} >= {"ectr_recorded", "savepoint", "archived region",
                                                    "active region"}
-    assert {a.text for a in fig.layout.annotations} == {"ECTR", "SP"}
-    assert {a.hovertext.split(":")[0] for a in fig.layout.annotations} == {"ECTR (recorded)", "Savepoint"}
+    # Two markers at one instant share one label that carries the full 17-digit time.
+    assert [re.sub("<[^>]+>", "", a.text) for a in fig.layout.annotations] == ["ECTR · SP 20240101000200000"]
+    assert '<span style="color:#1565c0">ECTR</span>' in fig.layout.annotations[0].text  # each name in its colour
+    assert [line.split(":")[0] for line in fig.layout.annotations[0].hovertext.split("<br>")] == [
+        "ECTR (recorded)", "Savepoint"]
+    assert fig.layout.annotations[0].yanchor == "bottom" and fig.layout.annotations[0].y == 1  # above the plot
+    assert fig.layout.xaxis.tickformat == "%Y%m%d%H%M%S%L"  # ticks read like instant times
+    assert fig.layout.legend.orientation == "v" and fig.layout.legend.x > 1  # legend right of the plot
     points = [t for t in fig.data if t.type == "scattergl" and t.mode == "markers"]
     names = {t.name for t in points}
     assert names == {"completed", "completed (archived)", "inflight", "requested"}
@@ -230,7 +238,12 @@ def test_before_after_and_log_block_figures() -> None:
     fig = charts.before_after_figure(before, after, [], [Marker("archival_boundary", "20240101000100000", "plan")],
                                      highlight=["20240101000100000"], highlight_label="archived")
     assert any(s.name == "archival_boundary" and s.xref == "x2" for s in fig.layout.shapes)
-    assert any(t.name == "archived" for t in fig.data)
+    highlighted = [t for t in fig.data if t.name == "archived"]
+    assert len(highlighted) == 2 and [bool(t.showlegend) for t in highlighted] == [True, False]  # one legend entry
+    assert fig.layout.yaxis.title.text == "<b>Before</b>" and fig.layout.yaxis2.title.text == "<b>After</b>"
+    assert fig.layout.yaxis.domain[0] > fig.layout.yaxis2.domain[1]  # the plots do not overlap
+    label = next(a for a in fig.layout.annotations if a.xref == "x2")
+    assert label.text.endswith("<b>20240101000100000</b>") and label.yref == "y2 domain"
     analysis = [{"partition": "p", "file_id": "fg1", "instant_time": "001", "attempts": [
         {"attempt": "a0", "blocks": [{"path": "p/.fg1_001.log.1_0-7-0", "offset": 0, "type": "AVRO_DATA_BLOCK",
                                       "seq": 0}], "proposal": "drop", "hudi_014": "drop",
@@ -255,3 +268,47 @@ def test_filter_instants_by_lane_state_and_time() -> None:
     assert charts.filter_instants(df, since="202401010002", until="20240101")["requested_time"].tolist() == [
         "20240101000200000"]
     assert len(charts.filter_instants(df)) == 3
+
+
+def test_marker_labels_never_overlap_and_keep_full_times() -> None:
+    # Seven markers within two minutes of a ten-minute chart: close labels must move up a level.
+    marks = [Marker("ectna_hudi", "20240101000300000", "x"), Marker("ectna_proposed", "20240101000300000", "x"),
+             Marker("active_start", "20240101000400000", "x"), Marker("archival_boundary", "20240101000400000", "x"),
+             Marker("ectna_proposed", "20240101000700000", "x"), Marker("ectr_recomputed", "20240101000700000", "x"),
+             Marker("ectr_recorded", "20240101000700000", "x"), Marker("savepoint", "20240101000710000", "x")]
+    lo, hi = (float(v) for v in charts.to_ms(charts.instant_datetimes(["20240101000100000", "20240101001100000"])))
+    labels = charts.marker_labels(marks, (lo, hi))
+    assert [lb["time"] for lb in labels] == ["20240101000300000", "20240101000400000", "20240101000700000",
+                                             "20240101000710000"]
+    assert all(lb["text"].endswith(lb["time"]) for lb in labels)
+    assert labels[0]["text"] == "ECTNA Hudi · ECTNA prop. 20240101000300000"
+    span = (hi - lo) * 1.1
+    for level in {lb["level"] for lb in labels}:
+        row = sorted((lb for lb in labels if lb["level"] == level), key=lambda lb: lb["x"])
+        for left, right in itertools.pairwise(row):
+            width = (len(left["text"]) * 6.3 + 14) * span / charts.LABEL_LAYOUT_WIDTH_PX
+            assert left["x"] + width < right["x"], (left["text"], right["text"])
+    assert labels[3]["level"] > labels[2]["level"]  # the savepoint 10 s after ECTR stacks above it
+
+
+def test_facts_strip_shows_whole_instant_times() -> None:
+    out = render.facts_html([render.Fact("Boundary", "20240101000400000"), render.Fact("Policy", "KEEP_LATEST_COMMITS",
+                                                                                      mono=True),
+                             render.Fact("Files", 3, tone="bad"), render.Fact("Guard", None),
+                             render.Fact("<b>", "a<b", help='say "x"')])
+    assert '<div class="l">Boundary</div><div class="v mono">20240101000400000</div>' in out
+    assert '<div class="v mono">KEEP_LATEST_COMMITS</div>' in out
+    assert 'class="hti-fact bad"' in out and '<div class="v">3</div>' in out and '<div class="v">–</div>' in out
+    assert "&lt;b&gt;" in out and "a&lt;b" in out and 'title="say &quot;x&quot;"' in out
+    assert "white-space:nowrap" in out and "text-overflow" not in out  # never cut with an ellipsis
+
+
+def test_highlight_by_time_and_action_circles_only_that_instant() -> None:
+    before = _instants([("20240101000300000", "commit", "COMPLETED", "20240101000301000", "active")])
+    after = _instants([("20240101000300000", "commit", "COMPLETED", "20240101000301000", "active"),
+                       ("20240101000300000", "savepoint", "COMPLETED", "20240101000302000", "active")])
+    fig = charts.before_after_figure(before, after, highlight=[("20240101000300000", "savepoint")],
+                                     highlight_label="changed")
+    circled = [t for t in fig.data if t.name == "changed"]
+    assert len(circled) == 1 and circled[0].yaxis == "y2" and list(circled[0].y) == [0.0]  # savepoint lane only
+    assert circled[0].showlegend is not False

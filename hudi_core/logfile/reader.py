@@ -204,6 +204,12 @@ class _Window:
         if offset < 0 or offset >= self.file_size:
             return b""
         want_end = min(offset + length, self.file_size)
+        if self.segments:
+            # Fast path: the most recently used window (where a header parse reads on) covers it;
+            # same bytes and same LRU order as the loop below.
+            start, buf = self.segments[-1]
+            if start <= offset and want_end <= start + len(buf):
+                return buf[offset - start : want_end - start]
         for i, (start, buf) in enumerate(self.segments):
             if start <= offset and want_end <= start + len(buf):
                 self.segments.append(self.segments.pop(i))

@@ -56,10 +56,12 @@ DEFAULT_SPARK_CONF: dict[str, str] = {
     "spark.ui.showConsoleProgress": "false",  # our own progress bar instead
     "spark.sql.execution.arrow.pyspark.enabled": "true",
 }
-#: Extra defaults for local masters only: no web UI port, few shuffle partitions.
+#: Extra defaults for local masters only: no web UI port, few shuffle partitions, 2 GiB driver.
 LOCAL_SPARK_CONF: dict[str, str] = {
     "spark.ui.enabled": "false",
     "spark.sql.shuffle.partitions": "4",
+    # In local mode the driver JVM is the whole cluster: room for one wave of results (spark.py).
+    "spark.driver.memory": "2g",
 }
 
 _QUIET_LOG4J2 = """\

@@ -13,9 +13,14 @@
    and cast to `schema`: the result equals the local executor's, row for row.
 
 Transport: when every column has a Spark type that round-trips exactly (strings, integers,
-floats, booleans, binary and lists/structs/maps of them) the rows travel as native Spark columns.
-Otherwise (timestamps, decimals, unsigned or dictionary types) each batch result travels as one
-Arrow IPC stream in a binary column, so no value is ever changed by Spark's type system.
+floats, booleans, binary and lists/structs/maps of them; top-level dictionary columns travel
+decoded and are encoded again on the driver) the rows travel as native Spark columns. Otherwise
+(timestamps, decimals, unsigned types) each slice of a batch result travels as an Arrow IPC stream
+in a binary column, so no value is ever changed by Spark's type system.
+
+Memory: workers send Arrow batches of at most :data:`OUTPUT_BATCH_ROWS` rows, and a stage whose
+results are large runs as several jobs ("waves") of about :data:`TARGET_JOB_BYTES` each (sized
+from the bytes per item of the previous wave), so the driver JVM never holds a whole huge stage.
 
 The session is created lazily, on the first bulk stage: commands that never run one never start a
 JVM. Progress (see :mod:`hudi_core.pipeline.progress`) is read from Spark's status tracker while
@@ -60,6 +65,14 @@ DEFAULT_MIN_ITEMS = 1000
 #: Stage runs kept in :attr:`SparkExecutor.history`.
 MAX_HISTORY = 1000
 
+#: Rows per Arrow batch a worker sends back (bounds every single JVM allocation).
+OUTPUT_BATCH_ROWS = 4096
+#: Arrow bytes one Spark job should bring back to the driver; larger stages run as several jobs
+#: ("waves") sized from the bytes per item the previous wave produced.
+TARGET_JOB_BYTES = 256 * 2**20
+#: Items in the first wave of a stage (before the bytes per item are known).
+FIRST_WAVE_ITEMS = 2_000
+
 #: Name of the batch-id column added to every result row while it travels through Spark.
 BATCH_COLUMN = "__hudi_batch"
 #: Name of the payload column in IPC transport.
@@ -94,19 +107,28 @@ def _exact_in_spark(dtype: pa.DataType) -> bool:
     return False
 
 
+def wire_schema(schema: pa.Schema) -> pa.Schema:
+    """`schema` as it travels natively: top-level dictionary columns decoded to their value type
+    (the driver encodes them again; values are unchanged, only the dictionary layout is rebuilt)."""
+    return pa.schema([
+        pa.field(f.name, f.type.value_type, f.nullable, f.metadata) if pa.types.is_dictionary(f.type) else f
+        for f in schema
+    ])
+
+
 def transport_for(schema: pa.Schema) -> str:
     """``"native"`` when all columns round-trip through Spark types exactly, else ``"ipc"``."""
     names = [f.name for f in schema]
     if len(set(names)) != len(names) or BATCH_COLUMN in names:
         return "ipc"
-    return "native" if all(_exact_in_spark(f.type) for f in schema) else "ipc"
+    return "native" if all(_exact_in_spark(f.type) for f in wire_schema(schema)) else "ipc"
 
 
 def _spark_schema(schema: pa.Schema, transport: str) -> Any:
     from pyspark.sql.pandas.types import from_arrow_schema
 
     if transport == "native":
-        with_batch = pa.schema([pa.field(BATCH_COLUMN, pa.int64(), nullable=False), *schema])
+        with_batch = pa.schema([pa.field(BATCH_COLUMN, pa.int64(), nullable=False), *wire_schema(schema)])
         return from_arrow_schema(with_batch)
     return from_arrow_schema(pa.schema([pa.field(BATCH_COLUMN, pa.int64(), nullable=False),
                                         pa.field(IPC_COLUMN, pa.binary())]))
@@ -129,6 +151,7 @@ def run_partition(fn: BatchFn, spec: StorageSpec, schema: pa.Schema, transport: 
     Runs on Spark executors (it is pickled with `fn` and `spec`); public so it can be unit-tested
     without Spark.
     """
+    wire = wire_schema(schema)
     for record_batch in batches:
         ids = record_batch.column(0).to_pylist()
         item_lists = record_batch.column(1).to_pylist()
@@ -136,19 +159,22 @@ def run_partition(fn: BatchFn, spec: StorageSpec, schema: pa.Schema, transport: 
             result = fn(spec, list(items or []))
             if result.schema != schema:
                 result = result.cast(schema)
+            if result.num_rows == 0:
+                continue
+            # Bounded slices: the JVM allocates one buffer per Arrow batch it receives.
             if transport == "native":
-                if result.num_rows == 0:
-                    continue
                 tag = pa.array([batch_id] * result.num_rows, pa.int64())
-                for rb in result.combine_chunks().to_batches():
+                for rb in result.cast(wire).combine_chunks().to_batches(max_chunksize=OUTPUT_BATCH_ROWS):
                     yield pa.RecordBatch.from_arrays([tag.slice(0, rb.num_rows), *rb.columns],
                                                      names=[BATCH_COLUMN, *schema.names])
                     tag = tag.slice(rb.num_rows)
             else:
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array([batch_id], pa.int64()), pa.array([_ipc_bytes(result)], pa.binary())],
-                    names=[BATCH_COLUMN, IPC_COLUMN],
-                )
+                for start in range(0, result.num_rows, OUTPUT_BATCH_ROWS):
+                    blob = _ipc_bytes(result.slice(start, OUTPUT_BATCH_ROWS))
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array([batch_id], pa.int64()), pa.array([blob], pa.binary())],
+                        names=[BATCH_COLUMN, IPC_COLUMN],
+                    )
 
 
 #: Modules the bulk stages import inside Spark's Python workers.
@@ -272,6 +298,8 @@ class SparkExecutor:
 
     def _spark_map(self, fn: BatchFn, spec: StorageSpec, items: Sequence[str], batch_size: int,
                    schema: pa.Schema, callback: ProgressCallback | None, started: float) -> pa.Table:
+        """Run a stage as one or more Spark jobs ("waves"), each bringing back about
+        :data:`TARGET_JOB_BYTES` of Arrow, so driver memory stays bounded on huge stages."""
         batches = _batches(items, batch_size)
         tracker = StageProgress(callback, stage_label(fn), len(items), self.name)
         if not batches:
@@ -279,9 +307,32 @@ class SparkExecutor:
             return schema.empty_table()
         spark = self.session
         transport = transport_for(schema)
-        n_parts = min(len(batches), self._parallelism() * self.tasks_per_core)
+        results: list[pa.Table] = []
+        done_items = jobs = partitions = 0
+        wave_items, first = FIRST_WAVE_ITEMS, 0
+        while first < len(batches):
+            last, count = first, 0
+            while last < len(batches) and (count == 0 or count + len(batches[last]) <= wave_items):
+                count += len(batches[last])
+                last += 1
+            raw, parts = self._run_job(spark, fn, spec, schema, transport, batches, first, last, tracker,
+                                       done_items, count)
+            results.append(self._to_result(raw, schema, transport))
+            jobs, partitions, done_items, first = jobs + 1, partitions + parts, done_items + count, last
+            bytes_per_item = max(1, raw.nbytes) / count
+            wave_items = max(batch_size, int(TARGET_JOB_BYTES / bytes_per_item))
+        tracker.finish()
+        result = _concat(results, schema)
+        self._record(fn, len(items), len(batches), "spark", partitions, started, jobs)
+        return result
+
+    def _run_job(self, spark: SparkSession, fn: BatchFn, spec: StorageSpec, schema: pa.Schema, transport: str,
+                 batches: list[list[str]], first: int, last: int, tracker: StageProgress, done_before: int,
+                 count: int) -> tuple[pa.Table, int]:
+        """One Spark job over ``batches[first:last]``: (raw rows tagged with batch ids, partitions)."""
+        n_parts = min(last - first, self._parallelism() * self.tasks_per_core)
         # One Arrow record batch per Spark partition (createDataFrame keeps the chunks as partitions).
-        bounds = [round(i * len(batches) / n_parts) for i in range(n_parts + 1)]
+        bounds = [first + round(i * (last - first) / n_parts) for i in range(n_parts + 1)]
         chunks = [
             pa.record_batch(
                 [pa.array(range(lo, hi), pa.int64()), pa.array(batches[lo:hi], pa.list_(pa.string()))],
@@ -292,7 +343,7 @@ class SparkExecutor:
         ]
         body = functools.partial(run_partition, fn, spec, schema, transport)
         job_group = f"hudi-inspector-{uuid.uuid4().hex[:12]}"
-        description = f"{stage_label(fn)}: {len(items)} items in {len(batches)} batches ({spec.uri})"
+        description = f"{stage_label(fn)}: {count} items in {last - first} batches ({spec.uri})"
 
         def collect() -> pa.Table:
             sc = _spark_context(spark)
@@ -307,27 +358,26 @@ class SparkExecutor:
                         sc.setLocalProperty(key, None)  # type: ignore[arg-type]
 
         try:
-            raw = self._run_with_progress(spark, collect, job_group, tracker, len(items))
+            raw = self._run_with_progress(spark, collect, job_group, tracker, done_before, count)
         except HudiInspectError:
             raise
         except Exception as exc:
             raise SparkExecutionError(
                 f"Spark job {_fn_name(fn)} failed on {spec.uri}: {_one_line(exc)}"
             ) from exc
-        tracker.finish()
-        result = self._to_result(raw, schema, transport)
-        self._record(fn, len(items), len(batches), "spark", len(chunks), started)
-        return result
+        tracker.update(done_before + count)
+        return raw, len(chunks)
 
-    def _record(self, fn: BatchFn, items: int, batches: int, ran_on: str, partitions: int, started: float) -> None:
+    def _record(self, fn: BatchFn, items: int, batches: int, ran_on: str, partitions: int, started: float,
+                jobs: int = 0) -> None:
         self.history.append({
-            "stage": _fn_name(fn), "items": items, "batches": batches, "ran_on": ran_on,
+            "stage": _fn_name(fn), "items": items, "batches": batches, "ran_on": ran_on, "jobs": jobs,
             "partitions": partitions, "seconds": round(time.perf_counter() - started, 4),
         })
         del self.history[:-MAX_HISTORY]
 
     def _run_with_progress(self, spark: SparkSession, collect: Callable[[], pa.Table], job_group: str,
-                           tracker: StageProgress, total: int) -> pa.Table:
+                           tracker: StageProgress, done_before: int, count: int) -> pa.Table:
         sc = _spark_context(spark)
         if tracker.callback is None or sc is None:
             return collect()
@@ -354,7 +404,7 @@ class SparkExecutor:
                             done_tasks += stage.numCompletedTasks
                             all_tasks += stage.numTasks
                 if all_tasks:
-                    tracker.update(total * done_tasks // all_tasks)
+                    tracker.update(done_before + count * done_tasks // all_tasks)
         except KeyboardInterrupt:
             sc.cancelJobGroup(job_group)
             worker.join(10)

@@ -162,6 +162,12 @@ _RECORD_SCHEMA = {
     ],
 }
 _RECORD_SCHEMA_JSON = __import__("json").dumps(_RECORD_SCHEMA, separators=(",", ":"))
+#: The table schema (commit `extraMetadata.schema`, `hoodie.table.create.schema`): the record schema plus
+#: the partition field `part` named by `hoodie.table.partition.fields`, as a Hudi writer records it.
+#: Readers such as hudi-rs refuse a table whose schema lacks a declared partition field.
+_TABLE_SCHEMA = {**_RECORD_SCHEMA, "name": "scale_table_record",
+                 "fields": [*_RECORD_SCHEMA["fields"], {"name": "part", "type": ["null", "string"], "default": None}]}
+_TABLE_SCHEMA_JSON = __import__("json").dumps(_TABLE_SCHEMA, separators=(",", ":"))
 _PLACEHOLDER = "99999999999999999"
 
 
@@ -205,6 +211,7 @@ def properties_text(name: str, table_type: str, table_version: int) -> str:
         "hoodie.table.keygenerator.class=org.apache.hudi.keygen.SimpleKeyGenerator",
         "hoodie.table.timeline.timezone=UTC",
         "hoodie.database.name=default",
+        "hoodie.table.create.schema=" + _TABLE_SCHEMA_JSON.replace(":", "\\:"),
     ]
     if table_version >= 8:
         lines += [f"hoodie.table.initial.version={table_version}", "hoodie.timeline.path=timeline",
@@ -420,7 +427,7 @@ def _write_active_instant(scratch: ScratchDir, timeline_dir: str, table_version:
                           requested: str, completion: str, writes: Sequence[_Write], completion_seconds: float) -> None:
     layout = 2 if table_version >= 8 else 1
     operation = "UPSERT"
-    record = enc.commit_metadata(_stat_dicts(writes), operation, extra_metadata={"schema": _RECORD_SCHEMA_JSON})
+    record = enc.commit_metadata(_stat_dicts(writes), operation, extra_metadata={"schema": _TABLE_SCHEMA_JSON})
     for state, body_record in ((State.REQUESTED, None), (State.INFLIGHT, _workload(writes, operation)),
                                (State.COMPLETED, record)):
         fmt, record_type = enc.body_format_for(table_version, action, state)

@@ -203,11 +203,13 @@ def guard_a3(table: HudiTable, config: ServiceConfig, savepoint_guard: bool) -> 
 
 
 def mdt_latest_compaction(table: HudiTable) -> str | None:
-    """The last completed compaction (`commit`) of the table's metadata table, if any."""
+    """`HoodieBackedTableMetadata.getLatestCompactionTime` (1.x): the requested time of the last completed
+    instant of the metadata table's `getCommitAndReplaceTimeline()` (commit, replacecommit, clustering)."""
     mdt = table.metadata_table()
     if mdt is None:
         return None
-    done = [i for i in mdt.timeline if i.is_completed and i.action == ia.COMMIT]
+    actions = (ia.COMMIT, ia.REPLACE_COMMIT, ia.CLUSTERING)
+    done = [i for i in mdt.timeline if i.is_completed and i.action in actions]
     return done[-1].requested_time if done else None
 
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.fsview import FileGroup, FileSlice, FileSystemView
+from hudi_core.fsview import FileGroup, FileSlice, FileSystemView, paused_gc
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -127,8 +127,10 @@ class CleanPlan:
 
     @property
     def would_schedule(self) -> bool:
-        """Whether Hudi would schedule this clean now: triggered and with work to do."""
-        return self.triggered and self.has_work
+        """Whether Hudi would schedule this clean now: triggered and with work to do, and (unless
+        `hoodie.clean.allow.multiple`) no clean pending (`BaseHoodieTableServiceClient.clean`)."""
+        blocked = bool(self.pending_cleans) and not self.config.clean_allow_multiple
+        return self.triggered and self.has_work and not blocked
 
     def files_by_partition(self) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
@@ -142,11 +144,12 @@ class CleanPlan:
             return {SAVEPOINTED_TIMESTAMPS: ",".join(self.savepointed_timestamps)}
         return {}
 
-    def to_hoodie_cleaner_plan(self, base_path: str | None = None) -> dict[str, Any]:
+    def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True) -> dict[str, Any]:
         """The `HoodieCleanerPlan` record (Avro field names) Hudi writes to `T.clean.requested`.
 
         `filePathsToBeDeletedPerPartition` holds full paths under `base_path` (the table URI by
-        default), as plan version 2 does.
+        default), as plan version 2 does; ``with_files=False`` leaves it empty (for callers that
+        only read the plan's ECTR and extra metadata).
         """
         base = (base_path or self.base_uri).rstrip("/")
         ectr = self.earliest_commit_to_retain
@@ -162,7 +165,7 @@ class CleanPlan:
             "filePathsToBeDeletedPerPartition": {
                 partition: [{"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
                             for d in decisions]
-                for partition, decisions in sorted(self.files_by_partition().items())
+                for partition, decisions in (sorted(self.files_by_partition().items()) if with_files else ())
             },
             "partitionsToBeDeleted": list(self.partitions_to_delete),
             "extraMetadata": self.extra_metadata(),
@@ -262,15 +265,17 @@ def pending_compaction_bases(timeline: ActiveTimeline) -> dict[tuple[str, str], 
 
 def _is_savepointed(s: FileSlice, saved: set[str]) -> bool:
     """`isFileSliceExistInSavepointedFiles`: the base file or any log file is pinned."""
-    return any(name in saved for name in s.file_names)
+    return bool(saved) and any(name in saved for name in s.file_names)
 
 
 def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
-    files: list[tuple[str, str]] = []
-    if s.base_file is not None:
-        files.append((s.base_file.name, s.base_file.path))
-    files.extend((lf.name, lf.path) for lf in s.log_files)
-    return [CleanFileDecision(s.partition, s.file_id, name, s.base_instant, reason, path) for name, path in files]
+    # One decision per file, base file first (hot at scale: a million files, so no intermediate lists).
+    partition, file_id, base_instant = s.partition, s.file_id, s.base_instant
+    out = [CleanFileDecision(partition, file_id, s.base_file.name, base_instant, reason, s.base_file.path)] \
+        if s.base_file is not None else []
+    for lf in s.log_files:
+        out.append(CleanFileDecision(partition, file_id, lf.name, base_instant, reason, lf.path))
+    return out
 
 
 def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
@@ -278,7 +283,7 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
     meta = timeline.commit_metadata(inst)
     if not isinstance(meta, CommitMetadata):
         return []
-    parts = list(meta.partition_to_write_stats)
+    parts = meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
     if inst.action == ia.REPLACE_COMMIT:
         parts = list(meta.partition_to_replace_file_ids) + parts
     return parts
@@ -330,8 +335,10 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
 
     # 4. Partitions.
     all_partitions = sorted(fs_view.partitions)
+    # `isAnySavepointDeleted` compares with the planner's own list (`recorded`: empty for the metadata
+    # table and non-partitioned tables), not with the savepoints on the timeline.
     partitions, mode, pdetail = _partitions_to_clean(timeline, config, policy, ectr, last_clean, last_meta,
-                                                     current_savepoints, all_partitions)
+                                                     recorded, all_partitions)
 
     # 5. Files.
     saved = savepointed_files(timeline)
@@ -340,16 +347,17 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     delete: list[CleanFileDecision] = []
     kept: list[CleanFileDecision] = []
     partitions_to_delete: list[str] = []
-    for partition in partitions:
-        if policy == KEEP_LATEST_FILE_VERSIONS:
-            drop = _keep_latest_versions(fs_view, partition, config.file_versions_retained, saved, pending_ops,
-                                         pending_groups, delete, kept)
-        else:
-            retained = config.commits_retained if policy == KEEP_LATEST_COMMITS else 0
-            drop = _keep_latest_commits(fs_view, partition, ectr, retained, len(completed), saved, pending_ops,
-                                        delete, kept)
-        if drop:
-            partitions_to_delete.append(partition)
+    with paused_gc():  # one decision object per file: a million at scale
+        for partition in partitions:
+            if policy == KEEP_LATEST_FILE_VERSIONS:
+                drop = _keep_latest_versions(fs_view, partition, config.file_versions_retained, saved, pending_ops,
+                                             pending_groups, delete, kept)
+            else:
+                retained = config.commits_retained if policy == KEEP_LATEST_COMMITS else 0
+                drop = _keep_latest_commits(fs_view, partition, ectr, retained, len(completed), saved,
+                                            pending_ops, delete, kept)
+            if drop:
+                partitions_to_delete.append(partition)
 
     last_completed = completed.last()
     plan = CleanPlan(
@@ -374,7 +382,8 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     )
     plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
                                                                   current_savepoints)
-    hudi_plan = CleanerPlan.from_dict(plan.to_hoodie_cleaner_plan())
+    # Only the plan's ECTR and recorded savepoints are read here: no file list (a million entries at scale).
+    hudi_plan = CleanerPlan.from_dict(plan.to_hoodie_cleaner_plan(with_files=False))
     sp = tls.earliest_replaced_savepoint_in_clean(timeline, policy, hudi_plan)
     plan.earliest_commit_to_not_archive_hudi = sp or (ectr.requested_time if ectr else None)
     return plan
@@ -389,9 +398,12 @@ def proposed_ectna(ectr: str | None, savepoints: list[str]) -> str | None:
 
 
 def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy: str, ectr: Instant | None,
-                         last_clean: Instant | None, last_meta: Any, current_savepoints: list[str],
+                         last_clean: Instant | None, last_meta: Any, planner_savepoints: list[str],
                          all_partitions: list[str]) -> tuple[list[str], str, str]:
-    """`CleanPlanner.getPartitionPathsToClean` (spec `02` §5.4): partitions, mode, explanation."""
+    """`CleanPlanner.getPartitionPathsToClean` (spec `02` §5.4): partitions, mode, explanation.
+
+    `planner_savepoints` is the planner's `savepointedTimestamps` (what this plan records).
+    """
     if policy == KEEP_LATEST_FILE_VERSIONS:
         return all_partitions, "full", "KEEP_LATEST_FILE_VERSIONS always lists every partition"
     if ectr is None:
@@ -399,10 +411,11 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
     if config.incremental_mode and last_clean is not None and last_meta is not None:
         prev = last_meta.earliest_commit_to_retain or ""
         if prev.strip() and not tls.is_before_timeline_starts(tls.commits_timeline(timeline), prev):
-            removed = [s for s in last_meta.savepointed_timestamps if s not in current_savepoints]
+            removed = [s for s in last_meta.savepointed_timestamps if s not in planner_savepoints]
             if removed:
                 return all_partitions, "full", (f"savepoint(s) {', '.join(removed)} recorded by clean "
-                                                f"{last_clean.requested_time} were deleted: full scan")
+                                                f"{last_clean.requested_time} are not among the planner's "
+                                                "savepoints (deleted, or not tracked for this table): full scan")
             parts: list[str] = []
             for inst in tls.completed_commits(timeline):
                 if prev <= inst.requested_time < ectr.requested_time:

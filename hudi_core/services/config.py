@@ -71,7 +71,8 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.clean.automatic", "clean_automatic", "bool", True, "clean after each write"),
     ConfigKey("hoodie.clean.async", "clean_async", "bool", False, "clean asynchronously",
               ("hoodie.clean.async.enabled",)),
-    ConfigKey("hoodie.clean.allow.multiple", "clean_allow_multiple", "bool", True,
+    # Default false since HUDI-7616 (0.15.0 / 1.0.0), which also deprecated the key.
+    ConfigKey("hoodie.clean.allow.multiple", "clean_allow_multiple", "bool", False,
               "allow scheduling a clean while another is pending"),
     ConfigKey("hoodie.cleaner.policy.failed.writes", "failed_writes_policy", "str", "EAGER",
               "how failed writes are cleaned (EAGER, LAZY, NEVER)", (), ("EAGER", "LAZY", "NEVER")),
@@ -156,7 +157,7 @@ class ServiceConfig:
     clean_bootstrap_base_file: bool = False
     clean_automatic: bool = True
     clean_async: bool = False
-    clean_allow_multiple: bool = True
+    clean_allow_multiple: bool = False
     failed_writes_policy: str = "EAGER"
     keep_min_commits: int = 20
     keep_max_commits: int = 30
@@ -178,9 +179,10 @@ class ServiceConfig:
     def from_conf(cls, conf: Mapping[str, Any] | None = None) -> ServiceConfig:
         """Build from ``{hudi key: value}``; refuse unknown keys, listing the known ones.
 
-        When no policy is given, the policy is inferred from the retention key that is set, as
-        Hudi 1.x does (`HoodieCleanConfig` inference, `TestHoodieWriteConfig.testInferCleaningPolicy`):
-        hours → KEEP_LATEST_BY_HOURS, file versions → KEEP_LATEST_FILE_VERSIONS, else commits.
+        When no policy is given, the policy is inferred as Hudi 1.x does (`HoodieCleanConfig.CLEANER_POLICY`
+        infer function, `TestHoodieWriteConfig.testInferCleaningPolicy`) only when exactly one of the
+        retention keys is set: commits → KEEP_LATEST_COMMITS, hours → KEEP_LATEST_BY_HOURS, file
+        versions → KEEP_LATEST_FILE_VERSIONS; with none or several, the default KEEP_LATEST_COMMITS.
         """
         values: dict[str, Any] = {}
         explicit: dict[str, Any] = {}
@@ -196,10 +198,12 @@ class ServiceConfig:
             values[key.field] = parsed
             explicit[key.name] = parsed
         if "cleaner_policy" not in values:
-            if "hours_retained" in values:
-                values["cleaner_policy"] = KEEP_LATEST_BY_HOURS
-            elif "file_versions_retained" in values:
-                values["cleaner_policy"] = KEEP_LATEST_FILE_VERSIONS
+            inferred = [policy for fld, policy in (("commits_retained", KEEP_LATEST_COMMITS),
+                                                   ("hours_retained", KEEP_LATEST_BY_HOURS),
+                                                   ("file_versions_retained", KEEP_LATEST_FILE_VERSIONS))
+                        if fld in values]
+            if len(inferred) == 1:
+                values["cleaner_policy"] = inferred[0]
         config = cls(**values, explicit=explicit)
         if config.keep_max_commits < config.keep_min_commits:
             raise ServiceConfigError(

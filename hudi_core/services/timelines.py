@@ -103,6 +103,9 @@ def earliest_commit_to_retain(timeline: Timeline, policy: str, commits_retained:
     if policy == KEEP_LATEST_COMMITS:
         if len(completed) <= commits_retained:
             return EctrResult(None, f"{len(completed)} completed commits ≤ {commits_retained} retained: no ECTR")
+        if commits_retained == 0:
+            # `nthInstant(count - 0)` is out of range: Hudi returns no ECTR (nothing is cleaned).
+            return EctrResult(None, "hoodie.cleaner.commits.retained=0: no N-th newest commit, no ECTR")
         candidate = completed[len(completed) - commits_retained]
         pending = next((i for i in timeline if i.is_pending), None)
         if pending is not None and candidate.sort_key() > pending.sort_key():

@@ -17,7 +17,7 @@ from typing import Any
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.properties import TableProperties
-from hudi_core.storage import FileInfo, ReadOnlyStorage
+from hudi_core.storage import FileInfo, ReadOnlyStorage, inline_if_local
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.bodies import DecodedBody, decode_body
 from hudi_core.timeline.instant import Instant, InstantFile, State, epoch_ms_to_instant_time
@@ -175,6 +175,7 @@ class ActiveTimeline(Timeline):
         if not paths:
             return
         fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
+        executor = inline_if_local(executor, self.storage)
         table = run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA)
         decoded: dict[str, DecodedBody | None] = {}
         errors: dict[str, str] = {}

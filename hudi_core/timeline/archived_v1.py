@@ -260,10 +260,13 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
 def list_archive_log_files(spec: StorageSpec, paths: list[str], since: str | None = None,
                            until: str | None = None, tolerated_damage: tuple[str, ...] = ()) -> pa.Table:
     """Pure batch function (executor-ready): :data:`ARCHIVE_LISTING_SCHEMA` rows of layout-1 files."""
+    from hudi_core.timeline.bulk import paused_gc
+
     storage = spec.open()
     time_range = TimeRange(since, until)
-    tables = [read_archive_file_rows(storage, p, None if time_range.is_open else time_range,
-                                     frozenset(tolerated_damage)) for p in paths]
+    with paused_gc():  # one small dict per archived state record
+        tables = [read_archive_file_rows(storage, p, None if time_range.is_open else time_range,
+                                         frozenset(tolerated_damage)) for p in paths]
     if not tables:
         return ARCHIVE_LISTING_SCHEMA.empty_table()
     return pa.concat_tables(tables)

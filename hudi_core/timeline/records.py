@@ -7,7 +7,9 @@ JSON form of layout 1, which use the same field names.
 
 from __future__ import annotations
 
+import json
 import posixpath
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +28,13 @@ def _int(value: Any) -> int | None:
         return None
 
 
+def _is_map(value: Any) -> bool:
+    """`isinstance(value, Mapping)`, with the common case (a dict) answered without the ABC check."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _map(value: Any) -> dict[str, Any]:
-    return dict(value) if isinstance(value, Mapping) else {}
+    return dict(value) if _is_map(value) else {}
 
 
 def _list(value: Any) -> list[Any]:
@@ -101,9 +108,28 @@ class WriteStat:
         )
 
 
+#: `CommitMetadata` attributes set from the top level of the record (everything but the write stats).
+_COMMIT_TOP_LEVEL = frozenset(
+    {"operation_type", "compacted", "extra_metadata", "partition_to_replace_file_ids", "is_replace", "raw"}
+)
+
+
+def _write_stats_of(value: Any) -> dict[str, list[WriteStat]]:
+    return {
+        str(p): [WriteStat.from_dict(s) for s in _list(items) if _is_map(s)]
+        for p, items in _map(value).items()
+    }
+
+
 @dataclass(frozen=True)
 class CommitMetadata:
-    """`HoodieCommitMetadata` and `HoodieReplaceCommitMetadata` (replace adds replaced file ids)."""
+    """`HoodieCommitMetadata` and `HoodieReplaceCommitMetadata` (replace adds replaced file ids).
+
+    Built lazily (performance: a large table holds millions of write stats, most never looked at):
+    :meth:`from_dict` sets the top-level fields and builds `partition_to_write_stats` on first
+    access; :meth:`from_json` keeps the record's JSON text and parses it on first access of any
+    field. Either way every attribute reads exactly as an eagerly built record would.
+    """
 
     operation_type: str | None
     compacted: bool | None
@@ -115,23 +141,56 @@ class CommitMetadata:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], is_replace: bool = False) -> CommitMetadata:
-        stats = {
-            str(p): [WriteStat.from_dict(s) for s in _list(items) if isinstance(s, Mapping)]
-            for p, items in _map(d.get("partitionToWriteStats")).items()
-        }
+        obj = object.__new__(cls)
+        obj._set_top_level(dict(d), is_replace)
+        return obj
+
+    @classmethod
+    def from_json(cls, text: str | bytes, is_replace: bool = False) -> CommitMetadata:
+        """A record over the JSON text of its field dict (as :meth:`from_dict` of ``json.loads(text)``),
+        parsed on first access; `bytes` are that text zlib-compressed (as bulk decoding ships it).
+        The text must hold a JSON object (bulk decoding has checked it)."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "_pending_json", (text, is_replace))
+        return obj
+
+    def _set_top_level(self, d: dict[str, Any], is_replace: bool) -> None:
         replaced = {
             str(p): [str(x) for x in _list(ids)]
             for p, ids in _map(d.get("partitionToReplaceFileIds")).items()
         }
-        return cls(
-            operation_type=_str(d.get("operationType")),
-            compacted=d.get("compacted"),
-            extra_metadata={str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
-            partition_to_write_stats=stats,
-            partition_to_replace_file_ids=replaced,
-            is_replace=is_replace or "partitionToReplaceFileIds" in d,
-            raw=dict(d),
-        )
+        values = {
+            "operation_type": _str(d.get("operationType")),
+            "compacted": d.get("compacted"),
+            "extra_metadata": {str(k): str(v) for k, v in _map(d.get("extraMetadata")).items() if v is not None},
+            "partition_to_replace_file_ids": replaced,
+            "is_replace": is_replace or "partitionToReplaceFileIds" in d,
+            "raw": d,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes not set yet: the lazily parsed/built parts.
+        state = self.__dict__
+        if name in _COMMIT_TOP_LEVEL and "_pending_json" in state:
+            text, is_replace = state["_pending_json"]
+            if isinstance(text, bytes):
+                text = zlib.decompress(text).decode("utf-8")
+            self._set_top_level(json.loads(text), is_replace)
+            state.pop("_pending_json", None)
+            return state[name]
+        if name == "partition_to_write_stats" and ("raw" in state or "_pending_json" in state):
+            stats = _write_stats_of(self.raw.get("partitionToWriteStats"))
+            object.__setattr__(self, name, stats)
+            return stats
+        raise AttributeError(name)
+
+    def write_partitions(self) -> list[str]:
+        """The keys of `partition_to_write_stats` (written partitions), without building the stats."""
+        if "partition_to_write_stats" in self.__dict__:
+            return list(self.partition_to_write_stats)
+        return [str(p) for p in _map(self.raw.get("partitionToWriteStats"))]
 
     def write_stats(self) -> list[WriteStat]:
         return [s for stats in self.partition_to_write_stats.values() for s in stats]
@@ -173,7 +232,7 @@ class CleanerPlan:
             files[str(partition)] = [
                 CleanFileInfo(str(i.get("filePath")), bool(i.get("isBootstrapBaseFile")))
                 for i in _list(infos)
-                if isinstance(i, Mapping)
+                if _is_map(i)
             ]
         for partition, names in _map(d.get("filesToBeDeletedPerPartition")).items():
             files.setdefault(str(partition), [CleanFileInfo(str(n), False) for n in _list(names)])
@@ -284,7 +343,7 @@ class CompactionPlan:
                 delta_file_paths=[str(x) for x in _list(op.get("deltaFilePaths"))],
             )
             for op in _list(d.get("operations"))
-            if isinstance(op, Mapping)
+            if _is_map(op)
         ]
         return cls(
             operations=ops,
@@ -327,9 +386,9 @@ class RequestedReplaceMetadata:
                 delta_file_paths=[str(x) for x in _list(s.get("deltaFilePaths"))],
             )
             for g in groups
-            if isinstance(g, Mapping)
+            if _is_map(g)
             for s in _list(g.get("slices"))
-            if isinstance(s, Mapping)
+            if _is_map(s)
         ]
         return cls(
             operation_type=_str(d.get("operationType")),
@@ -372,7 +431,7 @@ class RollbackPlan:
                 log_blocks_to_be_deleted={str(k): int(v) for k, v in _map(r.get("logBlocksToBeDeleted")).items()},
             )
             for r in _list(d.get("RollbackRequests"))
-            if isinstance(r, Mapping)
+            if _is_map(r)
         ]
         return cls(InstantInfo.from_dict(d.get("instantToRollback")), reqs, _int(d.get("version")), dict(d))
 
@@ -454,7 +513,7 @@ class RestoreMetadata:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> RestoreMetadata:
         rollbacks = {
-            str(k): [RollbackMetadata.from_dict(m) for m in _list(v) if isinstance(m, Mapping)]
+            str(k): [RollbackMetadata.from_dict(m) for m in _list(v) if _is_map(m)]
             for k, v in _map(d.get("hoodieRestoreMetadata")).items()
         }
         infos = [i for i in (InstantInfo.from_dict(x) for x in _list(d.get("restoreInstantInfo"))) if i]
@@ -517,7 +576,7 @@ class IndexPlan:
         parts = [
             IndexPartitionInfo(_str(p.get("metadataPartitionPath")), _str(p.get("indexUptoInstant")))
             for p in _list(d.get("indexPartitionInfos"))
-            if isinstance(p, Mapping)
+            if _is_map(p)
         ]
         return cls(_str(d.get("operationType")), parts, is_commit, dict(d))
 

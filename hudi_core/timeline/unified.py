@@ -28,13 +28,14 @@ import pyarrow.compute as pc
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.properties import TableProperties
-from hudi_core.storage import ReadOnlyStorage, StorageSpec
+from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
 from hudi_core.timeline import archived_v1 as v1
 from hudi_core.timeline import archived_v2 as v2
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
 from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body, sniff_format
+from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, InstantFile, State
 from hudi_core.timeline.records import CommitMetadata
 
@@ -276,7 +277,8 @@ def _load_v1(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeR
                            tolerated_damage=(merged_target,) if merged_target else ())
     read: list[str] = []
     if time_range.is_open:
-        rows = run_batches(executor, fn, storage.spec, ordered, 1, ARCHIVE_LISTING_SCHEMA)
+        # Record decoding (fastavro) holds the GIL: local files are listed inline (see inline_if_local).
+        rows = run_batches(inline_if_local(executor, storage), fn, storage.spec, ordered, 1, ARCHIVE_LISTING_SCHEMA)
         read = list(ordered)
     else:
         tables: list[pa.Table] = []
@@ -291,6 +293,14 @@ def _load_v1(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeR
                 break  # crossed the lower bound of the range (newest files are read first)
         rows = pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
     findings.extend(_error_findings(storage, rows))
+    with paused_gc():  # millions of small acyclic objects (see paused_gc)
+        return _v1_timeline(storage, props, rows, findings, time_range, read)
+
+
+def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Table, findings: list[Finding],
+                 time_range: TimeRange, read: list[str]) -> ArchivedTimeline:
+    """Group the state records of a layout-1 listing into instants (newest file's copy wins)."""
+    archive_dir = props.archive_dir
     records = _good_rows(rows).select(
         ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"]
     ).to_pydict()

@@ -38,7 +38,7 @@ HOVER_REPLACED_LIMIT = 8
 #: Short marker labels drawn on the chart (the legend and hover carry the full names).
 SHORT_LABELS = {"ectr_recorded": "ECTR", "ectr_recomputed": "ECTR next", "ectna_recorded": "ECTNA rec.",
                 "ectna_proposed": "ECTNA prop.", "ectna_hudi": "ECTNA Hudi", "savepoint": "SP",
-                "archival_boundary": "archive ▸", "active_start": "archived | active"}
+                "archival_boundary": "archival stops", "active_start": "archived | active"}
 
 
 def instant_datetimes(values: Iterable[Any]) -> pd.Series:
@@ -256,19 +256,71 @@ def _add_regions(fig: go.Figure, df: pd.DataFrame, chart_end: Any, row: int | No
                       line_width=0, name="active region", **sub)
 
 
-def _add_markers(fig: go.Figure, markers: Sequence[Marker], row: int | None, axis_suffix: str) -> None:
-    for n, m in enumerate(sorted(markers, key=lambda m: (m.time, m.kind))):
+#: Pixel height of one row of marker labels above a plot, and the plot width assumed when labels are laid out.
+LABEL_ROW_PX = 16
+LABEL_LAYOUT_WIDTH_PX = 850
+#: The x axis shows instant times as Hudi writes them (yyyyMMddHHmmssSSS), so ticks match the tables.
+INSTANT_TICK_FORMAT = "%Y%m%d%H%M%S%L"
+
+
+def marker_labels(markers: Sequence[Marker], x_range: tuple[float, float] | None = None) -> list[dict[str, Any]]:
+    """One label per distinct marker time, with its stacking level (0 = right above the plot).
+
+    Markers at the same instant share one label (``"ECTR · SP 20240101000200000"``); labels are
+    laid out left to right and a label that would run into an earlier one on the same level moves
+    up a level, so no two labels overlap (widths estimated at :data:`LABEL_LAYOUT_WIDTH_PX` over
+    `x_range`, the chart's time range in epoch ms; default: the markers' own range).
+    """
+    groups: dict[str, list[Marker]] = {}
+    for m in sorted(markers, key=lambda m: (m.time, m.kind)):
+        groups.setdefault(m.time, []).append(m)
+    items = []
+    for time, ms in groups.items():
+        x = float(to_ms(instant_datetimes([time]))[0])
+        if np.isnan(x):
+            continue
+        kinds = list(dict.fromkeys(m.kind for m in ms))
+        short = " · ".join(SHORT_LABELS.get(k, KIND_LABELS.get(k, k)) for k in kinds)
+        colour = MARKER_STYLES.get(kinds[0], MARKER_STYLES["other"])[0] if len(kinds) == 1 else "#263238"
+        hover = "<br>".join(f"{m.label}: {m.time} ({m.source}) {m.detail}".rstrip() for m in ms)
+        coloured = " · ".join(f'<span style="color:{MARKER_STYLES.get(k, MARKER_STYLES["other"])[0]}">'
+                              f'{SHORT_LABELS.get(k, KIND_LABELS.get(k, k))}</span>' for k in kinds)
+        items.append({"x": x, "time": time, "text": f"{short} {time}", "html": f"{coloured} <b>{time}</b>",
+                      "colour": colour, "hover": hover, "kinds": kinds})
+    if not items:
+        return []
+    xs = [i["x"] for i in items]
+    lo, hi = x_range if x_range is not None else (min(xs), max(xs))
+    lo, hi = min(lo, *xs), max(hi, *xs)
+    span = ((hi - lo) or 1.0) * 1.1  # the chart pads its range a little
+    ends: list[float] = []  # per level: where the last label placed on it ends (ms)
+    for item in items:
+        width = (len(item["text"]) * 6.3 + 14) * span / LABEL_LAYOUT_WIDTH_PX
+        level = next((n for n, end in enumerate(ends) if end < item["x"]), len(ends))
+        if level == len(ends):
+            ends.append(0.0)
+        ends[level] = item["x"] + width
+        item["level"] = level
+    return items
+
+
+def _add_markers(fig: go.Figure, markers: Sequence[Marker], row: int | None, axis_suffix: str,
+                 x_range: tuple[float, float] | None = None) -> int:
+    """Vertical marker lines and their labels above the plot; returns the number of label rows."""
+    for m in sorted(markers, key=lambda m: (m.time, m.kind)):
         x = float(to_ms(instant_datetimes([m.time]))[0])
         if np.isnan(x):
             continue
         colour, dash = MARKER_STYLES.get(m.kind, MARKER_STYLES["other"])
         fig.add_shape(type="line", x0=x, x1=x, xref=f"x{axis_suffix}", y0=0, y1=1, yref=f"y{axis_suffix} domain",
                       line={"color": colour, "dash": dash, "width": 2}, name=m.kind)
-        fig.add_annotation(x=x, xref=f"x{axis_suffix}", y=1 - 0.09 * (n % 5), yref=f"y{axis_suffix} domain",
-                           text=SHORT_LABELS.get(m.kind, m.label), showarrow=False, xanchor="left",
-                           font={"size": 10, "color": colour},
-                           bgcolor="rgba(255,255,255,0.7)", hovertext=f"{m.label}: {m.time} ({m.source}) {m.detail}",
-                           name=m.kind)
+    labels = marker_labels(markers, x_range)
+    for item in labels:
+        fig.add_annotation(x=item["x"], xref=f"x{axis_suffix}", y=1, yref=f"y{axis_suffix} domain",
+                           yanchor="bottom", yshift=2 + LABEL_ROW_PX * item["level"], text=item["html"],
+                           showarrow=False, xanchor="left", font={"size": 11, "color": item["colour"]},
+                           bgcolor="rgba(255,255,255,0.85)", hovertext=item["hover"], name="|".join(item["kinds"]))
+    return 1 + max((i["level"] for i in labels), default=-1)
 
 
 def _marker_legend(fig: go.Figure, markers: Sequence[Marker]) -> None:
@@ -279,20 +331,30 @@ def _marker_legend(fig: go.Figure, markers: Sequence[Marker]) -> None:
 
 
 def _add_highlight(fig: go.Figure, df: pd.DataFrame, highlight: Iterable[str], label: str,
-                   lane_y: Mapping[str, int], row: int | None) -> None:
+                   lane_y: Mapping[str, int], row: int | None, show_legend: bool = True) -> bool:
+    """Circle the `highlight` instants; returns whether any was drawn."""
+    # Items are requested times, or (requested time, action) pairs where a time is shared (a savepoint
+    # has its commit's time).
     wanted = set(highlight)
-    part = df[df["requested_time"].isin(wanted)] if wanted else df.iloc[0:0]
+    times = {w for w in wanted if isinstance(w, str)}
+    pairs = {tuple(w) for w in wanted if not isinstance(w, str)}
+    hit = df["requested_time"].isin(times)
+    if pairs:
+        hit |= pd.Series([(t, a) in pairs for t, a in zip(df["requested_time"], df["action"], strict=True)],
+                         index=df.index, dtype=bool)
+    part = df[hit] if wanted else df.iloc[0:0]
     if part.empty:
-        return
+        return False
     sub = {"row": row, "col": 1} if row else {}
     fig.add_trace(go.Scattergl(x=to_ms(part["start"]), y=part["lane"].map(lane_y).to_numpy(dtype="float64"),
-                               mode="markers", name=label,
+                               mode="markers", name=label, legendgroup=label, showlegend=show_legend,
                                marker={"symbol": "circle-open", "size": 16, "color": "#d50000",
                                        "line": {"width": 2}},
                                hovertext=np.array([f"{label}: {a} {t}" for a, t in
                                                    zip(part["action"], part["requested_time"], strict=True)],
                                                   dtype=object),
                                hoverinfo="text"), **sub)
+    return True
 
 
 def _chart_end(df: pd.DataFrame) -> Any:
@@ -300,6 +362,33 @@ def _chart_end(df: pd.DataFrame) -> Any:
     earliest = df["start"].min()
     pad = (latest - earliest) * 0.02 if pd.notna(latest) and pd.notna(earliest) else pd.Timedelta(0)
     return latest + max(pad, pd.Timedelta(seconds=1)) if pd.notna(latest) else None
+
+
+#: Legend to the right of the plot: it never collides with tick labels or marker labels.
+LEGEND = {"orientation": "v", "x": 1.01, "xanchor": "left", "y": 1, "yanchor": "top", "font": {"size": 11},
+          "bgcolor": "rgba(255,255,255,0)", "tracegroupgap": 0}
+
+
+def _label_rows(markers: Sequence[Marker], x_range: tuple[float, float] | None = None) -> int:
+    """How many rows of marker labels :func:`_add_markers` stacks above a plot."""
+    return 1 + max((i["level"] for i in marker_labels(markers, x_range)), default=-1)
+
+
+def _x_range(*frames: pd.DataFrame) -> tuple[float, float] | None:
+    """The time range (epoch ms) the prepared frames cover, or ``None``."""
+    values = [v for df in frames if not df.empty for v in (df["start"].min(), df["start"].max(), df["end"].max())
+              if pd.notna(v)]
+    if not values:
+        return None
+    ms = to_ms(values)
+    return float(np.nanmin(ms)), float(np.nanmax(ms))
+
+
+def _time_axis(fig: go.Figure) -> None:
+    """Date x axes labelled in instant-time form, with spike lines to read a time off the chart."""
+    fig.update_xaxes(type="date", tickformat=INSTANT_TICK_FORMAT, nticks=7, hoverformat=INSTANT_TICK_FORMAT,
+                     showspikes=True, spikemode="across", spikethickness=1, spikedash="dot", spikecolor="#90a4ae",
+                     tickfont={"family": "monospace", "size": 11}, showgrid=True, gridcolor="rgba(0,0,0,0.06)")
 
 
 def _lane_axis(fig: go.Figure, lanes: Sequence[str], **where: Any) -> None:
@@ -334,13 +423,14 @@ def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
         else:
             _add_bars(fig, df, replaced or {}, end, lane_y, None, True)
         _add_highlight(fig, df, highlight, highlight_label, lane_y, None)
-    _add_markers(fig, markers, None, "")
+    label_rows = _add_markers(fig, markers, None, "", _x_range(df))
     _marker_legend(fig, markers)
     _lane_axis(fig, lanes)
-    fig.update_xaxes(type="date")
-    fig.update_layout(title=title, height=max(260, 120 + 48 * len(lanes)), hovermode="closest",
-                      margin={"l": 10, "r": 10, "t": 40 if title else 20, "b": 10},
-                      legend={"orientation": "h", "y": -0.2}, uirevision="timeline")
+    _time_axis(fig)
+    top = (30 if title else 8) + LABEL_ROW_PX * label_rows + 6
+    fig.update_layout(title={"text": title, "y": 1, "yanchor": "top", "pad": {"t": 6}} if title else None,
+                      height=max(300, 130 + 48 * len(lanes) + top), hovermode="closest",
+                      margin={"l": 10, "r": 10, "t": top, "b": 10}, legend=LEGEND, uirevision="timeline")
     return fig
 
 
@@ -352,24 +442,38 @@ def before_after_figure(before: pd.DataFrame, after: pd.DataFrame, markers_befor
     a = prepare_instants(after)
     b = b[b["start"].notna()] if not b.empty else b
     a = a[a["start"].notna()] if not a.empty else a
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, subplot_titles=titles, vertical_spacing=0.12)
+    x_range = _x_range(b, a)
+    rows_before = _label_rows(markers_before, x_range)
+    rows_after = _label_rows(markers_after, x_range)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True)
     lanes = lanes_in(pd.concat([b, a])) if not (a.empty and b.empty) else []
     lane_y = _lane_y(lanes)
     end_candidates = [x for x in (_chart_end(b) if not b.empty else None, _chart_end(a) if not a.empty else None)
                       if x is not None]
     end = max(end_candidates) if end_candidates else None
     highlight = list(highlight)
+    legend_done: set[str] = set()
     for row, df, marks in ((1, b, markers_before), (2, a, markers_after)):
         if not df.empty:
             _add_regions(fig, df, end, row)
             _add_bars(fig, df, {}, end, lane_y, row, row == 1)
-            _add_highlight(fig, df, highlight, highlight_label, lane_y, row)
-        _add_markers(fig, marks, row, "" if row == 1 else "2")
+            if _add_highlight(fig, df, highlight, highlight_label, lane_y, row,
+                              show_legend=highlight_label not in legend_done):
+                legend_done.add(highlight_label)
+        _add_markers(fig, marks, row, "" if row == 1 else "2", x_range)
     _marker_legend(fig, [*markers_before, *markers_after])
     _lane_axis(fig, lanes)
-    fig.update_xaxes(type="date")
-    fig.update_layout(height=max(420, 2 * (100 + 40 * len(lanes))), hovermode="closest",
-                      margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.15})
+    _time_axis(fig)
+    # Each plot gets its lanes plus room above for its marker labels; the titles sit on the y axes.
+    plot_px = max(150, 30 + 42 * len(lanes))
+    top = 10 + LABEL_ROW_PX * rows_before
+    gap = 24 + LABEL_ROW_PX * rows_after
+    height = top + 2 * plot_px + gap + 40
+    inner = height - top - 10
+    fig.update_layout(
+        yaxis={"domain": [1 - plot_px / inner, 1], "title": {"text": f"<b>{titles[0]}</b>", "standoff": 6}},
+        yaxis2={"domain": [0, plot_px / inner], "title": {"text": f"<b>{titles[1]}</b>", "standoff": 6}},
+        height=height, hovermode="closest", margin={"l": 10, "r": 10, "t": top, "b": 10}, legend=LEGEND)
     return fig
 
 
@@ -379,8 +483,8 @@ def counts_figure(counts: pd.DataFrame) -> go.Figure:
     for state, colour in STATE_COLOURS.items():
         if state in counts:
             fig.add_trace(go.Bar(x=counts["action"], y=counts[state], name=state.lower(), marker_color=colour))
-    fig.update_layout(barmode="stack", height=260, margin={"l": 10, "r": 10, "t": 20, "b": 10},
-                      legend={"orientation": "h"})
+    fig.update_layout(barmode="stack", height=260, margin={"l": 10, "r": 10, "t": 30, "b": 10},
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
     return fig
 
 
@@ -425,8 +529,11 @@ def log_blocks_figure(blocks: pd.DataFrame, verdict: str = "commit_metadata") ->
                                                       part["proposal"], part["hudi_014"], part["commit_metadata"],
                                                       strict=True)],
             hoverinfo="text"))
-    fig.update_xaxes(title="sequence number (or position) in the attempt", dtick=1)
-    fig.update_yaxes(type="category", title=None)
-    fig.update_layout(height=max(220, 80 + 26 * df["row"].nunique()), margin={"l": 10, "r": 10, "t": 20, "b": 10},
-                      legend={"orientation": "h", "y": -0.3})
+    xs = df["seq"].where(df["seq"].notna(), df["position"])
+    fig.update_xaxes(title="sequence number (or position) in the attempt", dtick=1, tick0=0,
+                     range=[-0.6, max(float(xs.max()), 0.0) + 0.6], zeroline=False)
+    fig.update_yaxes(type="category", title=None, tickfont={"family": "monospace", "size": 11})
+    # The legend sits above the plot: below it, it ran into the x-axis title.
+    fig.update_layout(height=max(220, 110 + 30 * df["row"].nunique()), margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
     return fig

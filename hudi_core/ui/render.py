@@ -9,9 +9,11 @@ message.
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -74,11 +76,18 @@ def json_bytes(obj: Any) -> bytes:
 
 
 def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
-          column_config: dict[str, Any] | None = None) -> None:
-    """A dataframe with a "CSV" download button under it (the CSV is made only when clicked)."""
+          column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None) -> None:
+    """A dataframe with a "CSV" download button under it (the CSV is made only when clicked).
+
+    `row_style` gives each row a CSS style (e.g. a background colour for flagged rows); the table
+    is shown once, styled, and the CSV holds the plain values.
+    """
     if caption:
         st.caption(caption)
-    st.dataframe(df, width="stretch", hide_index=True, height=height, column_config=column_config)
+    shown: Any = df
+    if row_style is not None and not df.empty:
+        shown = df.style.apply(lambda r: [row_style(r)] * len(r), axis=1)
+    st.dataframe(shown, width="stretch", hide_index=True, height=height, column_config=column_config)
     st.download_button(f"⬇ {name}.csv", lambda: csv_bytes(df), file_name=f"{name}.csv", mime="text/csv",
                        on_click="ignore", key=f"dl_{key}", width="content")
 
@@ -92,3 +101,62 @@ def json_download(obj: Any, name: str, key: str) -> None:
 def frame(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
     """A frame from rows (an empty list gives an empty frame)."""
     return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(rows)
+
+
+_FACTS_CSS = """<style>
+.hti-facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.4rem 1.2rem;margin:.2rem 0 .8rem}
+.hti-fact .l{font-size:.8rem;color:rgba(49,51,63,.7);margin-bottom:.1rem}
+.hti-fact .v{font-size:1.2rem;line-height:1.5rem;font-weight:500;overflow-wrap:anywhere}
+.hti-fact .v.mono{font-family:"Source Code Pro",ui-monospace,monospace;font-size:1.02rem;font-weight:600;
+  white-space:nowrap;letter-spacing:-.01em}
+.hti-fact .s{font-size:.75rem;color:rgba(49,51,63,.6)}
+.hti-fact.bad .v{color:#b71c1c}.hti-fact.good .v{color:#1b5e20}.hti-fact.warn .v{color:#e65100}
+</style>"""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One labelled value of a :func:`facts` strip.
+
+    `mono` shows the value in a monospace font that never truncates or wraps (instant times,
+    17 digits); ``None`` chooses it for values made only of digits and longer than 8. `tone`
+    colours the value: ``"bad"``, ``"warn"``, ``"good"`` or ``""``. `sub` is a small line below.
+    """
+
+    label: str
+    value: Any
+    help: str = ""
+    mono: bool | None = None
+    tone: str = ""
+    sub: str = ""
+
+
+def facts_html(items: Sequence[Fact]) -> str:
+    """The HTML of a facts strip: a responsive grid of label/value pairs, values never truncated."""
+    cells = []
+    for f in items:
+        value = "–" if f.value is None or f.value == "" else str(f.value)
+        mono = f.mono if f.mono is not None else (value.isdigit() and len(value) > 8)
+        title = f' title="{html.escape(f.help)}"' if f.help else ""
+        sub = f'<div class="s">{html.escape(f.sub)}</div>' if f.sub else ""
+        cells.append(f'<div class="hti-fact {html.escape(f.tone)}"{title}><div class="l">{html.escape(f.label)}'
+                     f'</div><div class="v{" mono" if mono else ""}">{html.escape(value)}</div>{sub}</div>')
+    return f'{_FACTS_CSS}<div class="hti-facts">{"".join(cells)}</div>'
+
+
+def facts(items: Sequence[Fact]) -> None:
+    """A strip of labelled values (replaces `st.metric` where values are long: instant times,
+    policies), laid out in as many columns as fit; no value is ever cut off."""
+    st.markdown(facts_html(items), unsafe_allow_html=True)
+
+
+def verdict(text: str, tone: str = "info") -> None:
+    """The page's answer, first and prominent: a success, warning (danger icon) or info box."""
+    if tone == "good":
+        st.success(text, icon=":material/check_circle:")
+    elif tone == "bad":
+        st.warning(text, icon=":material/dangerous:")
+    elif tone == "warn":
+        st.warning(text, icon=":material/warning:")
+    else:
+        st.info(text, icon=":material/info:")
