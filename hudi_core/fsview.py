@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_core.errors import Finding, Severity, StorageError
 from hudi_core.filenames import (
@@ -92,12 +93,14 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
     for folder in folders:
         entries = storage.list_entries(folder)
+        if not entries:
+            continue
         folder_col.extend([folder] * len(entries))
-        for name, size, mtime_ms, is_dir in entries:
-            name_col.append(name)
-            size_col.append(size)
-            mtime_col.append(mtime_ms)
-            dir_col.append(is_dir)
+        names, sizes, mtimes, dirs = zip(*entries, strict=True)  # columns of the (name, size, mtime, dir) rows
+        name_col.extend(names)
+        size_col.extend(sizes)
+        mtime_col.extend(mtimes)
+        dir_col.extend(dirs)
     return pa.table(cols, schema=LISTING_SCHEMA)
 
 
@@ -124,30 +127,49 @@ def discover_partitions(
     frontier = [""]
     while frontier:
         table = run_batches(executor, list_folders_batch, spec, frontier, batch_size, LISTING_SCHEMA)
-        # Column-wise (performance: a million entries): rows of one folder are contiguous.
-        by_folder: dict[str, list[tuple[str, int | None, int | None, bool]]] = {}
+        # Column-wise (performance: a million entries): each folder's rows are found as runs of
+        # equal `folder` values (one run per folder, as every batch lists folder after folder).
         cols = table.to_pydict()
-        for folder, name, size, mtime_ms, is_dir in zip(cols["folder"], cols["name"], cols["size"],
-                                                          cols["mtime_ms"], cols["is_dir"], strict=True):
-            rows_of = by_folder.get(folder)
-            if rows_of is None:
-                rows_of = by_folder[folder] = []
-            rows_of.append((name, size, mtime_ms, is_dir))
+        names, sizes, mtimes, dirs = cols["name"], cols["size"], cols["mtime_ms"], cols["is_dir"]
+        runs = _folder_runs(table.column("folder"), cols["folder"])
         next_frontier: list[str] = []
         for folder in frontier:
-            rows = by_folder.get(folder, [])
-            files = [r for r in rows if not r[3]]
-            if any(str(r[0]).startswith(PARTITION_METAFILE_PREFIX) for r in files):
+            spans = runs.get(folder, ())
+            if len(spans) == 1:
+                (start, end), = spans
+                f_names, f_sizes, f_mtimes, f_dirs = names[start:end], sizes[start:end], mtimes[start:end], \
+                    dirs[start:end]
+            else:
+                f_names, f_sizes, f_mtimes, f_dirs = ([v for a, b in spans for v in col[a:b]]
+                                                      for col in (names, sizes, mtimes, dirs))
+            if any(not is_dir and str(name).startswith(PARTITION_METAFILE_PREFIX)
+                   for name, is_dir in zip(f_names, f_dirs, strict=True)):
                 partitions[folder] = sorted(
-                    (ListedFile(str(name), int(size or 0), mtime_ms) for name, size, mtime_ms, _ in files),
+                    [ListedFile(str(name), int(size or 0), mtime_ms)
+                     for name, size, mtime_ms, is_dir in zip(f_names, f_sizes, f_mtimes, f_dirs, strict=True)
+                     if not is_dir],
                     key=_listed_name,
                 )
                 continue
-            for name, _, _, is_dir in rows:
+            for name, is_dir in zip(f_names, f_dirs, strict=True):
                 if is_dir and name != METAFOLDER_NAME:
                     next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
         frontier = sorted(next_frontier)
     return dict(sorted(partitions.items()))
+
+
+def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """`folder -> [(start, end), ...]`: the runs of equal values of the listing's `folder` column."""
+    n = len(values)
+    if n == 0:
+        return {}
+    arr = column.combine_chunks()
+    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
+    starts = [0, *(pc.indices_nonzero(change).to_numpy() + 1).tolist()]
+    runs: dict[str, list[tuple[int, int]]] = {}
+    for start, end in zip(starts, [*starts[1:], n], strict=True):
+        runs.setdefault(values[start], []).append((start, end))
+    return runs
 
 
 def _join(partition: str, name: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.fsview import FileGroup, FileSlice, FileSystemView, paused_gc
+from hudi_core.fsview import BaseFile, FileGroup, FileSlice, FileSystemView, LogFile, paused_gc
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -61,7 +61,7 @@ REPLACED_FILE_GROUP = "replaced_file_group"
 BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: one per data file, a million at scale
 class CleanFileDecision:
     """One data file the plan deletes or keeps; `path` is relative to the table's base path."""
 
@@ -269,12 +269,22 @@ def _is_savepointed(s: FileSlice, saved: set[str]) -> bool:
 
 
 def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
-    # One decision per file, base file first (hot at scale: a million files, so no intermediate lists).
+    # One decision per file, base file first. Hot at scale (a million files): no intermediate lists,
+    # and the files' `.path` (`posixpath.join(partition, name)`) joined here with the slice's prefix.
     partition, file_id, base_instant = s.partition, s.file_id, s.base_instant
-    out = [CleanFileDecision(partition, file_id, s.base_file.name, base_instant, reason, s.base_file.path)] \
+    prefix = (partition if partition.endswith("/") else partition + "/") if partition else ""
+
+    def path_of(f: BaseFile | LogFile) -> str:
+        if f.partition is not partition and f.partition != partition:
+            return f.path
+        name = f.name
+        return prefix + name if prefix and not name.startswith("/") else name
+
+    out = [CleanFileDecision(partition, file_id, s.base_file.name, base_instant, reason, path_of(s.base_file))] \
         if s.base_file is not None else []
-    for lf in s.log_files:
-        out.append(CleanFileDecision(partition, file_id, lf.name, base_instant, reason, lf.path))
+    if s.log_files:
+        out.extend([CleanFileDecision(partition, file_id, lf.name, base_instant, reason, path_of(lf))
+                    for lf in s.log_files])
     return out
 
 
@@ -433,6 +443,8 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
 
 
 def _uncommitted(group: FileGroup, kept: list[CleanFileDecision]) -> None:
+    if group.slices == group.committed_slices:
+        return  # every slice committed (the common case): nothing to report
     committed = {s.base_instant for s in group.committed_slices}
     for s in group.slices:
         if s.base_instant not in committed:
@@ -459,6 +471,8 @@ def _replaced_groups(view: FileSystemView, partition: str, ectr: str | None, sav
 
 def _needed_by_compaction(s: FileSlice, pending_ops: Mapping[tuple[str, str], str]) -> bool:
     """`isFileSliceNeededForPendingMajorOrMinorCompaction`."""
+    if not pending_ops:
+        return False
     base = pending_ops.get(s.file_group_id)
     return base is not None and s.base_instant >= base
 
