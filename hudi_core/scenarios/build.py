@@ -231,6 +231,18 @@ class ScenarioBuilder:
     def _add_file(self, inst: InstantState, partition: str, name: str) -> None:
         inst.data_files.append(self.w.rel_path(partition, name))
 
+    def _write_new_file_group(self, inst: InstantState, name: str, partition: str,
+                              keys: list[Any]) -> dict[str, Any]:
+        """Write the first base file of a new file group at `inst`; return its write stat."""
+        fg = FileGroupState(name, partition, self.w.file_id_for(self.scenario.name, name))
+        rows = {str(k): self.w.row(str(k), partition, inst.label, inst.time) for k in keys}
+        base = self.w.write_base_file(fg, inst.time, rows)
+        fg.slices.append(SliceState(inst.time, base, rows))
+        self.w.groups[name] = fg
+        self._add_file(inst, partition, base)
+        return encode.write_stat(partition, fg.file_id, base, prev_commit="null", num_writes=len(rows),
+                                 num_inserts=len(rows), file_size=self.w.file_size(partition, base))
+
     # -- writes -----------------------------------------------------------------------------------
 
     def _write_action(self) -> str:
@@ -247,16 +259,8 @@ class ScenarioBuilder:
         def execute(inst: InstantState) -> None:
             for name, spec in specs.items():
                 partition = spec.get("partition", self.scenario.partitions[0] if self.scenario.partitions else "")
-                fg = FileGroupState(name, partition, self.w.file_id_for(self.scenario.name, name))
                 self.w.ensure_partition(partition, inst.time)
-                rows = {str(k): self.w.row(str(k), partition, inst.label, inst.time) for k in spec["keys"]}
-                base = self.w.write_base_file(fg, inst.time, rows)
-                fg.slices.append(SliceState(inst.time, base, rows))
-                self.w.groups[name] = fg
-                self._add_file(inst, partition, base)
-                stats.append(encode.write_stat(partition, fg.file_id, base, prev_commit="null",
-                                               num_writes=len(rows), num_inserts=len(rows),
-                                               file_size=self.w.file_size(partition, base)))
+                stats.append(self._write_new_file_group(inst, name, partition, spec["keys"]))
 
         def commit(inst: InstantState) -> dict[str, Any]:
             return encode.commit_metadata(stats, operation, extra_metadata=self._schema_extra())
@@ -359,15 +363,7 @@ class ScenarioBuilder:
 
         def execute(inst: InstantState) -> None:
             for name, spec in specs.items():
-                fg = FileGroupState(name, partition, self.w.file_id_for(self.scenario.name, name))
-                rows = {str(k): self.w.row(str(k), partition, inst.label, inst.time) for k in spec["keys"]}
-                base = self.w.write_base_file(fg, inst.time, rows)
-                fg.slices.append(SliceState(inst.time, base, rows))
-                self.w.groups[name] = fg
-                self._add_file(inst, partition, base)
-                stats.append(encode.write_stat(partition, fg.file_id, base, prev_commit="null",
-                                               num_writes=len(rows), num_inserts=len(rows),
-                                               file_size=self.w.file_size(partition, base)))
+                stats.append(self._write_new_file_group(inst, name, partition, spec["keys"]))
 
         def commit(inst: InstantState) -> dict[str, Any]:
             return encode.commit_metadata(stats, "INSERT_OVERWRITE", extra_metadata=self._schema_extra(),
