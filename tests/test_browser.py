@@ -136,6 +136,11 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 page.wait_for_timeout(800)
                 page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
                 page.locator(ready).first.screenshot(path=str(ARTIFACTS / f"{name}_main.png"))
+                # No value of a facts strip may overflow its cell (it would run into its neighbour).
+                overflow = page.evaluate("""() => [...document.querySelectorAll('.hti-fact')]
+                    .filter(f => f.querySelector('.v').scrollWidth > f.clientWidth + 1)
+                    .map(f => f.innerText.replace(/\\s+/g, ' '))""")
+                problems.extend(f"{name}: fact value overflows: {text}" for text in overflow)
                 body = page.locator('[data-testid="stMain"]').inner_text()
                 for needle in checks.get(name, ()):
                     if needle not in body:

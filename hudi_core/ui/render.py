@@ -104,7 +104,8 @@ def frame(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
 
 
 _FACTS_CSS = """<style>
-.hti-facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(140px,1fr));gap:.4rem 1.2rem;margin:.2rem 0 .8rem}
+.hti-facts{display:flex;flex-wrap:wrap;gap:.5rem 1.6rem;margin:.2rem 0 .8rem}
+.hti-fact{flex:1 1 7rem}
 .hti-fact .l{font-size:.8rem;color:rgba(49,51,63,.7);margin-bottom:.1rem}
 .hti-fact .v{font-size:1.2rem;line-height:1.5rem;font-weight:500;overflow-wrap:anywhere}
 .hti-fact .v.mono{font-family:"Source Code Pro",ui-monospace,monospace;font-size:1.02rem;font-weight:600;
@@ -132,7 +133,11 @@ class Fact:
 
 
 def facts_html(items: Sequence[Fact]) -> str:
-    """The HTML of a facts strip: a responsive grid of label/value pairs, values never truncated."""
+    """The HTML of a facts strip: label/value pairs in a wrapping row, values never truncated.
+
+    Flex items never shrink below their content (the value does not wrap), so a long value
+    pushes the next pair to a new line instead of running into it.
+    """
     cells = []
     for f in items:
         value = "–" if f.value is None or f.value == "" else str(f.value)
