@@ -31,17 +31,14 @@ import sys
 import tempfile
 import threading
 import zipfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from hudi_core.errors import HudiInspectError
-from hudi_core.pipeline.executor import BatchFn, Executor, LocalExecutor, _batches, _concat
-from hudi_core.pipeline.progress import ProgressCallback, StageProgress, cli_progress, resolve_callback, stage_label
-from hudi_core.storage import StorageSpec
+from hudi_core.pipeline.executor import Executor
+from hudi_core.pipeline.local import ReportingLocalExecutor
+from hudi_core.pipeline.progress import ProgressCallback, cli_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -279,34 +276,6 @@ def stop_spark_session() -> None:
 
 
 # -- executors ----------------------------------------------------------------------------------------
-
-
-class ReportingLocalExecutor(LocalExecutor):
-    """The local thread-pool executor, reporting progress after every finished batch."""
-
-    def __init__(self, max_workers: int | None = None, progress: ProgressCallback | None = None) -> None:
-        super().__init__(max_workers)
-        self.progress = progress
-
-    def map_batches(self, fn: BatchFn, spec: StorageSpec, items: Sequence[str], batch_size: int,
-                    schema: pa.Schema) -> pa.Table:
-        """Like :meth:`LocalExecutor.map_batches`; events are emitted on the calling thread."""
-        callback = resolve_callback(self)
-        if callback is None:
-            return super().map_batches(fn, spec, items, batch_size, schema)
-        tracker = StageProgress(callback, stage_label(fn), len(items), self.name)
-        batches = _batches(items, batch_size)
-        results: list[pa.Table | None] = [None] * len(batches)
-        done = 0
-        with ThreadPoolExecutor(max_workers=self.max_workers) as pool:
-            futures = {pool.submit(fn, spec, b): i for i, b in enumerate(batches)}
-            for future in as_completed(futures):
-                index = futures[future]
-                results[index] = future.result()
-                done += len(batches[index])
-                tracker.update(done)
-        tracker.finish()
-        return _concat([r for r in results if r is not None], schema)
 
 
 def get_executor(engine: str | None = None, master: str | None = None,

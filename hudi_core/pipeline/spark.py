@@ -44,8 +44,8 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.pipeline.engine import ReportingLocalExecutor
 from hudi_core.pipeline.executor import BatchFn, _batches, _concat
+from hudi_core.pipeline.local import ReportingLocalExecutor
 from hudi_core.pipeline.progress import (
     ProgressCallback,
     StageProgress,

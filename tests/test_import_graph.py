@@ -1,0 +1,118 @@
+"""The engine's imports point one way: no module of `hudi_core` reaches itself through its imports.
+
+Every import counts, including those inside functions (a lazy import must not hide a cycle); only
+imports under ``if TYPE_CHECKING:`` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "hudi_core"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+class _Imports(ast.NodeVisitor):
+    """Collects the module names one file imports at run time (not under TYPE_CHECKING)."""
+
+    def __init__(self, package: str) -> None:
+        self.package = package
+        self.names: list[str] = []
+
+    def visit_If(self, node: ast.If) -> None:
+        if "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                self.visit(child)
+            return
+        self.generic_visit(node)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        base = node.module or ""
+        if node.level:
+            parts = self.package.split(".")
+            anchor = parts[: len(parts) - (node.level - 1)]
+            base = ".".join([*anchor, *([node.module] if node.module else [])])
+        self.names.extend(f"{base}.{alias.name}" for alias in node.names)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.names.extend(alias.name for alias in node.names)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module → the `hudi_core` modules it imports at run time."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+    def resolve(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        visitor = _Imports(module if path.name == "__init__.py" else module.rpartition(".")[0])
+        visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
+        # `from pkg import name` resolves to `pkg.name` when that is a module, else to `pkg`.
+        targets = {resolve(n) for n in visitor.names if n.startswith("hudi_core")}
+        graph[module] = {t for t in targets if t and t != module}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+
+    def visit(node: str) -> None:
+        nonlocal counter
+        index[node] = low[node] = counter
+        counter += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_graph_sees_lazy_imports() -> None:
+    graph = import_graph()
+    # `get_executor` imports the Spark executor inside the function: it must still count.
+    assert "hudi_core.pipeline.spark" in graph["hudi_core.pipeline.engine"]
+    assert "hudi_core.storage" in graph["hudi_core.table"]
+
+
+def test_no_import_cycle_in_hudi_core() -> None:
+    assert cycles(import_graph()) == []
