@@ -8,6 +8,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -47,4 +49,12 @@ def render_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
 
 
 def render_json(payload: Any) -> str:
-    return json.dumps(payload, indent=2, sort_keys=False, default=str)
+    """Indented JSON text (two spaces, keys in insertion order), encoded in C by orjson: the pure-Python
+    encoder that `json.dumps(indent=...)` falls back to took half of a large command's time.
+    Values JSON cannot hold are written as their `str()`, as before; non-ASCII text stays UTF-8."""
+    try:
+        return orjson.dumps(payload, default=str,
+                            option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode("utf-8")
+    except (TypeError, orjson.JSONEncodeError):
+        # orjson refuses integers beyond 64 bits and a few exotic types; the standard encoder does not.
+        return json.dumps(payload, indent=2, sort_keys=False, default=str)

@@ -16,6 +16,14 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The layout-1 archive index of this run lives in a fresh temp folder (subprocesses inherit it),
+    so the index is exercised by every archive test without reusing entries of an earlier run."""
+    import tempfile
+
+    os.environ.setdefault("HUDI_INSPECTOR_ARCHIVE_INDEX", tempfile.mkdtemp(prefix="hti-archive-index-"))
+
+
 def fixtures_root() -> Path | None:
     env = os.environ.get("HUDI_FIXTURES")
     candidates = [Path(env)] if env else []

@@ -28,11 +28,12 @@ import pyarrow.compute as pc
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.properties import TableProperties
-from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
+from hudi_core.storage import FileInfo, ReadOnlyStorage, StorageSpec, inline_if_local
 from hudi_core.timeline import archived_v1 as v1
 from hudi_core.timeline import archived_v2 as v2
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
+from hudi_core.timeline.archive_index import ArchiveIndex, IndexKey, index_enabled
 from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
 from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body, sniff_format
 from hudi_core.timeline.bulk import paused_gc
@@ -268,23 +269,23 @@ def _load_v1(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeR
              executor: Executor | None) -> ArchivedTimeline:
     archive_dir = props.archive_dir
     findings: list[Finding] = []
-    ordered = v1.order_archive_files(i.path for i in storage.list(archive_dir) if not i.is_dir)
+    infos = {i.path: i for i in storage.list(archive_dir) if not i.is_dir}
+    ordered = v1.order_archive_files(infos)
     merged_target, plan_error = v1.merge_plan_target(storage, archive_dir)
     if plan_error:
         findings.append(Finding(Severity.WARNING, "archive_merge_plan_unreadable",
                                 storage.uri_of(f"{archive_dir}/{v1.MERGE_ARCHIVE_PLAN_NAME}"), plan_error))
-    fn = functools.partial(v1.list_archive_log_files, since=time_range.since, until=time_range.until,
-                           tolerated_damage=(merged_target,) if merged_target else ())
+    tolerated = (merged_target,) if merged_target else ()
+    rows_of = _ArchiveRows(storage, infos, tolerated, executor)
     read: list[str] = []
     if time_range.is_open:
-        # Record decoding (fastavro) holds the GIL: local files are listed inline (see inline_if_local).
-        rows = run_batches(inline_if_local(executor, storage), fn, storage.spec, ordered, 1, ARCHIVE_LISTING_SCHEMA)
+        rows = rows_of.all(ordered)
         read = list(ordered)
     else:
         tables: list[pa.Table] = []
         seen: set[str] = set()  # distinct instant times in range so far, as the Java loader counts them
         for path in ordered:
-            table = fn(storage.spec, [path])
+            table = _in_range(rows_of.all([path]), time_range)
             tables.append(table)
             read.append(path)
             before = len(seen)
@@ -292,9 +293,81 @@ def _load_v1(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeR
             if before > 0 and len(seen) == before:
                 break  # crossed the lower bound of the range (newest files are read first)
         rows = pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
+    findings.extend(rows_of.findings)
     findings.extend(_error_findings(storage, rows))
     with paused_gc():  # millions of small acyclic objects (see paused_gc)
         return _v1_timeline(storage, props, rows, findings, time_range, read)
+
+
+def _in_range(rows: pa.Table, time_range: TimeRange) -> pa.Table:
+    """Rows of instants in `time_range`, plus every damage row (it names the file, whatever the range)."""
+    times = rows["requested_time"]
+    keep = pc.is_null(times)
+    in_range = pc.is_valid(times)
+    if time_range.since is not None:
+        in_range = pc.and_(in_range, pc.greater_equal(times, time_range.since))
+    if time_range.until is not None:
+        in_range = pc.and_(in_range, pc.less_equal(times, time_range.until))
+    return rows.filter(pc.or_(keep, pc.fill_null(in_range, False)))
+
+
+class _ArchiveRows:
+    """Listing rows of layout-1 archive files: from the archive index when a file is unchanged,
+    else decoded from the file (through the executor) and recorded in the index."""
+
+    def __init__(self, storage: ReadOnlyStorage, infos: dict[str, FileInfo], tolerated: tuple[str, ...],
+                 executor: Executor | None) -> None:
+        self.storage = storage
+        self.infos = infos
+        self.tolerated = tolerated
+        self.executor = executor
+        self.index = ArchiveIndex(ARCHIVE_LISTING_SCHEMA) if index_enabled() else None
+        self.findings: list[Finding] = []
+
+    def _key(self, path: str) -> IndexKey:
+        info = self.infos[path]
+        return IndexKey(self.storage.uri_of(path), info.size, info.mtime_ms,
+                        posixpath.basename(path) in self.tolerated)
+
+    def all(self, paths: list[str]) -> pa.Table:
+        """Unfiltered rows of `paths`, in that order."""
+        found: dict[str, pa.Table] = {}
+        if self.index is not None:
+            for path in paths:
+                cached = self.index.get(self._key(path))
+                if cached is not None:
+                    found[path] = cached
+            self.findings.extend(self.index.findings)
+            self.index.findings.clear()
+        missing = [p for p in paths if p not in found]
+        if missing:
+            fn = functools.partial(v1.list_archive_log_files, tolerated_damage=self.tolerated)
+            # Record decoding (fastavro) holds the GIL: local files are listed inline (see inline_if_local).
+            decoded = run_batches(inline_if_local(self.executor, self.storage), fn, self.storage.spec, missing, 1,
+                                  ARCHIVE_LISTING_SCHEMA)
+            by_file = _split_by_file(decoded, missing)
+            for path in missing:
+                table = by_file.get(path, ARCHIVE_LISTING_SCHEMA.empty_table())
+                found[path] = table
+                if self.index is not None:
+                    self.index.put(self._key(path), table)
+        tables = [found[p] for p in paths]
+        return pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
+
+
+def _split_by_file(rows: pa.Table, paths: list[str]) -> dict[str, pa.Table]:
+    """Rows of a multi-file listing, per archive file (the `archive_file` column)."""
+    if rows.num_rows == 0:
+        return {}
+    files = pc.cast(rows["archive_file"], pa.string()) if pa.types.is_dictionary(rows["archive_file"].type) \
+        else rows["archive_file"]
+    out = {}
+    for path in paths:
+        mask = pc.equal(files, path)
+        part = rows.filter(pc.fill_null(mask, False))
+        if part.num_rows:
+            out[path] = part
+    return out
 
 
 def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Table, findings: list[Finding],
