@@ -56,6 +56,11 @@ def _open(args: argparse.Namespace) -> HudiTable:
     return table
 
 
+#: The keys of an instant's JSON, in order.
+INSTANT_JSON_KEYS = ("requested_time", "completion_time", "action", "state", "source", "pending_action",
+                     "completed_action", "completion_time_source", "files")
+
+
 def instant_json(inst: Instant) -> dict[str, Any]:
     """The stable JSON shape of an instant."""
     return {
@@ -99,14 +104,17 @@ def cmd_info(args: argparse.Namespace) -> int:
 def cmd_timeline(args: argparse.Namespace) -> int:
     table = _open(args)
     if getattr(args, "archived", False) or getattr(args, "all", False):
-        # Archived (or active + archived) instants; the range prunes archive files as Hudi does.
-        part = (table.archived_timeline(args.since, args.until) if args.archived
-                else table.unified_timeline(args.since, args.until))
-        instants = list(part.instants)
-        for finding in part.findings:
+        # Archived (or active + archived) instants; the range prunes archive files as Hudi does. Rows
+        # come from the Arrow listing: no object per archived instant (a million of them, issue 11).
+        unified = table.unified_timeline(args.since, args.until)
+        listing = unified.listing_with_files(archived_only=args.archived)
+        findings = unified.archived.findings if args.archived else unified.findings
+        for finding in findings:
             print(f"hudi-inspect: {finding.severity.value}: {finding.message} ({finding.path})", file=sys.stderr)
-    else:
-        instants = list(table.timeline)
+        rows = _filter_listing(listing, args).select(list(INSTANT_JSON_KEYS)).to_pylist()
+        _emit(args, rows, columns=_TIMELINE_COLUMNS if args.format != "json" else None)
+        return EXIT_OK
+    instants = list(table.timeline)
     if args.action:
         instants = [i for i in instants if args.action in (i.action, i.pending_action, i.completed_action)]
     if args.state:
@@ -116,9 +124,34 @@ def cmd_timeline(args: argparse.Namespace) -> int:
     if args.until:
         instants = [i for i in instants if i.requested_time <= args.until]
     rows = [instant_json(i) for i in instants]
-    columns = ["requested_time", "action", "state", "completion_time", "pending_action", "source", "files"]
-    _emit(args, rows, columns=columns if args.format != "json" else None)
+    _emit(args, rows, columns=_TIMELINE_COLUMNS if args.format != "json" else None)
     return EXIT_OK
+
+
+_TIMELINE_COLUMNS = ["requested_time", "action", "state", "completion_time", "pending_action", "source", "files"]
+
+
+def _filter_listing(listing: Any, args: argparse.Namespace) -> Any:
+    """`--action`, `--state`, `--since`, `--until` on an Arrow listing (as on instants above)."""
+    import pyarrow.compute as pc
+
+    mask = None
+
+    def both(cond: Any) -> Any:
+        cond = pc.fill_null(cond, False)
+        return cond if mask is None else pc.and_(mask, cond)
+
+    if args.action:
+        mask = both(pc.or_(pc.or_(pc.equal(listing["action"], args.action),
+                                  pc.equal(listing["pending_action"], args.action)),
+                           pc.equal(listing["completed_action"], args.action)))
+    if args.state:
+        mask = both(pc.equal(listing["state"], args.state.upper()))
+    if args.since:
+        mask = both(pc.greater_equal(listing["requested_time"], args.since))
+    if args.until:
+        mask = both(pc.less_equal(listing["requested_time"], args.until))
+    return listing if mask is None else listing.filter(mask)
 
 
 def cmd_instant(args: argparse.Namespace) -> int:

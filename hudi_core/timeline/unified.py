@@ -22,6 +22,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -95,7 +96,8 @@ class ArchivedTimeline(Timeline):
     def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, listing: pa.Table,
                  findings: list[Finding], time_range: TimeRange, archive_files: list[str],
                  state_refs: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] | None = None,
-                 instants: list[Instant] | None = None, snapshot_version: int | None = None) -> None:
+                 instants: list[Instant] | None = None, snapshot_version: int | None = None,
+                 v1_states: _V1States | None = None) -> None:
         self.storage = storage
         self.properties = properties
         self.listing = listing
@@ -104,6 +106,7 @@ class ArchivedTimeline(Timeline):
         self.archive_files = archive_files
         self.snapshot_version = snapshot_version
         self._state_refs = state_refs  # layout 1: key → state → (action, path, block_offset, index)
+        self._v1_states = v1_states  # layout 1: grouped state records (instants and refs built on demand)
         self._instants = instants
         self._bodies: dict[tuple[str, str, State], DecodedBody | None] = {}
         self._errors: dict[tuple[str, str, State], Finding] = {}
@@ -122,8 +125,15 @@ class ArchivedTimeline(Timeline):
     def instants(self) -> list[Instant]:  # type: ignore[override]
         """Every archived instant as an :class:`Instant` (built from the listing on first use)."""
         if self._instants is None:
-            self._instants = _instants_from_listing(self.listing, self.layout_version)
+            if self._v1_states is not None:
+                self._instants = self._v1_states.instants()
+            else:
+                self._instants = _instants_from_listing(self.listing, self.layout_version)
         return self._instants
+
+    def state_file_names(self) -> pa.ListArray | None:
+        """Layout 1: the state-file names of each listing row (what the active timeline held)."""
+        return self._v1_states.files if self._v1_states is not None else None
 
     def __len__(self) -> int:
         return self.listing.num_rows
@@ -156,6 +166,8 @@ class ArchivedTimeline(Timeline):
         return body
 
     def _body_v1(self, instant: Instant, state: State) -> DecodedBody | None:
+        if self._state_refs is None and self._v1_states is not None:
+            self._state_refs = self._v1_states.refs()
         refs = (self._state_refs or {}).get(instant.key(), {})
         ref = refs.get(state)
         if ref is None:
@@ -372,52 +384,142 @@ def _split_by_file(rows: pa.Table, paths: list[str]) -> dict[str, pa.Table]:
 
 def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Table, findings: list[Finding],
                  time_range: TimeRange, read: list[str]) -> ArchivedTimeline:
-    """Group the state records of a layout-1 listing into instants (newest file's copy wins)."""
+    """Group the state records of a layout-1 listing into instants (newest file's copy wins).
+
+    Column-wise (issue 11: millions of records): the instant listing and each instant's state-file
+    names come from Arrow compute; :class:`Instant` objects and the per-state references used for
+    body lookups are built only when something asks for them (:class:`_V1States`).
+    """
     archive_dir = props.archive_dir
-    records = _good_rows(rows).select(
-        ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"]
-    ).to_pydict()
-    refs: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] = {}
-    completions: dict[tuple[str, str], str | None] = {}
-    duplicates: list[str] = []
-    for rt, action, state_name, completion, path, offset, index in zip(*records.values(), strict=True):
-        state = State[state_name]
-        key = (rt, ia.comparable_action(action, 2))
-        states = refs.setdefault(key, {})
-        if state in states:
-            duplicates.append(f"{rt} {action} {state_name}")
-            continue  # newest archive file first: keep that copy
-        states[state] = (action, path, offset, index)
-        if state is State.COMPLETED:
-            completions[key] = completion
-    if duplicates:
+    good = _good_rows(rows).select(
+        ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"])
+    states = _V1States.group(good)
+    if states.duplicates:
+        dup = states.duplicates
         findings.append(Finding(
             Severity.WARNING, "duplicate_archived_state", storage.uri_of(archive_dir),
-            f"{len(duplicates)} archived state record(s) appear more than once (the newest file's copy is "
-            f"used): {', '.join(duplicates[:5])}" + (" …" if len(duplicates) > 5 else ""),
+            f"{len(dup)} archived state record(s) appear more than once (the newest file's copy is "
+            f"used): {', '.join(dup[:5])}" + (" …" if len(dup) > 5 else ""),
         ))
-    instants = []
-    for key, states in refs.items():
-        rt = key[0]
-        files = []
-        for state in sorted(states):
-            action, path, _, _ = states[state]
-            done = completions.get(key) if state is State.COMPLETED else None
-            files.append(InstantFile(ia.instant_file_name(rt, action, state, 1), rt, action, state, done, 0,
-                                     None, path))
-        top = files[-1]
-        pending = next((f.action for f in files if f.state is not State.COMPLETED), top.action)
-        completion = None
-        if top.state is State.COMPLETED:
-            # No stateTransitionTime (older archives): Hudi takes completion = requested time for
-            # archived instants (`CompletionTimeQueryViewV1`).
-            completion = completions.get(key) or rt
-        instants.append(Instant(rt, top.action, top.state, pending, key[1], completion,
-                                ARCHIVE_SOURCE if completion else None, ARCHIVED, files))
-    instants.sort(key=Instant.sort_key)
-    listing = _listing_from_instants(instants, with_record_index=True)
-    return ArchivedTimeline(storage, props, listing, findings, time_range, read, state_refs=refs,
-                            instants=instants)
+    return ArchivedTimeline(storage, props, states.listing, findings, time_range, read, v1_states=states)
+
+
+class _V1States:
+    """Layout-1 state records grouped per instant: kept rows sorted by (requested time, comparable
+    action, state), group boundaries, and the derived instant listing."""
+
+    def __init__(self, kept: pa.Table, starts: list[int], listing: pa.Table, files: pa.ListArray,
+                 duplicates: list[str]) -> None:
+        self.kept = kept
+        self.starts = starts  # start row of each instant's group in `kept`, plus len(kept)
+        self.listing = listing
+        self.files = files  # state-file names per listing row
+        self.duplicates = duplicates
+
+    @classmethod
+    def group(cls, good: pa.Table) -> _V1States:
+        n = good.num_rows
+        actions = good["action"].combine_chunks()
+        encoded = actions.dictionary_encode()
+        uniq = encoded.dictionary.to_pylist()
+        comparable = pa.array([ia.comparable_action(a, 2) for a in uniq], pa.string())
+        cmp_action = pc.take(comparable, encoded.indices)
+        rank = pc.take(pa.array([int(State[x]) for x in pc.unique(good["state"]).to_pylist()], pa.int8()),
+                       pc.index_in(good["state"], value_set=pc.unique(good["state"])))
+        table = pa.table({
+            "rt": good["requested_time"], "cmp": cmp_action, "rank": rank, "ord": pa.array(range(n), pa.int64()),
+            "action": actions, "state": good["state"], "completion": good["completion_time"],
+            "path": good["archive_file"].cast(pa.string()) if pa.types.is_dictionary(good["archive_file"].type)
+            else good["archive_file"],
+            "offset": good["block_offset"], "index": good["record_index"],
+        })
+        # Newest archive file first: the first copy of a (time, action, state) wins.
+        firsts = table.group_by(["rt", "cmp", "rank"], use_threads=False).aggregate([("ord", "min"), ("ord", "count")])
+        duplicates: list[str] = []
+        if n and pc.max(firsts["ord_count"]).as_py() > 1:
+            winners = set(firsts["ord_min"].to_pylist())
+            dropped = [i for i in range(n) if i not in winners]
+            sub = table.take(pa.array(dropped, pa.int64())).select(["rt", "action", "state"]).to_pylist()
+            duplicates = [f"{r['rt']} {r['action']} {r['state']}" for r in sub]
+            table = table.take(firsts["ord_min"])
+        kept = table.sort_by([("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending")])
+        m = kept.num_rows
+        if m == 0:
+            return cls(kept, [0], _v1_listing_empty(), pa.array([], pa.list_(pa.string())), duplicates)
+        rt, cmp = kept["rt"].combine_chunks(), kept["cmp"].combine_chunks()
+        new_group = pc.or_(pc.not_equal(rt[1:], rt[:-1]), pc.not_equal(cmp[1:], cmp[:-1]))
+        starts_arr = np.concatenate([[0], np.flatnonzero(new_group.to_numpy(zero_copy_only=False)) + 1, [m]])
+        first_idx = pa.array(starts_arr[:-1], pa.int64())
+        last_idx = pa.array(starts_arr[1:] - 1, pa.int64())
+        last, first = kept.take(last_idx), kept.take(first_idx)
+        completed = pc.equal(last["rank"], int(State.COMPLETED))
+        # No stateTransitionTime (older archives): completion = requested time (CompletionTimeQueryViewV1).
+        completion = pc.if_else(completed, pc.coalesce(last["completion"], last["rt"]), pa.scalar(None, pa.string()))
+        pending = pc.if_else(pc.not_equal(first["rank"], int(State.COMPLETED)), first["action"], last["action"])
+        g = len(first_idx)
+        listing = pa.table({
+            "requested_time": last["rt"], "action": last["action"], "state": last["state"],
+            "pending_action": pending, "completed_action": last["cmp"], "completion_time": completion,
+            "completion_time_source": pc.if_else(pc.is_valid(completion), ARCHIVE_SOURCE,
+                                                 pa.scalar(None, pa.string())),
+            "source": pa.repeat(ARCHIVED, g).cast(pa.string()) if g else pa.array([], pa.string()),
+            "archive_file": pc.dictionary_encode(last["path"]),
+            "record_index": pa.nulls(g, pa.int64()),
+        })
+        listing = pa.Table.from_arrays([listing[f.name].cast(f.type) for f in ARCHIVED_LISTING_SCHEMA],
+                                       schema=ARCHIVED_LISTING_SCHEMA)
+        names = _v1_state_file_names(kept)
+        files = pa.ListArray.from_arrays(pa.array(starts_arr, pa.int32()), names)
+        return cls(kept, [int(x) for x in starts_arr], listing, files, duplicates)
+
+    def instants(self) -> list[Instant]:
+        """The :class:`Instant` objects (same as the listing, with every state file)."""
+        cols = self.kept.select(["rt", "cmp", "action", "rank", "completion", "path"]).to_pydict()
+        names = self.files.values.to_pylist()
+        rts, cmps, actions, ranks, completions, paths = cols.values()
+        out: list[Instant] = []
+        starts = self.starts
+        with paused_gc():
+            for g in range(len(starts) - 1):
+                lo, hi = starts[g], starts[g + 1]
+                rt = rts[lo]
+                done = completions[hi - 1] if ranks[hi - 1] == State.COMPLETED else None
+                files = [InstantFile(names[k], rt, actions[k], State(ranks[k]),
+                                     done if ranks[k] == State.COMPLETED else None, 0, None, paths[k])
+                         for k in range(lo, hi)]
+                top = files[-1]
+                pending = next((f.action for f in files if f.state is not State.COMPLETED), top.action)
+                completion = (done or rt) if top.state is State.COMPLETED else None
+                out.append(Instant(rt, top.action, top.state, pending, cmps[lo], completion,
+                                   ARCHIVE_SOURCE if completion else None, ARCHIVED, files))
+        return out
+
+    def refs(self) -> dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]]:
+        """(requested time, comparable action) → state → (action, archive file, block offset, record index)."""
+        cols = self.kept.select(["rt", "cmp", "rank", "action", "path", "offset", "index"]).to_pydict()
+        out: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] = {}
+        for rt, cmp, rank, action, path, offset, index in zip(*cols.values(), strict=True):
+            out.setdefault((rt, cmp), {})[State(rank)] = (action, path, offset, index)
+        return out
+
+
+def _v1_state_file_names(kept: pa.Table) -> pa.Array:
+    """`instant_file_name` of every kept state row (layout 1: the requested time plus a suffix that
+    depends only on action and state), computed per distinct (action, state) pair."""
+    pairs = pc.binary_join_element_wise(kept["action"], pc.cast(kept["rank"], pa.string()), "\x00")
+    pairs = pairs.combine_chunks() if isinstance(pairs, pa.ChunkedArray) else pairs
+    encoded = pairs.dictionary_encode()
+    suffixes = []
+    for pair in encoded.dictionary.to_pylist():
+        action, rank = pair.split("\x00")
+        suffixes.append(ia.instant_file_name("", action, State(int(rank)), 1))
+    suffix = pc.take(pa.array(suffixes, pa.string()), encoded.indices)
+    joined = pc.binary_join_element_wise(kept["rt"], suffix, "")
+    return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+
+
+def _v1_listing_empty() -> pa.Table:
+    return ARCHIVED_LISTING_SCHEMA.empty_table()
 
 
 def _listing_from_instants(instants: Sequence[Instant], with_record_index: bool = False) -> pa.Table:
@@ -611,17 +713,61 @@ class UnifiedTimeline(Timeline):
     def __iter__(self) -> Iterator[Instant]:
         return iter(self.instants)
 
+    def _archived_keep(self) -> pa.Array | None:
+        """Mask of the archived rows this timeline keeps; ``None`` when it keeps them all."""
+        if not self._overlap:
+            return None
+        archived = self.archived.listing
+        times = pa.array(sorted({k[0] for k in self._overlap}), pa.string())
+        candidates = pc.is_in(archived["requested_time"], value_set=times)
+        return pa.array([not (c and (rt, ca) in self._overlap) for c, rt, ca in zip(
+            candidates.to_pylist(), archived["requested_time"].to_pylist(),
+            archived["completed_action"].to_pylist(), strict=True)])
+
     def archived_listing(self) -> pa.Table:
         """The archived rows this timeline keeps (instants also in the active timeline left out)."""
-        archived = self.archived.listing
-        if self._overlap:
-            times = pa.array(sorted({k[0] for k in self._overlap}), pa.string())
-            candidates = pc.is_in(archived["requested_time"], value_set=times)
-            keep = [not (c and (rt, ca) in self._overlap) for c, rt, ca in zip(
-                candidates.to_pylist(), archived["requested_time"].to_pylist(),
-                archived["completed_action"].to_pylist(), strict=True)]
-            archived = archived.filter(pa.array(keep))
-        return archived
+        keep = self._archived_keep()
+        return self.archived.listing if keep is None else self.archived.listing.filter(keep)
+
+    def archived_file_names(self) -> pa.ListArray:
+        """The state-file names of each row of :meth:`archived_listing` (what the active timeline held).
+
+        Layout 1 keeps every state's name; layout 2 names the completed file only (the LSM timeline
+        keeps one row per instant)."""
+        keep = self._archived_keep()
+        names = self.archived.state_file_names()
+        if names is not None:
+            return names if keep is None else names.filter(keep)
+        archived = self.archived_listing()
+        n = archived.num_rows
+        ct = archived["completion_time"]
+        rt, action = archived["requested_time"], archived["action"]
+        name = pc.if_else(pc.is_null(ct), pc.binary_join_element_wise(rt, action, "."),
+                          pc.binary_join_element_wise(pc.binary_join_element_wise(rt, ct, "_"), action, "."))
+        flat = name.combine_chunks() if isinstance(name, pa.ChunkedArray) else name
+        return pa.ListArray.from_arrays(pa.array(range(n + 1), pa.int32()), flat)
+
+    def listing_with_files(self, archived_only: bool = False) -> pa.Table:
+        """:data:`INSTANT_LISTING_SCHEMA` rows plus `files` (state-file names), in Hudi's order, without
+        building an object per archived instant (issue 11: a million archived instants)."""
+        if archived_only:  # every archived instant, also those still in the active timeline
+            listing = self.archived.listing.select(INSTANT_LISTING_SCHEMA.names)
+            names = self.archived.state_file_names()
+            if names is None:
+                saved, self._overlap = self._overlap, set()
+                try:
+                    names = self.archived_file_names()
+                finally:
+                    self._overlap = saved
+            return listing.append_column("files", names)
+        archived = self.archived_listing().select(INSTANT_LISTING_SCHEMA.names)
+        archived = archived.append_column("files", self.archived_file_names())
+        if not self._active:
+            return archived
+        active = _listing_from_instants(self._active)
+        active = active.append_column("files", pa.array([[f.name for f in i.files] for i in self._active],
+                                                        pa.list_(pa.string())))
+        return _sorted(pa.concat_tables([archived, active]))
 
     def listing(self) -> pa.Table:
         """:data:`INSTANT_LISTING_SCHEMA` rows of every instant, in Hudi's order (no Instant objects)."""
@@ -670,18 +816,7 @@ def with_archived_rows(active_rows: pa.Table, unified: UnifiedTimeline) -> pa.Ta
     facts) are null; `files` holds the names the archived states had in the active timeline."""
     archived = unified.archived_listing()
     n = archived.num_rows
-    if unified.archived.layout_version < 2 or unified.archived._instants is not None:
-        keep = {(r, c) for r, c in zip(archived["requested_time"].to_pylist(),
-                                       archived["completed_action"].to_pylist(), strict=True)}
-        names = [[f.name for f in i.files] for i in unified.archived.instants if i.key() in keep]
-        files = pa.array(names, pa.list_(pa.string()))
-    else:
-        ct = archived["completion_time"]
-        rt, action = archived["requested_time"], archived["action"]
-        name = pc.if_else(pc.is_null(ct), pc.binary_join_element_wise(rt, action, "."),
-                          pc.binary_join_element_wise(pc.binary_join_element_wise(rt, ct, "_"), action, "."))
-        flat = name.combine_chunks() if isinstance(name, pa.ChunkedArray) else name
-        files = pa.ListArray.from_arrays(pa.array(range(n + 1), pa.int32()), flat)
+    files = unified.archived_file_names()
     cols = {}
     for fld in active_rows.schema:
         if fld.name == "files":
