@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
-from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
 from hudi_core.services.config import ServiceConfig
+from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.instant import Instant

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.fsview import BaseFile, FileGroup, FileSlice, FileSystemView, LogFile, paused_gc
 from hudi_core.services import timelines as tls
-from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
     KEEP_LATEST_COMMITS,
     KEEP_LATEST_FILE_VERSIONS,
     ServiceConfig,
 )
+from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline
 from hudi_core.timeline.instant import Instant, State
