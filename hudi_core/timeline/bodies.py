@@ -88,9 +88,10 @@ def allowed_record_types(action: str, state: State) -> frozenset[str]:
     (issue 16: a commit's JSON in `clean.requested` must not become a cleaner plan)."""
     if action in (ia.COMMIT, ia.DELTA_COMMIT):
         # requested/inflight: empty, or the workload profile (commit metadata); 1.x insert_overwrite
-        # plans may sit in a requested commit as requested-replace metadata.
+        # plans may sit in a requested commit as requested-replace metadata. An archived (layout 2)
+        # compaction is an archived `commit` whose plan bytes are the compaction plan.
         if state is State.REQUESTED:
-            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata"}
+            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata", "HoodieCompactionPlan"}
         return _COMMIT_TYPES
     if action in (ia.REPLACE_COMMIT, ia.CLUSTERING):
         if state is State.REQUESTED:
