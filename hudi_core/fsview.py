@@ -101,6 +101,11 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
         size_col.extend(sizes)
         mtime_col.extend(mtimes)
         dir_col.extend(dirs)
+    # Names that are not UTF-8 were skipped by the storage (issue 16); they travel as rows with a null
+    # `is_dir` and the printable name, so the driver can report them wherever the batch ran.
+    for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
+        folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
+        mtime_col.append(None), dir_col.append(None)
     return pa.table(cols, schema=LISTING_SCHEMA)
 
 
@@ -114,7 +119,8 @@ class ListedFile:
 
 
 def discover_partitions(
-    spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE
+    spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE,
+    findings: list[Finding] | None = None,
 ) -> dict[str, list[ListedFile]]:
     """Find every partition and list its files, one tree level per executor round.
 
@@ -127,6 +133,20 @@ def discover_partitions(
     frontier = [""]
     while frontier:
         table = run_batches(executor, list_folders_batch, spec, frontier, batch_size, LISTING_SCHEMA)
+        bad = pc.is_null(table.column("is_dir"))
+        if pc.any(bad).as_py():
+            skipped = table.filter(bad)
+            for code, shown in zip(skipped.column("folder").to_pylist(), skipped.column("name").to_pylist(),
+                                   strict=True):
+                if findings is None:
+                    continue
+                if code == "undecodable_file_name":
+                    findings.append(Finding(Severity.WARNING, code, shown, f"file name {shown} is not valid UTF-8; "
+                                            "skipped (no Hudi file has such a name, so it is in no file slice)"))
+                else:
+                    findings.append(Finding(Severity.ERROR, code, shown,
+                                            f"{shown} is not a regular file (FIFO, device or socket): skipped"))
+            table = table.filter(pc.invert(bad))
         # Column-wise (performance: a million entries): each folder's rows are found as runs of
         # equal `folder` values (one run per folder, as every batch lists folder after folder).
         cols = table.to_pydict()
@@ -558,12 +578,15 @@ class FileSystemView:
         timeline; without it archived delta commits count as completed at their requested time.
         """
         with paused_gc():
+            listing_findings: list[Finding] = []
             listing = discover_partitions(table.storage.spec, inline_if_local(table.executor, table.storage),
-                                          batch_size)
-            return cls.from_listing(
+                                          batch_size, listing_findings)
+            view = cls.from_listing(
                 listing, table.timeline, table.properties.version, table.properties.base_file_format,
                 storage=table.storage, archived_completion_times=archived_completion_times,
             )
+            view.findings[:0] = listing_findings
+            return view
 
     @classmethod
     def from_listing(

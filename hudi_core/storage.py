@@ -247,13 +247,20 @@ class ReadOnlyStorage:
         raise StorageError(f"{self.uri_of(path)} resolves to {real}, outside the allowed roots "
                            f"({', '.join(self._spec.confine_to)}): refused")
 
+    def _record_not_regular(self, folder: str, name: str, kind: str) -> None:
+        from hudi_core.errors import Finding, Severity
+
+        where = self.uri_of(f"{folder}/{name}" if folder else name)
+        self.findings.append(Finding(Severity.ERROR, "not_a_regular_file", where,
+                                     f"{where} is {kind}, not a regular file: skipped, never read"))
+
     def _record_bad_name(self, folder: str, name: str) -> None:
         from hudi_core.errors import Finding, Severity
 
         shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
         where = self.uri_of(folder) if folder else self._uri
-        self.findings.append(Finding(Severity.ERROR, "undecodable_file_name", f"{where}/{shown}",
-                                     f"file name {shown!r} in {where} is not valid UTF-8; skipped"))
+        self.findings.append(Finding(Severity.WARNING, "undecodable_file_name", f"{where}/{shown}",
+                                     f"file name {shown} in {where} is not valid UTF-8; skipped"))
 
     def _rel(self, abs_path: str) -> str:
         abs_path = abs_path.rstrip("/")
@@ -322,11 +329,20 @@ class ReadOnlyStorage:
                 try:
                     st = entry.stat(follow_symlinks=False)
                     size = st.st_size
+                    kind = None
                     if stat_mode.S_ISLNK(st.st_mode):
                         try:
-                            size = entry.stat(follow_symlinks=True).st_size
+                            target = entry.stat(follow_symlinks=True)
+                            size = target.st_size
+                            kind = None if stat_mode.S_ISDIR(target.st_mode) else _not_regular(target.st_mode)
                         except OSError:
                             size = 0
+                    elif not stat_mode.S_ISDIR(st.st_mode):
+                        kind = _not_regular(st.st_mode)
+                    if kind is not None:
+                        # A FIFO, device or socket (or a link to one) is never a Hudi file (issue 16).
+                        self._record_not_regular(normalize_relative(path), entry.name, kind)
+                        continue
                 except FileNotFoundError:
                     continue  # removed while listing, as fsspec skips it
                 except OSError as exc:
