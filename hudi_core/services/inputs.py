@@ -82,12 +82,12 @@ def last_clean_inputs(timeline: ActiveTimeline) -> list[MissingInput]:
     meta = _file_problem(timeline, last, State.COMPLETED)
     if meta is not None:
         out.append(_missing(timeline, last, State.COMPLETED, meta))
-    plan = _file_problem(timeline, last, State.REQUESTED)
+    # `CleanerUtils.getCleanerPlan` reads the requested file: when it exists but cannot be used, Hudi
+    # throws (no fallback to the 0.x copy in `.clean.inflight`, which serves only a missing requested file).
+    state = State.REQUESTED if last.file(State.REQUESTED) is not None else State.INFLIGHT
+    plan = _file_problem(timeline, last, state)
     if plan is not None:
-        inflight = _file_problem(timeline, last, State.INFLIGHT)
-        # 0.x writers also keep the plan in `.clean.inflight`; the plan is missing only if neither serves.
-        if inflight is not None or last.file(State.INFLIGHT) is None or timeline.record(last, State.INFLIGHT) is None:
-            out.append(_missing(timeline, last, State.REQUESTED, plan))
+        out.append(_missing(timeline, last, state, plan))
     return out
 
 
