@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from hudi_core.errors import safe_text
 from hudi_core.filenames import parse_log_file_name
 from hudi_core.logfile.content import content_version, record_count
 from hudi_core.logfile.errors import LogFileError
@@ -201,7 +202,7 @@ def scan_log_files(
         # Columns are filled row by row: no row dict outlives its block (issue 16: O(blocks) memory).
         def add(row: dict[str, Any]) -> None:
             for name, values in columns.items():
-                values.append(row.get(name))
+                values.append(safe_text(row.get(name)))  # header bytes that are not UTF-8 stay printable
 
         _scan_rows(storage, path, size, decode_counts, False, add)
     return pa.table(columns, schema=INVENTORY_SCHEMA)
