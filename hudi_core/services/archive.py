@@ -454,15 +454,15 @@ def _refuse_on_missing_inputs(plan: ArchivePlan, timeline: ActiveTimeline) -> No
     """Issue 16: refuse to plan past an unreadable or mistyped clean, or to archive an unreadable instant.
 
     Hudi's archiver reads the last completed clean (guards A3/A6/A7, min/max from its ECTR) and every
-    instant it archives; it fails on a body it cannot deserialize. Planning on regardless could drop
+    instant it archives; it fails on a body it cannot deserialize. (Bodies of chosen instants count
+    when already read, and failed, during this planning or before.) Planning on regardless could drop
     guard A3 and archive a replacecommit a savepoint still needs (HUDI-7779), so nothing is archived
     and every instant says why.
     """
     clean_missing = last_clean_inputs(timeline)
     chosen = plan.to_archive
-    for inst in chosen:
-        for f in inst.files:
-            timeline.body_of_file(f)
+    # Bodies of the chosen instants are not decoded here (performance: thousands of commit bodies on a
+    # big table); those read while planning, or that failed earlier, count.
     chosen_keys = {(i.requested_time, i.action) for i in chosen}
     everything = missing_inputs(timeline, clean_missing)
     refusal = clean_missing + [m for m in everything if (m.requested_time, m.action) in chosen_keys
