@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
 
-.PHONY: install install-dev run test lint bench clean
+.PHONY: install install-dev run test lint bench fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -34,6 +34,12 @@ lint: install-dev
 # `make bench BENCH_ARGS="--sizes fixtures,S,M,L"` for the full run (L tables take minutes to generate).
 bench: install-dev
 	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench $(BENCH_ARGS)
+
+# Issue 16: the parser fuzz targets (tests/test_fuzz.py) with a long budget; `make test` runs them with a
+# small fixed one. FUZZ_PROFILE=fuzz (3000 examples per target, random); crashes become regression tests.
+FUZZ_PROFILE ?= fuzz
+fuzz: install-dev
+	HUDI_FUZZ_PROFILE=$(FUZZ_PROFILE) $(PY) -m pytest -q tests/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hudi_core.errors import HudiInspectError
+from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.output import render_csv, render_json, render_table
 from hudi_core.pipeline.engine import add_engine_options, executor_from_args
 from hudi_core.table import HudiTable, open_table
@@ -21,6 +21,10 @@ from hudi_core.timeline.instant import Instant
 EXIT_OK = 0
 EXIT_ERROR = 1
 EXIT_USAGE = 2
+#: The answer was printed but is incomplete: some input could not be read (a finding of severity
+#: ``error`` bears on it, or a plan lists `missing_inputs`). Same code as an error, on purpose: a
+#: script that checks `$?` must not take a partial answer for a complete one (issue 16).
+EXIT_INCOMPLETE = 1
 
 #: Feature modules that add subcommands. Each defines ``register(add, sub)`` where
 #: ``add(name, fn, help) -> argparse.ArgumentParser`` creates a subcommand with the common options
@@ -48,10 +52,12 @@ def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
 
 def _open(args: argparse.Namespace) -> HudiTable:
     table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args))
+    args._opened_tables = [table]
     if getattr(args, "metadata_table", False):
         mdt = table.metadata_table()
         if mdt is None:
             raise HudiInspectError(f"{args.table} has no metadata table (.hoodie/metadata)")
+        args._opened_tables.append(mdt)
         return mdt
     return table
 
@@ -59,6 +65,57 @@ def _open(args: argparse.Namespace) -> HudiTable:
 #: The keys of an instant's JSON, in order.
 INSTANT_JSON_KEYS = ("requested_time", "completion_time", "action", "state", "source", "pending_action",
                      "completed_action", "completion_time_source", "files")
+
+
+def command_findings(args: argparse.Namespace) -> list[Finding]:
+    """Every finding noticed while the command read its table(s): files it could not read or decode,
+    names it skipped, plan inputs it lacked (issue 16). Deduplicated, in the order noticed."""
+    seen: dict[tuple[str, str, str], Finding] = {}
+    for table in getattr(args, "_opened_tables", []):
+        for finding in [*table.findings, *getattr(table.storage, "findings", [])]:
+            seen.setdefault((finding.code, finding.path, finding.message), finding)
+    return list(seen.values())
+
+
+def is_incomplete(args: argparse.Namespace, findings: Sequence[Finding] | None = None) -> bool:
+    """Whether the answer lacks some input: an error finding, or a plan that says so."""
+    findings = command_findings(args) if findings is None else findings
+    return bool(getattr(args, "_plan_incomplete", False)) or any(f.severity is Severity.ERROR for f in findings)
+
+
+def with_findings(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str, Any]:
+    """`payload` plus `findings` (path, reason, …) and `incomplete`; existing keys are kept as they are."""
+    findings = command_findings(args)
+    merged = list(payload.get("findings") or [])
+    known = {(f.get("code"), f.get("path"), f.get("message")) for f in merged if isinstance(f, dict)}
+    merged += [f.to_dict() for f in findings if (f.code, f.path, f.message) not in known]
+    if payload.get("incomplete"):
+        args._plan_incomplete = True
+    incomplete = is_incomplete(args, findings) or any(f.get("severity") == "error" for f in merged)
+    args._findings_reported = True
+    args._plan_incomplete = getattr(args, "_plan_incomplete", False) or incomplete
+    return {**payload, "findings": merged, "incomplete": incomplete}
+
+
+def _report_findings(args: argparse.Namespace) -> bool:
+    """After a command: print the findings its output did not carry (stderr), say if it is incomplete."""
+    findings = command_findings(args)
+    incomplete = is_incomplete(args, findings)
+    if getattr(args, "_findings_reported", False):
+        return incomplete
+    shown = [f for f in findings if f.severity is not Severity.INFO]
+    if not shown and not incomplete:
+        return False
+    if getattr(args, "format", None) == "json":
+        # The rows on stdout keep their shape; the findings that bear on them go to stderr as JSON.
+        print(render_json({"findings": [f.to_dict() for f in findings], "incomplete": incomplete}), file=sys.stderr)
+    else:
+        for f in shown:
+            print(f"hudi-inspect: {f.severity.value}: {f.message} ({f.path})", file=sys.stderr)
+        if incomplete:
+            print("hudi-inspect: the answer above is incomplete: some input could not be read (exit 1)",
+                  file=sys.stderr)
+    return incomplete
 
 
 def instant_json(inst: Instant) -> dict[str, Any]:
@@ -89,9 +146,9 @@ def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = N
 def cmd_info(args: argparse.Namespace) -> int:
     table = _open(args)
     info = table.describe()
-    findings = [f.to_dict() for f in table.findings]
+    findings = with_findings(args, {})["findings"]
     if args.format == "json":
-        print(render_json({**info, "findings": findings}))
+        print(render_json({**info, "findings": findings, "incomplete": is_incomplete(args)}))
     elif args.format == "csv":
         sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
     else:
@@ -108,9 +165,7 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         # come from the Arrow listing: no object per archived instant (a million of them, issue 11).
         unified = table.unified_timeline(args.since, args.until)
         listing = unified.listing_with_files(archived_only=args.archived)
-        findings = unified.archived.findings if args.archived else unified.findings
-        for finding in findings:
-            print(f"hudi-inspect: {finding.severity.value}: {finding.message} ({finding.path})", file=sys.stderr)
+        # Findings (damaged archive files, instants in both timelines) are reported after the command.
         rows = _filter_listing(listing, args).select(list(INSTANT_JSON_KEYS)).to_pylist()
         _emit(args, rows, columns=_TIMELINE_COLUMNS if args.format != "json" else None)
         return EXIT_OK
@@ -158,28 +213,42 @@ def cmd_instant(args: argparse.Namespace) -> int:
     table = _open(args)
     tl = table.timeline
     inst = tl.get(args.instant, args.action)
-    if inst is None:
-        raise HudiInspectError(f"no instant {args.instant} in the active timeline of {table.uri}")
     states = []
-    for f in inst.files:
-        body = tl.body_of_file(f)
-        errors = [e.message for e in tl.body_error(inst) if e.path.endswith(f.name)]
-        states.append({
-            "file": f.name,
-            "state": f.state.name,
-            "size": f.size,
-            "format": body.format.value if body else None,
-            "record_type": body.record_type if body else None,
-            "record": body.data if body else None,
-            "errors": errors,
-        })
+    if inst is not None:
+        for f in inst.files:
+            body = tl.body_of_file(f)
+            errors = [e.message for e in tl.body_error(inst) if e.path.endswith(f.name)]
+            states.append(_state_json(f.name, f.state.name, f.size, body, errors))
+    else:
+        # Not active: the archived timeline (layout 1 or 2), pruned to this one time as Hudi does.
+        archived = table.archived_timeline(args.instant, args.instant)
+        inst = archived.get(args.instant, args.action)
+        if inst is None:
+            raise HudiInspectError(f"no instant {args.instant} in the active or archived timeline of {table.uri}")
+        for f in inst.files:
+            body = archived.body(inst, f.state)
+            errors = [e.message for e in archived.body_error(inst)
+                      if f.state.name in e.message.rsplit(":", 1)[0].split()]
+            states.append(_state_json(f.name, f.state.name, f.size, body, errors))
     payload = {**instant_json(inst), "bodies": states}
     if args.format == "json":
-        print(render_json(payload))
+        print(render_json(with_findings(args, payload)))
     else:
         rows = [{k: v for k, v in s.items() if k != "record"} for s in states]
         _emit(args, rows)
     return EXIT_OK
+
+
+def _state_json(name: str, state: str, size: int, body: Any, errors: list[str]) -> dict[str, Any]:
+    return {
+        "file": name,
+        "state": state,
+        "size": size,
+        "format": body.format.value if body else None,
+        "record_type": body.record_type if body else None,
+        "record": body.data if body else None,
+        "errors": errors,
+    }
 
 
 def slice_json(row: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +323,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        if _report_findings(args) and code == EXIT_OK:
+            return EXIT_INCOMPLETE
+        return code
     except HudiInspectError as exc:
         print(f"hudi-inspect: {exc}", file=sys.stderr)
         return EXIT_ERROR

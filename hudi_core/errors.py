@@ -39,6 +39,17 @@ class DecodeError(HudiInspectError):
     """Bytes that do not decode as the format they claim to be."""
 
 
+def safe_text(value: object) -> object:
+    """`value` with any lone surrogate (undecodable bytes kept by `surrogateescape`) shown as ``\\xNN``:
+    Arrow, JSON and terminals accept only valid UTF-8 (issue 16). Non-strings pass unchanged."""
+    if isinstance(value, str) and not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return value
+
+
 class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"

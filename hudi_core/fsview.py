@@ -101,6 +101,11 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
         size_col.extend(sizes)
         mtime_col.extend(mtimes)
         dir_col.extend(dirs)
+    # Names that are not UTF-8 were skipped by the storage (issue 16); they travel as rows with a null
+    # `is_dir` and the printable name, so the driver can report them wherever the batch ran.
+    for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
+        folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
+        mtime_col.append(None), dir_col.append(None)
     return pa.table(cols, schema=LISTING_SCHEMA)
 
 
@@ -114,7 +119,8 @@ class ListedFile:
 
 
 def discover_partitions(
-    spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE
+    spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE,
+    findings: list[Finding] | None = None,
 ) -> dict[str, list[ListedFile]]:
     """Find every partition and list its files, one tree level per executor round.
 
@@ -127,6 +133,20 @@ def discover_partitions(
     frontier = [""]
     while frontier:
         table = run_batches(executor, list_folders_batch, spec, frontier, batch_size, LISTING_SCHEMA)
+        bad = pc.is_null(table.column("is_dir"))
+        if pc.any(bad).as_py():
+            skipped = table.filter(bad)
+            for code, shown in zip(skipped.column("folder").to_pylist(), skipped.column("name").to_pylist(),
+                                   strict=True):
+                if findings is None:
+                    continue
+                if code == "undecodable_file_name":
+                    findings.append(Finding(Severity.WARNING, code, shown, f"file name {shown} is not valid UTF-8; "
+                                            "skipped (no Hudi file has such a name, so it is in no file slice)"))
+                else:
+                    findings.append(Finding(Severity.ERROR, code, shown,
+                                            f"{shown} is not a regular file (FIFO, device or socket): skipped"))
+            table = table.filter(pc.invert(bad))
         # Column-wise (performance: a million entries): each folder's rows are found as runs of
         # equal `folder` values (one run per folder, as every batch lists folder after folder).
         cols = table.to_pydict()
@@ -543,6 +563,9 @@ class FileSystemView:
     cdc_log_files: list[str] = field(default_factory=list)
     partition_files: dict[str, list[ListedFile]] = field(default_factory=dict, repr=False)
     findings: list[Finding] = field(default_factory=list)
+    #: File groups a completed replacecommit with an unreadable body may have replaced (group → that
+    #: instant): neither live nor known replaced (issue 16), so never shown as latest slices.
+    unknown_replaced: dict[FileGroupId, str] = field(default_factory=dict)
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -555,12 +578,15 @@ class FileSystemView:
         timeline; without it archived delta commits count as completed at their requested time.
         """
         with paused_gc():
+            listing_findings: list[Finding] = []
             listing = discover_partitions(table.storage.spec, inline_if_local(table.executor, table.storage),
-                                          batch_size)
-            return cls.from_listing(
+                                          batch_size, listing_findings)
+            view = cls.from_listing(
                 listing, table.timeline, table.properties.version, table.properties.base_file_format,
                 storage=table.storage, archived_completion_times=archived_completion_times,
             )
+            view.findings[:0] = listing_findings
+            return view
 
     @classmethod
     def from_listing(
@@ -598,6 +624,7 @@ class FileSystemView:
             fg_id: _replaced_entry(fg_id, inst, op, groups, files_by_partition, storage, ext)
             for fg_id, (_, inst, op) in sorted(replace_map.items())
         }
+        unknown = _unknown_replaced_groups(timeline, facts, groups, replace_map, storage, findings)
         view = cls(
             table_version=table_version,
             base_file_format=base_file_format,
@@ -611,6 +638,7 @@ class FileSystemView:
             cdc_log_files=cdc,
             partition_files=files_by_partition,
             findings=findings,
+            unknown_replaced=unknown,
         )
         view.savepoints = _savepoint_pins(timeline, files_by_partition)
         return view
@@ -640,8 +668,13 @@ class FileSystemView:
         """`isFileGroupReplaced` (instant ``None``) or `isFileGroupReplacedBeforeOrOn`."""
         entry = self.replaced.get(fg_id)
         if entry is None:
-            return False
+            unknown = self.unknown_replaced.get(fg_id)
+            return unknown is not None and (instant is None or unknown <= instant)
         return instant is None or entry.replace_instant <= instant
+
+    def _replaced_by(self, fg_id: FileGroupId) -> str | None:
+        entry = self.replaced.get(fg_id)
+        return entry.replace_instant if entry is not None else self.unknown_replaced.get(fg_id)
 
     def _filter_uncommitted(self, s: FileSlice, include_empty: bool) -> FileSlice | None:
         """`filterUncommittedFiles` (v8+): keep the files whose writing instant has completed."""
@@ -838,7 +871,7 @@ class FileSystemView:
                     "log_files_size": sum(lf.size for lf in s.log_files),
                     "is_latest": latest is not None and s is latest,
                     "is_pending_compaction": self.pending_compaction.get(group.file_group_id) == s.base_instant,
-                    "replaced_by": self.replaced[group.file_group_id].replace_instant if replaced else None,
+                    "replaced_by": self._replaced_by(group.file_group_id) if replaced else None,
                 })
         return rows
 
@@ -1013,6 +1046,51 @@ def _pending_clustering(timeline: ActiveTimeline) -> tuple[set[str], dict[FileGr
             for sl in plan.clustering_slices:
                 groups[(sl.partition_path, sl.file_id)] = inst.requested_time
     return instants, groups
+
+
+def _unknown_replaced_groups(timeline: ActiveTimeline, facts: _TimelineFacts, groups: Mapping[FileGroupId, FileGroup],
+                             known: Mapping[FileGroupId, tuple[str, Instant, str | None]],
+                             storage: ReadOnlyStorage, findings: list[Finding]) -> dict[FileGroupId, str]:
+    """Groups a completed replacecommit whose body cannot be read may have replaced (issue 16).
+
+    Hudi fails on such a table (`resetFileGroupsReplaced` reads every replace metadata). Rather than
+    bring the groups back as live slices, the view marks as *unknown*: the clustering plan's input
+    groups when the requested plan is readable, else every group that existed before the instant
+    and was not written by it. A finding names the file and the groups.
+    """
+    out: dict[FileGroupId, str] = {}
+    for inst in timeline:
+        if not (inst.is_completed and inst.completed_action == ia.REPLACE_COMMIT):
+            continue
+        if inst.requested_time not in facts.visible_times or timeline.commit_metadata(inst) is not None:
+            continue
+        completed = inst.file(State.COMPLETED)
+        if completed is None or not timeline.body_error(inst) or not any(
+                e.path.endswith(completed.name) for e in timeline.body_error(inst)):
+            continue  # readable (an empty body is Hudi's "no files"), only a side file failed
+        plan = timeline.record(inst, State.REQUESTED)
+        candidates: set[FileGroupId] = set()
+        if isinstance(plan, RequestedReplaceMetadata) and plan.clustering_slices:
+            candidates = {(s.partition_path, s.file_id) for s in plan.clustering_slices}
+            basis = "the input groups of its clustering plan"
+        else:
+            candidates = {
+                fg for fg, g in groups.items()
+                if any(sl.base_instant < inst.requested_time for sl in g.committed_slices)
+                and not any(sl.base_instant == inst.requested_time for sl in g.slices)
+            }
+            basis = "every file group written before it (its plan does not say which)"
+        for fg in candidates:
+            if fg not in known and fg in groups:
+                out[fg] = min(out.get(fg, inst.requested_time), inst.requested_time)
+        shown = sorted(f"{p}/{f}" if p else f for p, f in candidates if (p, f) in out)
+        findings.append(Finding(
+            Severity.ERROR, "replaced_groups_unknown", storage.uri_of(completed.path),
+            f"completed replacecommit {inst.requested_time} cannot be read, so the file groups it replaced are "
+            f"unknown ({basis}: {len(shown)}: {', '.join(shown[:20])}{' …' if len(shown) > 20 else ''}); they are "
+            "not shown as live slices and no plan deletes them (Hudi fails reading this table)",
+        ))
+    return out
 
 
 def _replaced_file_group_instants(timeline: ActiveTimeline,

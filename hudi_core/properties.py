@@ -179,6 +179,12 @@ def table_properties_from(props: dict[str, str], where: str) -> TableProperties:
     if table_type not in ("COPY_ON_WRITE", "MERGE_ON_READ"):
         raise PropertiesError(f"{where}: hoodie.table.type={table_type!r} is neither COPY_ON_WRITE nor MERGE_ON_READ")
     partition_fields = props.get("hoodie.table.partition.fields")
+    # `HoodieTableConfig.getTimelineTimezone`: `HoodieTimelineTimeZone.valueOf(...)`, an exact Java enum
+    # name (LOCAL or UTC); anything else throws, so the table is refused rather than read as LOCAL.
+    timezone = (props.get("hoodie.table.timeline.timezone") or "LOCAL").strip()
+    if timezone not in ("LOCAL", "UTC"):
+        raise PropertiesError(f"{where}: hoodie.table.timeline.timezone={timezone!r} is not LOCAL or UTC "
+                              "(Hudi's HoodieTimelineTimeZone.valueOf refuses it)")
     return TableProperties(
         name=props.get("hoodie.table.name", ""),
         table_type=table_type,
@@ -193,6 +199,6 @@ def table_properties_from(props: dict[str, str], where: str) -> TableProperties:
         record_key_fields=_split_list(props.get("hoodie.table.recordkey.fields")),
         base_file_format=(props.get("hoodie.table.base.file.format") or "PARQUET").strip().upper(),
         metadata_partitions=_split_list(props.get("hoodie.table.metadata.partitions")),
-        timezone=(props.get("hoodie.table.timeline.timezone") or "LOCAL").strip().upper(),
+        timezone=timezone,
         raw=dict(props),
     )

@@ -40,19 +40,63 @@ _WRITE_METHODS = frozenset(
 )
 
 
+#: Size limits per kind of metadata file read whole (issue 16): a file larger than its limit is refused
+#: with a :class:`StorageError` naming it, never read until memory runs out. Override with
+#: ``HUDI_INSPECTOR_READ_LIMITS="properties=1048576,instant=..."`` (bytes) or `ReadOnlyStorage(read_limits=…)`.
+DEFAULT_READ_LIMITS: dict[str, int] = {
+    "properties": 1 << 20,           # hoodie.properties (+ .backup): a few KB in practice
+    "archive_manifest": 64 << 20,    # layout-2 LSM manifest / version files
+    "instant": 1 << 30,              # instant bodies: commit metadata of a huge commit is tens of MB
+    "archive_log": 2 << 30,          # layout-1 archived log files
+    "other": 1 << 30,
+}
+READ_LIMITS_ENV = "HUDI_INSPECTOR_READ_LIMITS"
+
+
+def read_kind(path: str) -> str:
+    """The kind of metadata file a root-relative path is, for its size limit."""
+    name = posixpath.basename(path)
+    if name.startswith("hoodie.properties"):
+        return "properties"
+    if "/archived" in f"/{path}" or "/history" in f"/{path}":
+        if name.startswith(("manifest_", "_version_")) or name == "LATEST_SNAPSHOT_VERSION":
+            return "archive_manifest"
+        return "archive_log"
+    if path.startswith(".hoodie/"):
+        return "instant"
+    return "other"
+
+
+def read_limits(overrides: dict[str, int] | None = None) -> dict[str, int]:
+    """The limits in force: defaults, then ``HUDI_INSPECTOR_READ_LIMITS``, then `overrides`."""
+    limits = dict(DEFAULT_READ_LIMITS)
+    for pair in os.environ.get(READ_LIMITS_ENV, "").split(","):
+        key, sep, value = pair.strip().partition("=")
+        if sep and key in limits and value.strip().isascii() and value.strip().isdigit():
+            limits[key] = int(value)
+    limits.update(overrides or {})
+    return limits
+
+
 @dataclass(frozen=True)
 class StorageSpec:
-    """Where a storage root is and how to reach it: enough to re-open it anywhere."""
+    """Where a storage root is and how to reach it: enough to re-open it anywhere.
+
+    `confine_to` (local roots only): resolved folders every opened path must stay under, symlinks
+    followed (the dashboard sets it from `HUDI_INSPECTOR_ROOTS`).
+    """
 
     uri: str
     options: tuple[tuple[str, Any], ...] = ()
+    confine_to: tuple[str, ...] = ()
 
     @classmethod
-    def of(cls, uri: str, storage_options: dict[str, Any] | None = None) -> StorageSpec:
-        return cls(uri, tuple(sorted((storage_options or {}).items())))
+    def of(cls, uri: str, storage_options: dict[str, Any] | None = None,
+           confine_to: tuple[str, ...] = ()) -> StorageSpec:
+        return cls(uri, tuple(sorted((storage_options or {}).items())), tuple(confine_to))
 
     def open(self) -> ReadOnlyStorage:
-        return ReadOnlyStorage(self.uri, dict(self.options))
+        return ReadOnlyStorage(self.uri, dict(self.options), confine_to=self.confine_to or None)
 
 
 @dataclass(frozen=True)
@@ -76,7 +120,10 @@ def _mtime_ms(info: dict[str, Any]) -> int | None:
         if value is None:
             continue
         if isinstance(value, (int, float)):
-            # Seconds for local files; some stores report milliseconds.
+            # Seconds for local files; some stores report milliseconds. Bounded (issue 16): a value in
+            # (1e11, 1e14) is milliseconds (years 1973-5138); anything larger or negative is no time.
+            if value < 0 or value >= 1e14:
+                return None
             return int(value if value > 1e11 else value * 1000)
         if isinstance(value, dt.datetime):
             if value.tzinfo is None:
@@ -107,11 +154,43 @@ def normalize_relative(path: str) -> str:
     return clean
 
 
-class ReadOnlyStorage:
-    """List, stat and read files under one root; refuse everything that would change them."""
+_KIND_OF_MODE = (
+    (stat_mode.S_ISFIFO, "a FIFO"), (stat_mode.S_ISCHR, "a character device"),
+    (stat_mode.S_ISBLK, "a block device"), (stat_mode.S_ISSOCK, "a socket"), (stat_mode.S_ISDIR, "a folder"),
+)
 
-    def __init__(self, uri: str, storage_options: dict[str, Any] | None = None) -> None:
-        self._spec = StorageSpec.of(uri, storage_options)
+
+def _not_regular(mode: int) -> str | None:
+    """What a non-regular file is (``None`` for a regular file)."""
+    if stat_mode.S_ISREG(mode):
+        return None
+    return next((label for test, label in _KIND_OF_MODE if test(mode)), "not a regular file")
+
+
+def is_valid_name(name: str) -> bool:
+    """Whether a listed name is valid UTF-8 (os.scandir gives undecodable bytes as surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class ReadOnlyStorage:
+    """List, stat and read files under one root; refuse everything that would change them.
+
+    Hardened (issue 16): `read`, `read_range` and `open_read` open regular files only (a FIFO, device
+    or socket is a :class:`StorageError` naming it, never a hang), `read` refuses files larger than the
+    limit of their kind (:func:`read_limits`), listed names that are not UTF-8 are skipped and recorded
+    in :attr:`findings`, and with `confine_to` every local path must resolve under those folders.
+    """
+
+    def __init__(self, uri: str, storage_options: dict[str, Any] | None = None,
+                 confine_to: tuple[str, ...] | list[str] | None = None,
+                 read_limits: dict[str, int] | None = None) -> None:
+        self._spec = StorageSpec.of(uri, storage_options, tuple(confine_to or ()))
+        self._limits = globals()["read_limits"](read_limits)
+        self.findings: list[Any] = []  # Finding objects: names skipped while listing
         try:
             fs, root = url_to_fs(uri, **(storage_options or {}))
         except (ImportError, ValueError) as exc:
@@ -148,13 +227,40 @@ class ReadOnlyStorage:
 
     def child(self, path: str) -> ReadOnlyStorage:
         """A storage rooted at a sub-folder (the metadata table, for instance)."""
-        return ReadOnlyStorage(self.uri_of(path), dict(self._spec.options))
+        return ReadOnlyStorage(self.uri_of(path), dict(self._spec.options), confine_to=self._spec.confine_to or None,
+                               read_limits=self._limits)
 
     def _abs(self, path: str) -> str:
         rel = normalize_relative(path)
-        if not rel:
-            return self._root
-        return self._root + rel if self._root.endswith("/") else f"{self._root}/{rel}"
+        target = self._root if not rel else (
+            self._root + rel if self._root.endswith("/") else f"{self._root}/{rel}")
+        if self._spec.confine_to and self._local:
+            self._check_confined(target, path)
+        return target
+
+    def _check_confined(self, target: str, path: str) -> None:
+        """Refuse a local path whose real path (symlinks followed) leaves every allowed root."""
+        real = os.path.realpath(target)
+        for root in self._spec.confine_to:
+            if real == root or real.startswith(root.rstrip("/") + "/"):
+                return
+        raise StorageError(f"{self.uri_of(path)} resolves to {real}, outside the allowed roots "
+                           f"({', '.join(self._spec.confine_to)}): refused")
+
+    def _record_not_regular(self, folder: str, name: str, kind: str) -> None:
+        from hudi_core.errors import Finding, Severity
+
+        where = self.uri_of(f"{folder}/{name}" if folder else name)
+        self.findings.append(Finding(Severity.ERROR, "not_a_regular_file", where,
+                                     f"{where} is {kind}, not a regular file: skipped, never read"))
+
+    def _record_bad_name(self, folder: str, name: str) -> None:
+        from hudi_core.errors import Finding, Severity
+
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        where = self.uri_of(folder) if folder else self._uri
+        self.findings.append(Finding(Severity.WARNING, "undecodable_file_name", f"{where}/{shown}",
+                                     f"file name {shown} in {where} is not valid UTF-8; skipped"))
 
     def _rel(self, abs_path: str) -> str:
         abs_path = abs_path.rstrip("/")
@@ -217,21 +323,32 @@ class ReadOnlyStorage:
         out: list[tuple[str, int, int | None, bool]] = []
         with entries:
             for entry in entries:
+                if not entry.name.isascii() and not is_valid_name(entry.name):
+                    self._record_bad_name(normalize_relative(path), entry.name)
+                    continue
                 try:
                     st = entry.stat(follow_symlinks=False)
                     size = st.st_size
+                    kind = None
                     if stat_mode.S_ISLNK(st.st_mode):
                         try:
-                            size = entry.stat(follow_symlinks=True).st_size
+                            target = entry.stat(follow_symlinks=True)
+                            size = target.st_size
+                            kind = None if stat_mode.S_ISDIR(target.st_mode) else _not_regular(target.st_mode)
                         except OSError:
                             size = 0
+                    elif not stat_mode.S_ISDIR(st.st_mode):
+                        kind = _not_regular(st.st_mode)
+                    if kind is not None:
+                        # A FIFO, device or socket (or a link to one) is never a Hudi file (issue 16).
+                        self._record_not_regular(normalize_relative(path), entry.name, kind)
+                        continue
                 except FileNotFoundError:
                     continue  # removed while listing, as fsspec skips it
                 except OSError as exc:
                     raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
-                mtime = st.st_mtime
-                out.append((entry.name, int(size or 0), int(mtime if mtime > 1e11 else mtime * 1000),
-                            stat_mode.S_ISDIR(st.st_mode)))
+                # Local modification times are always seconds (no milliseconds heuristic).
+                out.append((entry.name, int(size or 0), int(st.st_mtime * 1000), stat_mode.S_ISDIR(st.st_mode)))
         out.sort()
         return out
 
@@ -266,8 +383,7 @@ class ReadOnlyStorage:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except (OSError, ValueError) as exc:
             raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
-        mtime = st.st_mtime
-        return FileInfo(self._rel(target), int(st.st_size or 0), int(mtime if mtime > 1e11 else mtime * 1000),
+        return FileInfo(self._rel(target), int(st.st_size or 0), int(st.st_mtime * 1000),
                         stat_mode.S_ISDIR(st.st_mode))
 
     def exists(self, path: str) -> bool:
@@ -282,20 +398,52 @@ class ReadOnlyStorage:
         except OSError:
             return False
 
-    def read(self, path: str) -> bytes:
-        """The whole file."""
+    def limit_of(self, path: str) -> int:
+        """The size limit of a file read whole (:func:`read_kind`, :func:`read_limits`)."""
+        return self._limits[read_kind(normalize_relative(path))]
+
+    def _open_local(self, path: str) -> int:
+        """A read-only descriptor of a local regular file. `O_NONBLOCK` so a FIFO cannot block the open;
+        the type is checked on the opened descriptor (no race with a swap between check and open)."""
+        target = self._abs(path)
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            kind = _not_regular(os.fstat(fd).st_mode)
+            if kind is not None:
+                if kind == "a folder":
+                    raise IsADirectoryError(target)
+                raise StorageError(f"{self.uri_of(path)} is {kind}, not a regular file: not read")
+            if hasattr(os, "set_blocking"):
+                os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    def read(self, path: str, max_bytes: int | None = None) -> bytes:
+        """The whole file, refused beyond `max_bytes` (default: the limit of its kind)."""
+        limit = self.limit_of(path) if max_bytes is None else max_bytes
         try:
             if self._local:
-                with open(self._abs(path), "rb") as fh:
-                    return fh.read()
-            with self._fs.open(self._abs(path), "rb") as handle:
-                return handle.read()
+                with os.fdopen(self._open_local(path), "rb") as fh:
+                    data = fh.read(limit + 1)
+            else:
+                with self._fs.open(self._abs(path), "rb") as handle:
+                    size = getattr(handle, "size", None)
+                    if isinstance(size, int) and size > limit:
+                        raise StorageError(f"{self.uri_of(path)} is {size} bytes, over the {limit}-byte limit "
+                                           f"for {read_kind(normalize_relative(path))} files: not read")
+                    data = handle.read(limit + 1)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except IsADirectoryError as exc:
             raise StorageError(f"{self.uri_of(path)} is a folder, not a file") from exc
         except (OSError, ValueError) as exc:
             raise StorageError(f"cannot read {self.uri_of(path)}: {exc}") from exc
+        if len(data) > limit:
+            raise StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
+                               f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
+        return data
 
     def read_range(self, path: str, start: int, length: int) -> bytes:
         """`length` bytes from `start` (fewer at the end of the file)."""
@@ -305,7 +453,7 @@ class ReadOnlyStorage:
             return b""
         try:
             if self._local:
-                with open(self._abs(path), "rb") as fh:  # what fsspec's read_block does, minus its layers
+                with os.fdopen(self._open_local(path), "rb") as fh:  # fsspec's read_block, minus its layers
                     size = os.fstat(fh.fileno()).st_size
                     if start + length > size:
                         length = size - start
@@ -323,6 +471,8 @@ class ReadOnlyStorage:
         """A seekable binary reader (for pyarrow/parquet footers and ranged scans)."""
         kwargs = {"block_size": block_size} if block_size else {}
         try:
+            if self._local:
+                os.close(self._open_local(path))  # regular file and confinement checks
             return self._fs.open(self._abs(path), "rb", **kwargs)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc

@@ -171,14 +171,15 @@ class HudiTable:
 
 
 def open_table(uri: str, storage_options: dict[str, Any] | None = None,
-               executor: Executor | None = None) -> HudiTable:
+               executor: Executor | None = None, confine_to: tuple[str, ...] | None = None) -> HudiTable:
     """Open a Hudi table read-only from a local path or any fsspec URL (``s3://…``, ``gs://…``).
 
     Raises :class:`TableNotFoundError` when the path is not a Hudi table and
     :class:`~hudi_core.errors.PropertiesError` / :class:`~hudi_core.errors.UnsupportedTableVersion`
-    when `hoodie.properties` cannot be used.
+    when `hoodie.properties` cannot be used. `confine_to` (local tables): every path read must resolve,
+    symlinks followed, under one of these folders (the dashboard passes its allowed roots).
     """
-    storage = ReadOnlyStorage(uri, storage_options)
+    storage = ReadOnlyStorage(uri, storage_options, confine_to=confine_to)
     if not storage.exists(".hoodie"):
         if not storage.exists(""):
             raise TableNotFoundError(f"{uri} does not exist")

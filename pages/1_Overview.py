@@ -17,6 +17,7 @@ except Exception as exc:  # every error becomes a readable message
     st.stop()
 
 st.title(f"{facts['name']}")
+render.incomplete_warning(findings)
 st.caption(f"`{facts['uri']}` · emulating Hudi {facts['emulated_hudi_release']} · {source_note}")
 cols = st.columns(6)
 cols[0].metric("Type", {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"]),

@@ -122,6 +122,10 @@ flip = "without" if guard else "with"
 answer += (f"  \n{flip.capitalize()} the HUDI-7779 guard it would archive {len(other_archive)} instant(s) and expose "
            f"{len(other_exposed) or 'no'} replaced file group(s).")
 with answer_box:
+    render.incomplete_warning([*clean.get("findings", []), *archive.get("findings", [])],
+                              [*clean.get("missing_inputs", []),
+                               *[m for m in archive.get("missing_inputs", [])
+                                 if m not in clean.get("missing_inputs", [])]])
     render.verdict(answer, "bad" if not exposed.empty else "warn" if not other_exposed.empty else "good")
     if binding:
         st.caption(f"Binding guard {binding['name']}: {binding.get('detail', '')}")

@@ -31,6 +31,7 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
+render.incomplete_warning(data.get("findings"))
 partitions = ["(all)", *data["partitions"]]
 state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
 part = st.selectbox("Partition", partitions, key="partition",

@@ -54,7 +54,7 @@ def test_layout_two_paths() -> None:
             "hoodie.timeline.history.path": "hist",
             "hoodie.table.partition.fields": "region:SIMPLE,day",
             "hoodie.table.metadata.partitions": "files,record_index",
-            "hoodie.table.timeline.timezone": "utc",
+            "hoodie.table.timeline.timezone": "UTC",
         },
         "x",
     )
@@ -73,6 +73,10 @@ def test_layout_two_paths() -> None:
         ({"hoodie.table.version": "42"}, UnsupportedTableVersion, "hoodie.table.version=42"),
         ({"hoodie.table.version": "six"}, PropertiesError, "is not a number"),
         ({"hoodie.table.version": "6", "hoodie.table.type": "WEIRD"}, PropertiesError, "WEIRD"),
+        # HoodieTimelineTimeZone.valueOf: exact enum names only (issue 16).
+        ({"hoodie.table.version": "6", "hoodie.table.timeline.timezone": "utc"}, PropertiesError, "'utc'"),
+        ({"hoodie.table.version": "6", "hoodie.table.timeline.timezone": "Europe/Paris"}, PropertiesError,
+         "Europe/Paris"),
         ({"hoodie.table.version": "9", "hoodie.timeline.layout.version": "7"}, UnsupportedTableVersion,
          "layout.version=7"),
     ],

@@ -41,12 +41,13 @@ error                     message of a hard error that stopped the file's scan (
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from hudi_core.errors import safe_text
 from hudi_core.filenames import parse_log_file_name
 from hudi_core.logfile.content import content_version, record_count
 from hudi_core.logfile.errors import LogFileError
@@ -101,20 +102,39 @@ def _file_columns(path: str) -> dict[str, Any]:
 
 
 def _scan_one(
-    storage: RangeStorage, path: str, size: int | None, decode_counts: bool
+    storage: RangeStorage, path: str, size: int | None, decode_counts: bool, keep_blocks: bool = True
 ) -> tuple[LogFileScan, list[dict[str, Any]]]:
-    base = _file_columns(path)
+    """Scan one log file into inventory rows. `keep_blocks=False` does not keep the :class:`LogBlock`
+    objects in the returned scan (memory: a damaged file can hold one corrupt block per 6 bytes)."""
     rows: list[dict[str, Any]] = []
+    scan = _scan_rows(storage, path, size, decode_counts, keep_blocks, rows.append)
+    return scan, rows
+
+
+def _scan_rows(storage: RangeStorage, path: str, size: int | None, decode_counts: bool, keep_blocks: bool,
+               emit: Callable[[dict[str, Any]], None]) -> LogFileScan:
+    """:func:`_scan_one` handing each row to `emit` as it is made (no list of rows held)."""
+    base = _file_columns(path)
+    rows = _Emitter(emit)
     try:
         reader = LogFileReader(storage, path, file_size=size)
     except LogFileError as exc:
-        return LogFileScan(path, size or 0, [], exc), [_error_row(base, exc, None)]
+        emit(_error_row(base, exc, None))
+        return LogFileScan(path, size or 0, [], exc)
     scan = LogFileScan(path, reader.file_size)
     try:
         for block in reader.blocks():
-            scan.blocks.append(block)
-            ident = block.block_identifier
+            if keep_blocks:
+                scan.blocks.append(block)
             row = dict(base)
+            if block.corrupt and not block.header_entries:
+                # Corrupt frame: no header to look into (fast path, issue 16: runs of corrupt blocks).
+                row.update(block_index=block.index, block_offset=block.offset, block_size=block.size,
+                           block_type=block.type_name, format_version=block.format_version,
+                           content_length=block.content_length, corrupt=True, corrupt_reason=block.corrupt_reason)
+                rows.append(row)
+                continue
+            ident = block.block_identifier
             row.update(
                 block_index=block.index,
                 block_offset=block.offset,
@@ -144,7 +164,16 @@ def _scan_one(
         scan.error = exc
         rows.append(_error_row(base, exc, exc.offset))
     scan.bytes_requested = reader.bytes_requested
-    return scan, rows
+    return scan
+
+
+class _Emitter:
+    """`rows.append` that hands the row on instead of keeping it."""
+
+    __slots__ = ("append",)
+
+    def __init__(self, emit: Callable[[dict[str, Any]], None]) -> None:
+        self.append = emit
 
 
 def _error_row(base: dict[str, Any], exc: LogFileError, offset: int | None) -> dict[str, Any]:
@@ -167,11 +196,15 @@ def scan_log_files(
     yield an error row.
     """
     storage = storage_spec.open() if isinstance(storage_spec, StorageSpec) else storage_spec
-    rows: list[dict[str, Any]] = []
+    columns: dict[str, list[Any]] = {name: [] for name in INVENTORY_SCHEMA.names}
     for path in paths:
         size = file_sizes.get(path) if file_sizes else None
-        rows.extend(_scan_one(storage, path, size, decode_counts)[1])
-    columns = {name: [row.get(name) for row in rows] for name in INVENTORY_SCHEMA.names}
+        # Columns are filled row by row: no row dict outlives its block (issue 16: O(blocks) memory).
+        def add(row: dict[str, Any]) -> None:
+            for name, values in columns.items():
+                values.append(safe_text(row.get(name)))  # header bytes that are not UTF-8 stay printable
+
+        _scan_rows(storage, path, size, decode_counts, False, add)
     return pa.table(columns, schema=INVENTORY_SCHEMA)
 
 

@@ -255,6 +255,7 @@ class LogFileReader:
         self.path = path
         self.file_size = file_size
         self._io = _Window(storage, path, file_size, window)
+        self._resync_chunk: tuple[int, bytes] | None = None
 
     @property
     def bytes_requested(self) -> int:
@@ -414,10 +415,26 @@ class LogFileReader:
         )
 
     def _next_magic(self, start: int) -> int:
-        """`scanForNextAvailableBlockOffset`: the next `#HUDI#` at or after `start`, else EOF."""
+        """`scanForNextAvailableBlockOffset`: the next `#HUDI#` at or after `start`, else EOF.
+
+        The last chunk read is kept and searched first (issue 16): a run of corrupt blocks packed
+        close together (a file of repeated magic) then costs O(bytes) reads and time, not a 1 MiB
+        read per block.
+        """
         pos = start
+        cached = self._resync_chunk
+        if cached is not None:
+            c_start, chunk = cached
+            if c_start <= pos < c_start + len(chunk):
+                found = chunk.find(MAGIC, pos - c_start)
+                if found >= 0:
+                    return c_start + found
+                if c_start + len(chunk) >= self.file_size:
+                    return self.file_size
+                pos = max(pos, c_start + len(chunk) - (MAGIC_LEN - 1))
         while pos < self.file_size:
             chunk = self._io.fetch(pos, RESYNC_CHUNK)
+            self._resync_chunk = (pos, chunk)
             found = chunk.find(MAGIC)
             if found >= 0:
                 return pos + found

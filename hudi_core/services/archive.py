@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
+from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
 from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import Timeline
+from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.instant import Instant
 
 if TYPE_CHECKING:
@@ -90,6 +91,12 @@ class ArchivePlan:
     savepoint_guard: bool
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
     exposed_file_groups: list[ExposedGroup] = field(default_factory=list)
+    #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
+    missing_inputs: list[MissingInput] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.missing_inputs)
 
     @property
     def to_archive(self) -> list[Instant]:
@@ -122,6 +129,8 @@ class ArchivePlan:
             "guards": [g.to_dict() for g in self.guards],
             "instants": [d.to_dict() for d in self.decisions],
             "exposed_file_groups": [e.to_dict() for e in self.exposed_file_groups],
+            "incomplete": self.incomplete,
+            "missing_inputs": [m.to_dict() for m in self.missing_inputs],
         }
 
 
@@ -433,8 +442,41 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         savepoint_guard=savepoint_guard,
         config=config,
     )
+    _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:
         from hudi_core.services.safety import check_archival_safety
 
         plan.exposed_file_groups = check_archival_safety(table, plan)
     return plan
+
+
+def _refuse_on_missing_inputs(plan: ArchivePlan, timeline: ActiveTimeline) -> None:
+    """Issue 16: refuse to plan past an unreadable or mistyped clean, or to archive an unreadable instant.
+
+    Hudi's archiver reads the last completed clean (guards A3/A6/A7, min/max from its ECTR) and every
+    instant it archives; it fails on a body it cannot deserialize. (Bodies of chosen instants count
+    when already read, and failed, during this planning or before.) Planning on regardless could drop
+    guard A3 and archive a replacecommit a savepoint still needs (HUDI-7779), so nothing is archived
+    and every instant says why.
+    """
+    clean_missing = last_clean_inputs(timeline)
+    chosen = plan.to_archive
+    # Bodies of the chosen instants are not decoded here (performance: thousands of commit bodies on a
+    # big table); those read while planning, or that failed earlier, count.
+    chosen_keys = {(i.requested_time, i.action) for i in chosen}
+    everything = missing_inputs(timeline, clean_missing)
+    refusal = clean_missing + [m for m in everything if (m.requested_time, m.action) in chosen_keys
+                               and m.path not in {c.path for c in clean_missing}]
+    plan.missing_inputs = everything
+    if not refusal:
+        return
+    why = "; ".join(f"{m.path}: {m.reason}" for m in refusal)
+    reason = (f"not planned: input unreadable ({why}); Hudi's archiver fails here, and archiving without it could "
+              "drop a guard")
+    for d in plan.decisions:
+        if d.decision == ARCHIVE:
+            d.decision = KEEP
+        d.reasons.insert(0, reason)
+    plan.boundary_instant = min(m.requested_time for m in refusal)
+    plan.boundary_guard = "unreadable_input"
+    plan.guards.append(Guard("unreadable_input", plan.boundary_instant, reason, True))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.fsview import BaseFile, FileGroup, FileSlice, FileSystemView, LogFile, paused_gc
@@ -31,6 +31,7 @@ from hudi_core.services.config import (
     KEEP_LATEST_FILE_VERSIONS,
     ServiceConfig,
 )
+from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline
 from hudi_core.timeline.instant import Instant, State
@@ -58,6 +59,8 @@ UNCOMMITTED = "uncommitted"
 OLDER_THAN_ECTR = "older_than_ectr"
 REPLACED_BEFORE_ECTR = "replaced_before_ectr"
 REPLACED_FILE_GROUP = "replaced_file_group"
+#: Issue 16: the group may have been replaced by a replacecommit whose body cannot be read; kept.
+REPLACED_STATUS_UNKNOWN = "replaced_status_unknown"
 BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
 
 
@@ -114,6 +117,12 @@ class CleanPlan:
     earliest_commit_to_not_archive_hudi: str | None
     base_uri: str
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
+    #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
+    missing_inputs: list[MissingInput] = field(default_factory=list)
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.missing_inputs)
 
     @property
     def ectr(self) -> str | None:
@@ -231,6 +240,8 @@ class CleanPlan:
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": "1.1.x",
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
+            "incomplete": self.incomplete,
+            "missing_inputs": [m.to_dict() for m in self.missing_inputs],
         }
 
 
@@ -396,7 +407,23 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     hudi_plan = CleanerPlan.from_dict(plan.to_hoodie_cleaner_plan(with_files=False))
     sp = tls.earliest_replaced_savepoint_in_clean(timeline, policy, hudi_plan)
     plan.earliest_commit_to_not_archive_hudi = sp or (ectr.requested_time if ectr else None)
+    _mark_missing_inputs(plan, timeline, fs_view)
     return plan
+
+
+def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
+    """Issue 16: record what the planner could not read; never delete a group whose status is unknown."""
+    unknown = view.unknown_replaced
+    if unknown:
+        moved = [d for d in plan.files_to_delete if (d.partition, d.file_id) in unknown]
+        plan.files_to_delete = [d for d in plan.files_to_delete if (d.partition, d.file_id) not in unknown]
+        plan.kept = [d if (d.partition, d.file_id) not in unknown else replace(d, reason=REPLACED_STATUS_UNKNOWN)
+                     for d in plan.kept] + [replace(d, reason=REPLACED_STATUS_UNKNOWN) for d in moved]
+    also = last_clean_inputs(timeline) + unknown_groups_input(view)
+    plan.missing_inputs = missing_inputs(timeline, also)
+    if any(m.action == ia.CLEAN for m in plan.missing_inputs):
+        plan.trigger_detail += ("; INCOMPLETE: the last completed clean cannot be read, so the commits since it "
+                                "and its partitions are unknown (Hudi fails here)")
 
 
 def proposed_ectna(ectr: str | None, savepoints: list[str]) -> str | None:

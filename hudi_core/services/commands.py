@@ -35,11 +35,21 @@ def _cli() -> Any:
     return cli
 
 
+def _note_clean_inputs(args: argparse.Namespace, table: Any) -> None:
+    """Markers rest on the last completed clean: an unreadable one makes the answer incomplete."""
+    from hudi_core.services.inputs import last_clean_inputs
+
+    if last_clean_inputs(table.timeline):
+        args._plan_incomplete = True
+
+
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
     table = _cli()._open(args)
     payload = compute_markers(table, parse_conf_pairs(args.conf), now=_now(args)).to_dict()
+    _note_clean_inputs(args, table)
     if args.format == "json":
+        payload = _cli().with_findings(args, payload)
         print(render_json(payload))
     else:
         rows = []
@@ -57,8 +67,9 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     table = _cli()._open(args)
     plan = plan_clean(table, parse_conf_pairs(args.conf), now=_now(args))
     payload = plan.to_dict()
+    args._plan_incomplete = plan.incomplete
     if args.format == "json":
-        print(render_json(payload))
+        print(render_json(_cli().with_findings(args, payload)))
         return 0
     rows = [{**d, "decision": "delete"} for d in payload["files_to_delete"]]
     rows += [{**d, "decision": "keep"} for d in payload["kept"]]
@@ -81,8 +92,9 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     table = _cli()._open(args)
     plan = plan_archive(table, parse_conf_pairs(args.conf), savepoint_guard=not args.without_savepoint_guard)
     payload = plan.to_dict()
+    args._plan_incomplete = plan.incomplete
     if args.format == "json":
-        print(render_json(payload))
+        print(render_json(_cli().with_findings(args, payload)))
         return 0
     rows = [{**d, "reasons": "; ".join(d["reasons"])} for d in payload["instants"]]
     if args.format == "csv":

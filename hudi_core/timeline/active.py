@@ -248,6 +248,13 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
     """List and classify the active timeline of a table (no body is read here)."""
     findings: list[Finding] = []
     files: list[InstantFile] = []
+    if props.timeline_layout_version >= 2 and not storage.is_dir(props.timeline_dir):
+        # Hudi 1.x lists `.hoodie/<hoodie.timeline.path>` and fails when it is missing (the folder is
+        # created with the table): a missing folder is damage, or a v6 table relabelled as layout 2,
+        # never an empty healthy timeline (issue 16).
+        raise StorageError(
+            f"{storage.uri_of(props.timeline_dir)} is missing: table version {props.version} keeps its timeline "
+            f"there (layout {props.timeline_layout_version}); Hudi cannot read this table either")
     for info in storage.list(props.timeline_dir):
         file, finding = _classify(info, props, storage)
         if finding:

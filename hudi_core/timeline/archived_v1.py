@@ -32,7 +32,7 @@ import fastavro
 import numpy as np
 import pyarrow as pa
 
-from hudi_core.errors import DecodeError, StorageError
+from hudi_core.errors import DecodeError, StorageError, safe_text
 from hudi_core.logfile.content import split_avro_content
 from hudi_core.logfile.errors import LogFileError
 from hudi_core.logfile.format import BlockType
@@ -169,14 +169,14 @@ class _Rows:
             (requested, action, state, completion, offset, index, None, None),
             strict=True,
         ):
-            self.cols[key].append(value)
+            self.cols[key].append(safe_text(value))
 
     def error(self, code: str, message: str, offset: int | None = None) -> None:
         for key in self.cols:
             self.cols[key].append(None)
         self.cols["block_offset"][-1] = offset
         self.cols["error_code"][-1] = code
-        self.cols["error"][-1] = message
+        self.cols["error"][-1] = safe_text(message)
 
     def __len__(self) -> int:
         return len(self.cols["requested_time"])

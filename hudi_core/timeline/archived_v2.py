@@ -73,7 +73,10 @@ class LsmSnapshot:
 
 
 def _parse_manifest(data: bytes) -> list[LsmFile]:
-    doc = json.loads(data.decode("utf-8"))
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except RecursionError as exc:  # issue 16: a deeply nested manifest is damage, not a crash
+        raise ValueError("manifest JSON nested too deeply") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
         raise ValueError('no "files" list')
     out = []
@@ -207,7 +210,7 @@ def read_lsm_file_rows(storage: ReadOnlyStorage, path: str, time_range: TimeRang
                 return _error_table(path, "lsm_file_unreadable",
                                     f"{uri} is not a HoodieLSMTimelineInstant file (no {', '.join(missing)})")
             data = pf.read(columns=list(LISTING_COLUMNS), use_threads=False)
-    except (StorageError, OSError, pa.ArrowException) as exc:
+    except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:  # damaged footers
         return _error_table(path, "lsm_file_unreadable", f"cannot read archived timeline file {uri}: {exc}")
     n = data.num_rows
     requested = _as_string(data.column("instantTime"))
@@ -280,7 +283,7 @@ def read_lsm_row_bytes(storage: ReadOnlyStorage, path: str, record_index: int, r
                 start += rows
             if row is None:
                 raise DecodeError(f"{uri} has no row {record_index}")
-    except (StorageError, OSError, pa.ArrowException) as exc:
+    except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:  # damaged footers
         raise DecodeError(f"cannot read archived timeline file {uri}: {exc}") from exc
     if row.get("instantTime") != requested_time:
         raise DecodeError(f"{uri} row {record_index} is {row.get('instantTime')}, not {requested_time}")

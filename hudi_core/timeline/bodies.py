@@ -75,6 +75,52 @@ def expected_record_type(action: str, state: State) -> str | None:
     return None
 
 
+_COMMIT_TYPES = frozenset({"HoodieCommitMetadata", "HoodieReplaceCommitMetadata"})
+_PLAN = {
+    ia.CLEAN: "HoodieCleanerPlan", ia.COMPACTION: "HoodieCompactionPlan", ia.LOG_COMPACTION: "HoodieCompactionPlan",
+    ia.ROLLBACK: "HoodieRollbackPlan", ia.RESTORE: "HoodieRestorePlan", ia.INDEXING: "HoodieIndexPlan",
+}
+
+
+def allowed_record_types(action: str, state: State) -> frozenset[str]:
+    """Every record type a Hudi writer (0.x or 1.x) puts in a file of `action` in `state` (spec `01`
+    §1.5, §2). A body of any other type is not what the file claims to be: a finding, never used
+    (issue 16: a commit's JSON in `clean.requested` must not become a cleaner plan)."""
+    if action in (ia.COMMIT, ia.DELTA_COMMIT):
+        # requested/inflight: empty, or the workload profile (commit metadata); 1.x insert_overwrite
+        # plans may sit in a requested commit as requested-replace metadata. An archived (layout 2)
+        # compaction is an archived `commit` whose plan bytes are the compaction plan.
+        if state is State.REQUESTED:
+            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata", "HoodieCompactionPlan"}
+        return _COMMIT_TYPES
+    if action in (ia.REPLACE_COMMIT, ia.CLUSTERING):
+        if state is State.REQUESTED:
+            return frozenset({"HoodieRequestedReplaceMetadata"})
+        if state is State.INFLIGHT:
+            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata"}
+        return _COMMIT_TYPES
+    if action in _PLAN:
+        plan = _PLAN[action]
+        if state is not State.COMPLETED:
+            return frozenset({plan})
+        done = {ia.CLEAN: "HoodieCleanMetadata", ia.ROLLBACK: "HoodieRollbackMetadata",
+                ia.RESTORE: "HoodieRestoreMetadata", ia.INDEXING: "HoodieIndexCommitMetadata"}.get(action)
+        # A completed compaction is a commit file; the action never completes under its own name.
+        return frozenset({done}) if done else _COMMIT_TYPES
+    if action == ia.SAVEPOINT:
+        return frozenset({"HoodieSavepointMetadata"})
+    return frozenset()
+
+
+def check_record_type(record_type: str, action: str, state: State) -> None:
+    """Raise :class:`DecodeError` when `record_type` is not one Hudi writes for `action` in `state`."""
+    allowed = allowed_record_types(action, state)
+    if record_type not in allowed:
+        expected = " or ".join(sorted(allowed)) or "no record"
+        raise DecodeError(f"holds a {record_type} where a {action} {state.name} file holds {expected}: "
+                          "wrong record type, not used")
+
+
 @dataclass(frozen=True)
 class DecodedBody:
     """A decoded instant body: its format, the record type and the typed record (or ``None``)."""
@@ -118,25 +164,31 @@ def decode_body(data: bytes, action: str, state: State) -> DecodedBody:
         builder = RECORD_BUILDERS.get(record_type)
         if builder is None:
             raise DecodeError(f"unknown Avro record type {record_type!r}")
+        check_record_type(record_type, action, state)
         try:
             return DecodedBody(fmt, record_type, builder(values), len(data))
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise DecodeError(f"{record_type} has an unexpected shape: {exc}") from exc
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise DecodeError(f"{record_type} has an unexpected shape: {type(exc).__name__}: {exc}") from exc
     if fmt is BodyFormat.JSON:
         try:
             values = json.loads(data.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DecodeError(f"invalid JSON ({exc})") from exc
+        except RecursionError as exc:  # deeply nested arrays/objects: Python's decoder gives up
+            raise DecodeError("JSON nested too deeply to decode") from exc
         if not isinstance(values, dict):
             raise DecodeError("JSON body is not an object")
-        # Only commit metadata is ever JSON (CommitMetadataSerDeV1); other records are Avro.
-        if expected in ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata") or expected is None:
-            is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
-            record_type = "HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata"
+        # Only commit metadata is ever JSON (CommitMetadataSerDeV1); every other record is Avro, so
+        # JSON in, say, a `clean.requested` is the wrong record type (never read as a cleaner plan).
+        is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
+        record_type = "HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata"
+        if expected not in _COMMIT_TYPES and expected is not None:
+            raise DecodeError(f"holds JSON commit metadata where a {action} {state.name} file holds an Avro "
+                              f"{expected}: wrong record type, not used")
+        check_record_type(record_type, action, state)
+        try:
             return DecodedBody(fmt, record_type, CommitMetadata.from_dict(values, is_replace), len(data))
-        builder = RECORD_BUILDERS.get(expected)
-        if builder is None:
-            raise DecodeError(f"unexpected JSON body for {action} {state.name}")
-        return DecodedBody(fmt, expected, builder(values), len(data))
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise DecodeError(f"{record_type} has an unexpected shape: {type(exc).__name__}: {exc}") from exc
     head = data[:8]
     raise DecodeError(f"neither empty, JSON nor an Avro container (starts with {head!r})")

@@ -64,6 +64,9 @@ def cmd_archive(args: argparse.Namespace) -> int:
     table = _open(args)
     summary = archive_summary(table, args.since, args.until)
     if args.format == "json":
+        from hudi_core.cli import with_findings
+
+        summary = with_findings(args, summary)
         print(render_json(summary))
     elif args.format == "csv":
         sys.stdout.write(render_csv(summary["files"], ["file", "level", "instants", "first_instant", "last_instant"]))

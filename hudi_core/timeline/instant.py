@@ -64,9 +64,11 @@ def comparable_action(action: str, layout_version: int) -> str:
     return table.get(action, action)
 
 
-# `^(\d+)(\.\w+)(\.\D+)?$` for layout 1; `^(\d+(_\d+)?)(\.\w+)(\.\D+)?$` for layout 2.
-_NAME_V1 = re.compile(r"^(\d+)(\.\w+)(\.\D+)?$")
-_NAME_V2 = re.compile(r"^(\d+)(?:_(\d+))?(\.\w+)(\.\D+)?$")
+# `^(\d+)(\.\w+)(\.\D+)?$` for layout 1; `^(\d+(_\d+)?)(\.\w+)(\.\D+)?$` for layout 2. Java's `\d`,
+# `\w` and `\D` are ASCII-only (issue 16): explicit classes, and `\Z` (Java's `$` in `matches()` does
+# not accept a trailing newline).
+_NAME_V1 = re.compile(r"^([0-9]+)(\.[A-Za-z0-9_]+)(\.[^0-9]+)?\Z")
+_NAME_V2 = re.compile(r"^([0-9]+)(?:_([0-9]+))?(\.[A-Za-z0-9_]+)(\.[^0-9]+)?\Z")
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def parse_instant_time(value: str, timezone: str = "UTC") -> dt.datetime | None:
     A 17-digit value that is not a valid date is read as epoch milliseconds, as hudi-rs does.
     """
     tz = dt.UTC if timezone.upper() == "UTC" else dt.datetime.now().astimezone().tzinfo
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         return None
     try:
         if len(value) == 17:

@@ -36,7 +36,7 @@ from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.archive_index import ArchiveIndex, IndexKey, index_enabled
 from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
-from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body, sniff_format
+from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body
 from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, InstantFile, State
 from hudi_core.timeline.records import CommitMetadata
@@ -213,8 +213,10 @@ class ArchivedTimeline(Timeline):
             return None
         action = instant.pending_action
         plan_state = State.REQUESTED
-        if instant.completed_action == ia.REPLACE_COMMIT and sniff_format(plan) is BodyFormat.JSON:
-            plan_state = State.INFLIGHT  # the inflight commit metadata overwrote the requested plan
+        if instant.completed_action == ia.REPLACE_COMMIT:
+            # The inflight commit metadata (JSON or Avro) may have overwritten the requested plan
+            # (`createLSMTimelineInstant`); an inflight replace file accepts both record types.
+            plan_state = State.INFLIGHT
         return decode_body(plan, action, plan_state)
 
     def body_error(self, instant: Instant) -> list[Finding]:

@@ -519,4 +519,7 @@ def file_group_frames(table: HudiTable, as_of: str | None = None) -> dict[str, l
         "replaced": replaced,
         "pins": [{"savepoint": p.savepoint_time, "partition": p.partition, "file": p.file_name, "exists": p.exists}
                  for p in pins],
+        # Issue 16: what the view could not read (unknown replaced groups, skipped files), for the warning.
+        "findings": [f.to_dict() for f in [*view.findings, *table.timeline.findings, *table.storage.findings]
+                     if f.severity.value == "error"],
     }

@@ -28,8 +28,14 @@ def get_executor(engine_name: str = "local") -> Any:
 
 @st.cache_resource(show_spinner="Opening table…", max_entries=16, ttl=TTL_SECONDS)
 def get_table(uri: str, engine_name: str = "local") -> HudiTable:
-    """The table at `uri`, opened read-only with the chosen engine's executor."""
-    return open_table(uri, executor=get_executor(engine_name))
+    """The table at `uri`, opened read-only with the chosen engine's executor.
+
+    Local tables are confined to the allowed roots in the storage layer itself (issue 16): a symlink
+    inside a table (`.hoodie`, an instant or a log file) cannot make the dashboard read elsewhere.
+    """
+    from hudi_core.ui.roots import confinement_for
+
+    return open_table(uri, executor=get_executor(engine_name), confine_to=confinement_for(uri))
 
 
 def run_with_progress(label: str, fn: Callable[[], Any]) -> Any:

@@ -165,3 +165,20 @@ def verdict(text: str, tone: str = "info") -> None:
         st.warning(text, icon=":material/warning:")
     else:
         st.info(text, icon=":material/info:")
+
+
+def incomplete_warning(findings: Sequence[dict[str, Any]] | None = None,
+                       missing_inputs: Sequence[dict[str, Any]] | None = None) -> bool:
+    """The dashboard's form of the CLI's exit code 1 (issue 16): a visible warning above the answer
+    when some input could not be read, naming each file and what depends on it. Returns whether shown."""
+    errors = [f for f in findings or [] if f.get("severity") == "error"]
+    missing = list(missing_inputs or [])
+    if not errors and not missing:
+        return False
+    lines = [f"- `{m.get('path', '')}`: {m.get('reason', '')} — affects: {', '.join(m.get('affects') or []) or '—'}"
+             for m in missing[:20]]
+    shown = {m.get("path") for m in missing}
+    lines += [f"- `{f.get('path', '')}`: {f.get('message', '')}" for f in errors if f.get("path") not in shown][:20]
+    st.warning("**Incomplete answer: some input could not be read.** What follows is computed without it:\n"
+               + "\n".join(lines), icon=":material/report:")
+    return True

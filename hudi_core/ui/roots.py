@@ -14,7 +14,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from hudi_core.demo import cache_dir, fixtures_root
 from hudi_core.errors import HudiInspectError
@@ -49,9 +49,12 @@ def _local(value: str) -> str:
 
 
 def _url_key(value: str) -> tuple[str, str, str]:
+    """(scheme, host, path) compared between a URL and a root: query and fragment dropped, the path
+    percent-decoded and normalised (issue 16: `s3://b/ok%2F..%2Fother` or `?x#y` cannot slip past)."""
     parts = urlsplit(value)
-    path = posixpath.normpath("/" + parts.path.lstrip("/")) if parts.path.strip("/") else "/"
-    return parts.scheme.lower(), parts.netloc, path
+    raw = unquote(parts.path)
+    path = posixpath.normpath("/" + raw.lstrip("/")) if raw.strip("/") else "/"
+    return parts.scheme.lower(), unquote(parts.netloc).lower(), path
 
 
 def parse_roots(spec: str | None) -> list[Root]:
@@ -97,8 +100,11 @@ def check_table_path(raw: str, roots: list[Root] | None = None) -> str:
         raise PathRefused("the table path contains a NUL character")
     listing = ", ".join(str(r) for r in roots) or "(none)"
     if _is_url(value):
-        segments = urlsplit(value).path.split("/")
-        if ".." in segments:
+        split = urlsplit(value)
+        if split.query or split.fragment or "?" in value or "#" in value:
+            raise PathRefused(f"{value} is refused: a table URL has no query or fragment")
+        segments = unquote(split.path).split("/")
+        if ".." in segments or "\x00" in unquote(value):
             raise PathRefused(f"{value} is refused: '..' is not allowed in a table URL")
         scheme, netloc, path = _url_key(value)
         for root in roots:
@@ -122,6 +128,15 @@ def check_table_path(raw: str, roots: list[Root] | None = None) -> str:
             return resolved
     shown = value if resolved == value else f"{value} (resolves to {resolved})"
     raise PathRefused(f"{shown} is outside the allowed roots ({listing}); set {ROOTS_ENV} to allow it")
+
+
+def confinement_for(uri: str, roots: list[Root] | None = None) -> tuple[str, ...] | None:
+    """The folders a local table's storage is confined to (the resolved local roots); ``None`` for
+    URLs (object stores have no symlinks; their roots are checked by prefix at the picker)."""
+    if _is_url(uri):
+        return None
+    roots = allowed_roots() if roots is None else roots
+    return tuple(r.value for r in roots if not r.is_url)
 
 
 def scenario_output_root() -> Path:
