@@ -20,7 +20,7 @@ import datetime as dt
 import os
 import posixpath
 import stat as stat_mode
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +138,26 @@ def _mtime_ms(info: dict[str, Any]) -> int | None:
                 parsed = parsed.replace(tzinfo=dt.UTC)
             return int(parsed.timestamp() * 1000)
     return None
+
+
+def describe_error(exc: BaseException) -> str:
+    """One readable line for a storage back-end's exception (botocore/s3fs errors included): what
+    went wrong and, where the cause is a usual one, what to check."""
+    name = type(exc).__name__
+    text = str(exc) or name
+    lowered = f"{name} {text}".lower()
+    if "nocredentials" in lowered or "unable to locate credentials" in lowered:
+        return ("no credentials found (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, or pass "
+                "--storage-option key=... --storage-option secret=...)")
+    if isinstance(exc, PermissionError) or "accessdenied" in lowered or "forbidden" in lowered:
+        return f"access denied ({text})"
+    if "nosuchbucket" in lowered or "bucket does not exist" in lowered:
+        return f"no such bucket ({text})"
+    if "could not connect" in lowered or "connection refused" in lowered or "endpointconnectionerror" in lowered:
+        return f"cannot reach the storage endpoint ({text})"
+    if "slowdown" in lowered or "throttl" in lowered or "503" in lowered:
+        return f"the store kept throttling requests after retries ({text})"
+    return f"{name}: {text}" if name not in text else text
 
 
 def normalize_relative(path: str) -> str:
@@ -444,6 +464,46 @@ class ReadOnlyStorage:
             raise StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
                                f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
         return data
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StorageError]:
+        """Whole files, fetched together: each path maps to its bytes or to the :class:`StorageError`
+        that reading it raised (one bad file never fails the rest).
+
+        On an object store this is one concurrent wave of GETs (fsspec's async `cat`, batched by
+        `gather_batch_size`) instead of one round trip after another, so latency is paid once per
+        wave, not once per file. Locally it is a loop over :meth:`read`.
+        """
+        if not paths:
+            return {}
+        if self._local or not getattr(self._fs, "async_impl", False):
+            out: dict[str, bytes | StorageError] = {}
+            for path in paths:
+                try:
+                    out[path] = self.read(path)
+                except StorageError as exc:
+                    out[path] = exc
+            return out
+        targets = {self._abs(p): p for p in paths}
+        try:
+            fetched = self._fs.cat(list(targets), on_error="return")
+        except (OSError, ValueError) as exc:
+            raise StorageError(f"cannot read {len(paths)} files under {self.uri}: {describe_error(exc)}") from exc
+        if not isinstance(fetched, dict):  # a single path comes back as bytes
+            fetched = {next(iter(targets)): fetched}
+        result: dict[str, bytes | StorageError] = {}
+        for target, path in targets.items():
+            value = fetched.get(target)
+            if value is None:
+                value = fetched.get(self._fs._strip_protocol(target))
+            if isinstance(value, (bytes, bytearray)):
+                result[path] = bytes(value)
+            elif isinstance(value, FileNotFoundError):
+                result[path] = StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)")
+            elif isinstance(value, BaseException):
+                result[path] = StorageError(f"cannot read {self.uri_of(path)}: {describe_error(value)}")
+            else:
+                result[path] = StorageError(f"cannot read {self.uri_of(path)}: no data returned")
+        return result
 
     def read_range(self, path: str, start: int, length: int) -> bytes:
         """`length` bytes from `start` (fewer at the end of the file)."""

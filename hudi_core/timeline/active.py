@@ -138,6 +138,13 @@ class ActiveTimeline(Timeline):
     def body_of_file(self, file: InstantFile) -> DecodedBody | None:
         if file.name in self._bodies:
             return self._bodies[file.name]
+        if not self.storage.is_local:
+            # On an object store one GET costs a round trip: a command that needs one body of a kind
+            # (a clean's metadata, a replacecommit's) needs the others of that kind too, so fetch them
+            # in one concurrent wave (`read_many`) instead of one round trip after another.
+            self._prefetch_like(file)
+            if file.name in self._bodies:
+                return self._bodies[file.name]
         decoded: DecodedBody | None = None
         try:
             data = self.storage.read(file.path)
@@ -151,6 +158,14 @@ class ActiveTimeline(Timeline):
             self.findings.append(finding)
         self._bodies[file.name] = decoded
         return decoded
+
+    def _prefetch_like(self, file: InstantFile) -> None:
+        """Decode, in bulk, every not-yet-decoded file of the same action and state as `file`."""
+        alike = [i for i in self.all_instants
+                 if any(f.action == file.action and f.state is file.state and f.name not in self._bodies
+                        for f in i.files)]
+        if len(alike) > 1:
+            self.decode_all(None, alike, only=(file.action, file.state))
 
     def prime_bodies(self, decoded: dict[str, DecodedBody | None], errors: dict[str, str]) -> None:
         """Take bodies decoded in bulk by an executor (same results as decoding one by one)."""
@@ -166,12 +181,14 @@ class ActiveTimeline(Timeline):
             self._bodies[name] = None
 
     def decode_all(self, executor: Executor | None = None, instants: Iterable[Instant] | None = None,
-                   batch_size: int = 256) -> None:
-        """Decode every not-yet-decoded state file of `instants` (all by default) in bulk."""
+                   batch_size: int = 256, only: tuple[str, State] | None = None) -> None:
+        """Decode every not-yet-decoded state file of `instants` (all by default) in bulk; `only`
+        keeps the files of one (action, state)."""
         from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuild_body
 
         chosen = self.instants if instants is None else list(instants)
-        paths = [f.path for i in chosen for f in i.files if f.name not in self._bodies]
+        paths = [f.path for i in chosen for f in i.files if f.name not in self._bodies
+                 and (only is None or (f.action, f.state) == only)]
         if not paths:
             return
         fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)

@@ -60,14 +60,19 @@ def decode_instant_files(spec: StorageSpec, paths: list[str], layout_version: in
     """Decode a batch of instant files (root-relative paths) into :data:`DECODED_SCHEMA` rows."""
     storage = spec.open()
     rows: dict[str, list[Any]] = {f.name: [] for f in DECODED_SCHEMA}
+    parsed_names = {path: ia.parse_instant_file_name(posixpath.basename(path), layout_version) for path in paths}
+    # One concurrent wave on an object store (a loop locally): see ReadOnlyStorage.read_many.
+    contents = storage.read_many([path for path, parsed in parsed_names.items() if parsed is not None])
     for path in paths:
-        parsed = ia.parse_instant_file_name(posixpath.basename(path), layout_version)
+        parsed = parsed_names[path]
         fmt = record_type = record_json = record_zjson = error = None
         size = None
         try:
             if parsed is None:
                 raise DecodeError("not an instant file name")
-            data = storage.read(path)
+            data = contents[path]
+            if isinstance(data, StorageError):
+                raise data
             size = len(data)
             body = decode_body(data, parsed.action, parsed.state)
             fmt, record_type = body.format.value, body.record_type

@@ -1,0 +1,215 @@
+"""A loopback S3-compatible server for tests and benchmarks: moto's server behind a middleware that
+adds a fixed delay per request, counts requests by kind and can inject faults.
+
+Only 127.0.0.1 is ever bound. Control endpoints (never forwarded to moto):
+
+- ``GET /__stats``: JSON counts ``{"GET": n, "LIST": n, "HEAD": n, "PUT": n, "OTHER": n, "keys": {...}}``
+  (``keys`` counts GETs per object key, to prove no file is read twice);
+- ``POST /__reset``: zero the counts;
+- ``POST /__config?delay_ms=20&fail=503&fail_count=2&fail_prefix=KEY``: set the delay and arm a fault:
+  the next `fail_count` requests whose key starts with `fail_prefix` get `fail` (503 = SlowDown,
+  403 = AccessDenied) instead of an answer.
+
+Run as a process: ``python -m bench.s3server --port 0 --delay-ms 20`` prints ``READY <port>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import parse_qs, unquote
+
+_ERRORS = {
+    503: ("SlowDown", "Please reduce your request rate."),
+    403: ("AccessDenied", "Access Denied"),
+    500: ("InternalError", "We encountered an internal error. Please try again."),
+}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class S3Middleware:
+    """WSGI middleware: delay, count and fault injection around moto's application."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]], delay_ms: float = 0.0) -> None:
+        self.app = app
+        self.delay_s = delay_ms / 1000.0
+        self.lock = threading.Lock()
+        self.counts: Counter[str] = Counter()
+        self.keys: Counter[str] = Counter()
+        self.fail_status = 0
+        self.fail_count = 0
+        self.fail_prefix = ""
+
+    def stats(self) -> dict[str, Any]:
+        with self.lock:
+            out: dict[str, Any] = {k: self.counts.get(k, 0) for k in ("GET", "LIST", "HEAD", "PUT", "OTHER")}
+            out["keys"] = dict(self.keys)
+            return out
+
+    def reset(self) -> None:
+        with self.lock:
+            self.counts.clear()
+            self.keys.clear()
+
+    def configure(self, query: dict[str, list[str]]) -> None:
+        with self.lock:
+            if "delay_ms" in query:
+                self.delay_s = float(query["delay_ms"][0]) / 1000.0
+            self.fail_status = int(query.get("fail", ["0"])[0])
+            self.fail_count = int(query.get("fail_count", ["0"])[0])
+            self.fail_prefix = query.get("fail_prefix", [""])[0]
+
+    @staticmethod
+    def _kind(method: str, path: str, query: str) -> tuple[str, str]:
+        parts = unquote(path).lstrip("/").split("/", 1)
+        key = parts[1] if len(parts) > 1 else ""
+        if method == "GET":
+            if not key or "list-type" in query or "prefix=" in query or "delimiter=" in query:
+                return "LIST", key
+            return "GET", key
+        if method == "HEAD":
+            return "HEAD", key
+        if method == "PUT":
+            return "PUT", key
+        return "OTHER", key
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        query = environ.get("QUERY_STRING", "")
+        if path == "/__stats":
+            body = json.dumps(self.stats()).encode()
+            start_response("200 OK", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+            return [body]
+        if path == "/__reset":
+            self.reset()
+            start_response("200 OK", [("Content-Length", "0")])
+            return [b""]
+        if path == "/__config":
+            self.configure(parse_qs(query))
+            start_response("200 OK", [("Content-Length", "0")])
+            return [b""]
+        kind, key = self._kind(method, path, query)
+        with self.lock:
+            self.counts[kind] += 1
+            if kind == "GET":
+                self.keys[key] += 1
+            fail = 0
+            if self.fail_count > 0 and key.startswith(self.fail_prefix) and kind != "PUT":
+                self.fail_count -= 1
+                fail = self.fail_status
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        if fail:
+            code, message = _ERRORS.get(fail, ("Error", "injected"))
+            body = (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{message}</Message>'
+                    f"<Resource>{path}</Resource><RequestId>0</RequestId></Error>").encode()
+            status = {503: "503 Slow Down", 403: "403 Forbidden", 500: "500 Internal Server Error"}.get(
+                fail, f"{fail} Error")
+            start_response(status, [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))])
+            return [] if method == "HEAD" else [body]
+        return self.app(environ, start_response)
+
+
+class LoopbackS3:
+    """moto's S3 on 127.0.0.1:`port` (free port by default), in a thread of this process."""
+
+    def __init__(self, port: int = 0, delay_ms: float = 0.0) -> None:
+        from moto.server import DomainDispatcherApplication, create_backend_app
+        from werkzeug.serving import make_server
+
+        self.port = port or free_port()
+        self.middleware = S3Middleware(DomainDispatcherApplication(create_backend_app), delay_ms)
+        self._server = make_server("127.0.0.1", self.port, self.middleware, threaded=True)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> LoopbackS3:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._thread.join(timeout=10)
+
+
+#: Credentials the loopback server accepts (moto accepts any); tests and bench pass them explicitly.
+ACCESS_KEY = "testing"
+SECRET_KEY = "testing"
+REGION = "us-east-1"
+
+
+def storage_options(endpoint: str) -> dict[str, Any]:
+    """fsspec/s3fs options for the loopback server."""
+    return {"key": ACCESS_KEY, "secret": SECRET_KEY, "endpoint_url": endpoint,
+            "client_kwargs": {"region_name": REGION}}
+
+
+def cli_storage_args(endpoint: str) -> list[str]:
+    """The same options as `--storage-option` arguments of `hudi-inspect`."""
+    return ["--storage-option", f"key={ACCESS_KEY}", "--storage-option", f"secret={SECRET_KEY}",
+            "--storage-option", f"endpoint_url={endpoint}"]
+
+
+def upload_tree(endpoint: str, local_dir: str, bucket: str, prefix: str, threads: int = 32) -> int:
+    """Upload every file under `local_dir` to ``s3://bucket/prefix/`` (creating the bucket); returns
+    the number of files. Uses boto3 with a thread pool (moto keeps objects in memory)."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    import boto3
+    from botocore.config import Config
+
+    client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
+                          aws_secret_access_key=SECRET_KEY, region_name=REGION,
+                          config=Config(max_pool_connections=threads))
+    try:
+        client.create_bucket(Bucket=bucket)
+    except client.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    files = []
+    for root, _dirs, names in os.walk(local_dir):
+        for name in names:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, local_dir).replace(os.sep, "/")
+            files.append((full, f"{prefix.strip('/')}/{rel}" if prefix.strip("/") else rel))
+
+    def put(item: tuple[str, str]) -> None:
+        full, key = item
+        with open(full, "rb") as fh:
+            client.put_object(Bucket=bucket, Key=key, Body=fh.read())
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(put, files))
+    return len(files)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--delay-ms", type=float, default=0.0)
+    args = parser.parse_args()
+    server = LoopbackS3(args.port, args.delay_ms).start()
+    print(f"READY {server.port}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
