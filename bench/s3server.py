@@ -16,6 +16,7 @@ Run as a process: ``python -m bench.s3server --port 0 --delay-ms 20`` prints ``R
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import socket
 import threading
@@ -177,10 +178,8 @@ def upload_tree(endpoint: str, local_dir: str, bucket: str, prefix: str, threads
     client = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id=ACCESS_KEY,
                           aws_secret_access_key=SECRET_KEY, region_name=REGION,
                           config=Config(max_pool_connections=threads))
-    try:
+    with contextlib.suppress(client.exceptions.BucketAlreadyOwnedByYou):
         client.create_bucket(Bucket=bucket)
-    except client.exceptions.BucketAlreadyOwnedByYou:
-        pass
     files = []
     for root, _dirs, names in os.walk(local_dir):
         for name in names:

@@ -407,10 +407,16 @@ class ReadOnlyStorage:
                         stat_mode.S_ISDIR(st.st_mode))
 
     def exists(self, path: str) -> bool:
+        """Whether the path exists. On an object store, an error other than "not found" (access denied,
+        throttling after retries, endpoint down) is a StorageError: never taken for "no such file"."""
         try:
             return bool(self._fs.exists(self._abs(path)))
-        except OSError:
+        except FileNotFoundError:
             return False
+        except OSError as exc:
+            if self._local:
+                return False
+            raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
 
     def is_dir(self, path: str) -> bool:
         try:
