@@ -454,12 +454,9 @@ class ReadOnlyStorage:
                 with os.fdopen(self._open_local(path), "rb") as fh:
                     data = fh.read(limit + 1)
             else:
-                with self._fs.open(self._abs(path), "rb") as handle:
-                    size = getattr(handle, "size", None)
-                    if isinstance(size, int) and size > limit:
-                        raise StorageError(f"{self.uri_of(path)} is {size} bytes, over the {limit}-byte limit "
-                                           f"for {read_kind(normalize_relative(path))} files: not read")
-                    data = handle.read(limit + 1)
+                # One ranged GET (no HEAD first, as `fs.open` would do): at most one byte past the limit,
+                # which is enough to tell an oversized file.
+                data = self._fs.cat_file(self._abs(path), start=0, end=limit + 1)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except IsADirectoryError as exc:
@@ -527,7 +524,8 @@ class ReadOnlyStorage:
                         raise ValueError("read length must be non-negative or -1")
                     fh.seek(start)
                     return fh.read(length)
-            return self._fs.read_block(self._abs(path), start, length)
+            # One ranged GET; `read_block` would open the file first (a HEAD for its size).
+            return self._fs.cat_file(self._abs(path), start=start, end=start + length)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except (OSError, ValueError) as exc:
