@@ -8,7 +8,8 @@ Only 127.0.0.1 is ever bound. Control endpoints (never forwarded to moto):
 - ``POST /__reset``: zero the counts;
 - ``POST /__config?delay_ms=20&fail=503&fail_count=2&fail_prefix=KEY``: set the delay and arm a fault:
   the next `fail_count` requests whose key starts with `fail_prefix` get `fail` (503 = SlowDown,
-  403 = AccessDenied) instead of an answer.
+  403 = AccessDenied, 404 = NoSuchKey: an object deleted between listing and reading; listings
+  are never failed by 404) instead of an answer.
 
 Run as a process: ``python -m bench.s3server --port 0 --delay-ms 20`` prints ``READY <port>``.
 """
@@ -30,6 +31,7 @@ _ERRORS = {
     503: ("SlowDown", "Please reduce your request rate."),
     403: ("AccessDenied", "Access Denied"),
     500: ("InternalError", "We encountered an internal error. Please try again."),
+    404: ("NoSuchKey", "The specified key does not exist."),  # an object deleted after it was listed
 }
 
 
@@ -107,7 +109,8 @@ class S3Middleware:
             if kind == "GET":
                 self.keys[key] += 1
             fail = 0
-            if self.fail_count > 0 and key.startswith(self.fail_prefix) and kind != "PUT":
+            if (self.fail_count > 0 and key.startswith(self.fail_prefix) and kind != "PUT"
+                    and not (self.fail_status == 404 and kind == "LIST")):
                 self.fail_count -= 1
                 fail = self.fail_status
         if self.delay_s:
@@ -116,7 +119,8 @@ class S3Middleware:
             code, message = _ERRORS.get(fail, ("Error", "injected"))
             body = (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code><Message>{message}</Message>'
                     f"<Resource>{path}</Resource><RequestId>0</RequestId></Error>").encode()
-            status = {503: "503 Slow Down", 403: "403 Forbidden", 500: "500 Internal Server Error"}.get(
+            status = {503: "503 Slow Down", 403: "403 Forbidden", 500: "500 Internal Server Error",
+                      404: "404 Not Found"}.get(
                 fail, f"{fail} Error")
             start_response(status, [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))])
             return [] if method == "HEAD" else [body]

@@ -17,9 +17,11 @@ its per-call overhead, which dominates when a table has a million files.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import posixpath
 import stat as stat_mode
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,9 +157,27 @@ def describe_error(exc: BaseException) -> str:
         return f"no such bucket ({text})"
     if "could not connect" in lowered or "connection refused" in lowered or "endpointconnectionerror" in lowered:
         return f"cannot reach the storage endpoint ({text})"
-    if "slowdown" in lowered or "throttl" in lowered or "503" in lowered:
+    if ("slowdown" in lowered or "throttl" in lowered or "503" in lowered or "service unavailable" in lowered
+            or getattr(exc, "errno", None) == errno.EBUSY):  # s3fs maps 503 to EBUSY
         return f"the store kept throttling requests after retries ({text})"
     return f"{name}: {text}" if name not in text else text
+
+
+def _backend_errors() -> tuple[type[BaseException], ...]:
+    """What a file-system back-end raises for a failed request: OSError/ValueError, plus botocore's own
+    errors that s3fs lets through (`NoCredentialsError` is not an OSError). Evaluated when an error
+    is being matched, so botocore is never imported for it."""
+    errors: tuple[type[BaseException], ...] = (OSError, ValueError)
+    botocore_exceptions = sys.modules.get("botocore.exceptions")
+    if botocore_exceptions is not None:
+        errors += (botocore_exceptions.BotoCoreError,)
+    return errors
+
+
+def _is_unsatisfiable_range(exc: BaseException) -> bool:
+    """An object store's answer to a range past the end of an object (HTTP 416 / InvalidRange)."""
+    text = f"{exc} {exc.__cause__ or ''}"
+    return "InvalidRange" in text or "not satisfiable" in text or "416" in text.split()
 
 
 def normalize_relative(path: str) -> str:
@@ -316,8 +336,8 @@ class ReadOnlyStorage:
             entries = self._fs.ls(target, detail=True)
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
         infos = [self._info(e) for e in entries]
         return sorted((i for i in infos if i.path != normalize_relative(path)), key=lambda i: i.path)
 
@@ -339,7 +359,7 @@ class ReadOnlyStorage:
         except (FileNotFoundError, NotADirectoryError):
             return []  # fsspec: a missing path lists empty; a file lists as itself, which `list` drops
         except OSError as exc:
-            raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+            raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
         out: list[tuple[str, int, int | None, bool]] = []
         with entries:
             for entry in entries:
@@ -366,7 +386,7 @@ class ReadOnlyStorage:
                 except FileNotFoundError:
                     continue  # removed while listing, as fsspec skips it
                 except OSError as exc:
-                    raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+                    raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
                 # Local modification times are always seconds (no milliseconds heuristic).
                 out.append((entry.name, int(size or 0), int(st.st_mtime * 1000), stat_mode.S_ISDIR(st.st_mode)))
         out.sort()
@@ -388,8 +408,8 @@ class ReadOnlyStorage:
             raw = self._fs.info(self._abs(path))
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot stat {self.uri_of(path)}: {self._why(exc)}") from exc
         return self._info(raw)
 
     def _stat_local(self, path: str) -> FileInfo:
@@ -401,7 +421,7 @@ class ReadOnlyStorage:
                 st = os.stat(target, follow_symlinks=True)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
+        except _backend_errors() as exc:
             raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
         return FileInfo(self._rel(target), int(st.st_size or 0), int(st.st_mtime * 1000),
                         stat_mode.S_ISDIR(st.st_mode))
@@ -413,7 +433,7 @@ class ReadOnlyStorage:
             return bool(self._fs.exists(self._abs(path)))
         except FileNotFoundError:
             return False
-        except OSError as exc:
+        except _backend_errors() as exc:
             if self._local:
                 return False
             raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
@@ -421,8 +441,14 @@ class ReadOnlyStorage:
     def is_dir(self, path: str) -> bool:
         try:
             return bool(self._fs.isdir(self._abs(path)))
-        except OSError:
-            return False
+        except _backend_errors() as exc:
+            if self._local:
+                return False
+            raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
+
+    def _why(self, exc: BaseException) -> str:
+        """The reason in an error message: the OS's words locally, a readable line for a store."""
+        return str(exc) if self._local else describe_error(exc)
 
     def limit_of(self, path: str) -> int:
         """The size limit of a file read whole (:func:`read_kind`, :func:`read_limits`)."""
@@ -456,17 +482,28 @@ class ReadOnlyStorage:
             else:
                 # One ranged GET (no HEAD first, as `fs.open` would do): at most one byte past the limit,
                 # which is enough to tell an oversized file.
-                data = self._fs.cat_file(self._abs(path), start=0, end=limit + 1)
+                data = self._remote_range(path, 0, limit + 1)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except IsADirectoryError as exc:
             raise StorageError(f"{self.uri_of(path)} is a folder, not a file") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot read {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)}: {self._why(exc)}") from exc
         if len(data) > limit:
             raise StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
                                f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
         return data
+
+    def _remote_range(self, path: str, start: int, end: int) -> bytes:
+        """Bytes [start, end) of an object in one ranged GET. A range that starts at or past the end
+        of the object is "not satisfiable" (HTTP 416) on S3, GCS and Azure: there is nothing to read,
+        and an empty object is read that way too."""
+        try:
+            return self._fs.cat_file(self._abs(path), start=start, end=end)
+        except OSError as exc:
+            if _is_unsatisfiable_range(exc):
+                return b""
+            raise
 
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StorageError]:
         """Whole files, fetched together: each path maps to its bytes or to the :class:`StorageError`
@@ -489,7 +526,7 @@ class ReadOnlyStorage:
         targets = {self._abs(p): p for p in paths}
         try:
             fetched = self._fs.cat(list(targets), on_error="return")
-        except (OSError, ValueError) as exc:
+        except _backend_errors() as exc:
             raise StorageError(f"cannot read {len(paths)} files under {self.uri}: {describe_error(exc)}") from exc
         if not isinstance(fetched, dict):  # a single path comes back as bytes
             fetched = {next(iter(targets)): fetched}
@@ -525,11 +562,11 @@ class ReadOnlyStorage:
                     fh.seek(start)
                     return fh.read(length)
             # One ranged GET; `read_block` would open the file first (a HEAD for its size).
-            return self._fs.cat_file(self._abs(path), start=start, end=start + length)
+            return self._remote_range(path, start, start + length)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot read {self.uri_of(path)} at {start}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)} at {start}: {self._why(exc)}") from exc
 
     def open_read(self, path: str, block_size: int | None = None) -> Any:
         """A seekable binary reader (for pyarrow/parquet footers and ranged scans)."""
@@ -540,8 +577,8 @@ class ReadOnlyStorage:
             return self._fs.open(self._abs(path), "rb", **kwargs)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot open {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot open {self.uri_of(path)}: {self._why(exc)}") from exc
 
     def open(self, path: str, mode: str = "rb") -> Any:
         if mode != "rb":

@@ -19,6 +19,7 @@ import pytest
 
 from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
 from hudi_core import open_table
+from hudi_core.errors import StorageError
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "hudi_core"]
@@ -151,3 +152,79 @@ def test_endpoint_down_is_one_readable_line(s3) -> None:
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hudi-inspect: "), out.stderr
+
+
+def _configure(server: LoopbackS3, query: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(server.endpoint + "/__config?" + query, data=b"", method="POST"))
+
+
+def test_reads_are_single_ranged_gets(s3) -> None:
+    """A whole-file read and a range read are one GET each, with no HEAD first; an empty object and a
+    range past the end read as empty (S3 answers those with 416 InvalidRange)."""
+    import boto3
+
+    from bench.s3server import ACCESS_KEY, REGION, SECRET_KEY
+    from hudi_core.storage import ReadOnlyStorage
+
+    server, _ = s3
+    client = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
+                          aws_secret_access_key=SECRET_KEY, region_name=REGION)
+    client.put_object(Bucket=BUCKET, Key="ranges/empty.commit.requested", Body=b"")
+    client.put_object(Bucket=BUCKET, Key="ranges/x.log", Body=b"0123456789")
+    storage = ReadOnlyStorage(f"s3://{BUCKET}/ranges", storage_options(server.endpoint))
+    _stats(server, reset=True)
+    assert storage.read("empty.commit.requested") == b""
+    assert storage.read("x.log") == b"0123456789"
+    assert storage.read_range("x.log", 3, 4) == b"3456"
+    assert storage.read_range("x.log", 8, 10) == b"89"
+    assert storage.read_range("x.log", 12, 4) == b""
+    with pytest.raises(StorageError, match="larger than the 5-byte limit"):
+        storage.read("x.log", max_bytes=5)
+    stats = _stats(server)
+    assert (stats["GET"], stats["HEAD"]) == (6, 0)
+
+
+def test_throttling_that_never_ends_is_one_readable_line(s3) -> None:
+    server, _ = s3
+    _configure(server, "fail=503&fail_count=1000&fail_prefix=tables/case_b")
+    try:
+        out = _run(["timeline", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
+                    *cli_storage_args(server.endpoint)])
+    finally:
+        _configure(server, "fail=0")
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "throttl" in lines[0], out.stderr
+
+
+def test_missing_credentials_is_one_readable_line(s3, tmp_path: Path) -> None:
+    server, _ = s3
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update({"AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+                "AWS_EC2_METADATA_DISABLED": "true", "PYTHONPATH": str(REPO)})
+    out = subprocess.run([*CLI, "info", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
+                          "--storage-option", f"endpoint_url={server.endpoint}"],
+                         capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no credentials found" in lines[0], out.stderr
+
+
+def test_object_deleted_between_listing_and_reading(s3) -> None:
+    """The listing names a replacecommit that is gone when its body is read (NoSuchKey): the answer
+    says which file it could not read and is incomplete (exit 1), never a silent change."""
+    server, local = s3
+    hoodie = local["case_b"] / ".hoodie"
+    victim = sorted(p.name for p in hoodie.iterdir() if p.name.endswith(".replacecommit"))[0]
+    url = f"s3://{BUCKET}/tables/case_b"
+    _configure(server, f"fail=404&fail_count=1000&fail_prefix=tables/case_b/.hoodie/{victim}")
+    try:
+        out = _run(["plan-clean", url, "--format", "json", "--engine", "local", *cli_storage_args(server.endpoint)])
+    finally:
+        _configure(server, "fail=0")
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "unexpected" not in out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["incomplete"] is True
+    assert any(f["path"].endswith(victim) and "does not exist" in f["message"] for f in plan["findings"])
+    assert any(m["path"].endswith(victim) for m in plan["missing_inputs"])
