@@ -509,7 +509,7 @@ class ReadOnlyStorage:
         """Whole files, fetched together: each path maps to its bytes or to the :class:`StorageError`
         that reading it raised (one bad file never fails the rest).
 
-        On an object store this is one concurrent wave of GETs (fsspec's async `cat`, batched by
+        On an object store this is one concurrent wave of ranged GETs (fsspec's async `cat_ranges`, batched by
         `gather_batch_size`) instead of one round trip after another, so latency is paid once per
         wave, not once per file. Locally it is a loop over :meth:`read`.
         """
@@ -523,19 +523,26 @@ class ReadOnlyStorage:
                 except StorageError as exc:
                     out[path] = exc
             return out
-        targets = {self._abs(p): p for p in paths}
+        unique = list(dict.fromkeys(paths))
+        limits = [self.limit_of(p) for p in unique]
         try:
-            fetched = self._fs.cat(list(targets), on_error="return")
+            # Ranged GETs (0 .. limit+1): one request per file. An unranged `cat` costs a HEAD first on
+            # s3fs (it sizes the object to decide on a chunked download), and a range also bounds
+            # what an oversized file can cost.
+            fetched = self._fs.cat_ranges([self._abs(p) for p in unique], [0] * len(unique),
+                                          [limit + 1 for limit in limits], on_error="return")
         except _backend_errors() as exc:
             raise StorageError(f"cannot read {len(paths)} files under {self.uri}: {describe_error(exc)}") from exc
-        if not isinstance(fetched, dict):  # a single path comes back as bytes
-            fetched = {next(iter(targets)): fetched}
         result: dict[str, bytes | StorageError] = {}
-        for target, path in targets.items():
-            value = fetched.get(target)
-            if value is None:
-                value = fetched.get(self._fs._strip_protocol(target))
+        for path, limit, value in zip(unique, limits, fetched, strict=True):
+            if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
+                value = b""  # an empty object
             if isinstance(value, (bytes, bytearray)):
+                if len(value) > limit:
+                    result[path] = StorageError(
+                        f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
+                        f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
+                    continue
                 result[path] = bytes(value)
             elif isinstance(value, FileNotFoundError):
                 result[path] = StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)")
