@@ -240,6 +240,8 @@ class ReadOnlyStorage:
         self._uri = uri.rstrip("/")
         # Plain local files: list/read without fsspec's per-call overhead (see the module doc).
         self._local = type(fs) is LocalFileSystem and self._root.startswith("/")
+        self._options = dict(storage_options or {})
+        self._lister: Any = None if self._local else False  # False: not decided yet (see `_fast_lister`)
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -332,14 +334,30 @@ class ReadOnlyStorage:
         target = self._abs(path)
         if self._local:
             return self._list_local(normalize_relative(path), path)
+        entries = None
+        lister = self._fast_lister()
+        if lister is not None:
+            try:
+                entries = lister.ls(target)
+            except Exception:  # any trouble: s3fs lists, and words the error, from now on
+                self._lister = None
         try:
-            entries = self._fs.ls(target, detail=True)
+            if entries is None:
+                entries = self._fs.ls(target, detail=True)
         except FileNotFoundError:
             return []
         except _backend_errors() as exc:
             raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
         infos = [self._info(e) for e in entries]
         return sorted((i for i in infos if i.path != normalize_relative(path)), key=lambda i: i.path)
+
+    def _fast_lister(self) -> Any:
+        """obstore's S3 listing where it answers as s3fs does (:mod:`hudi_core.s3_listing`), else None."""
+        if self._lister is False:
+            from hudi_core.s3_listing import S3Lister
+
+            self._lister = S3Lister.for_options(self.protocol, self._root, self._options)
+        return self._lister
 
     def _list_local(self, rel: str, path: str) -> list[FileInfo]:
         """`list` on a local folder: what `LocalFileSystem.ls(detail=True)` + `_info` give, entry for
@@ -404,8 +422,11 @@ class ReadOnlyStorage:
     def stat(self, path: str) -> FileInfo:
         if self._local:
             return self._stat_local(path)
+        lister = self._fast_lister()
+        raw = lister.cached_info(self._abs(path)) if lister else None
         try:
-            raw = self._fs.info(self._abs(path))
+            if raw is None:
+                raw = self._fs.info(self._abs(path))
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except _backend_errors() as exc:
@@ -550,6 +571,37 @@ class ReadOnlyStorage:
                 result[path] = StorageError(f"cannot read {self.uri_of(path)}: {describe_error(value)}")
             else:
                 result[path] = StorageError(f"cannot read {self.uri_of(path)}: no data returned")
+        return result
+
+    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+        """`(path, start, length)` ranges fetched together, in order: each its bytes (fewer at the end
+        of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
+        on an object store (fsspec's `cat_ranges`); a loop over :meth:`read_range` locally."""
+        if self._local or not getattr(self._fs, "async_impl", False):
+            out: list[bytes | StorageError] = []
+            for path, start, length in ranges:
+                try:
+                    out.append(self.read_range(path, start, length))
+                except StorageError as exc:
+                    out.append(exc)
+            return out
+        if not ranges:
+            return []
+        try:
+            fetched = self._fs.cat_ranges([self._abs(p) for p, _, _ in ranges], [s for _, s, _ in ranges],
+                                          [s + n for _, s, n in ranges], on_error="return")
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {len(ranges)} ranges under {self.uri}: {describe_error(exc)}") from exc
+        result: list[bytes | StorageError] = []
+        for (path, start, _), value in zip(ranges, fetched, strict=True):
+            if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
+                value = b""
+            if isinstance(value, (bytes, bytearray)):
+                result.append(bytes(value))
+            elif isinstance(value, FileNotFoundError):
+                result.append(StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)"))
+            else:
+                result.append(StorageError(f"cannot read {self.uri_of(path)} at {start}: {describe_error(value)}"))
         return result
 
     def read_range(self, path: str, start: int, length: int) -> bytes:

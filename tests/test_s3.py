@@ -244,3 +244,37 @@ def test_object_deleted_between_listing_and_reading(s3) -> None:
     assert plan["incomplete"] is True
     assert any(f["path"].endswith(victim) and "does not exist" in f["message"] for f in plan["findings"])
     assert any(m["path"].endswith(victim) for m in plan["missing_inputs"])
+
+
+def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folder listings go through obstore (Rust) where it applies, entry for entry what s3fs lists;
+    an error falls back to s3fs for good; `HUDI_INSPECTOR_FAST_S3_LIST=0` turns it off."""
+    from hudi_core.s3_listing import S3Lister
+    from hudi_core.storage import ReadOnlyStorage
+
+    server, _ = s3
+    url = f"s3://{BUCKET}/tables/case_b"
+    fast = ReadOnlyStorage(url, storage_options(server.endpoint))
+    assert isinstance(fast._fast_lister(), S3Lister)
+    monkeypatch.setenv("HUDI_INSPECTOR_FAST_S3_LIST", "0")
+    slow = ReadOnlyStorage(url, storage_options(server.endpoint))
+    slow._fs.invalidate_cache()
+    assert slow._fast_lister() is None
+    partition = next(i.path for i in fast.list("") if i.is_dir and i.name != ".hoodie")
+    for folder in ("", ".hoodie", partition):
+        assert fast.list(folder) == slow.list(folder)
+        assert fast.list(folder)
+    assert sorted(fast.walk_files(), key=lambda i: i.path) == sorted(slow.walk_files(), key=lambda i: i.path)
+    listed = next(i for i in fast.list(".hoodie") if not i.is_dir)
+    _stats(server, reset=True)
+    assert fast.stat(listed.path) == listed  # from the listing: no HEAD
+    assert _stats(server)["HEAD"] == 0
+    # A store that refuses the listing: s3fs takes over and words the error.
+    _configure(server, "fail=403&fail_count=100")  # every request, listings included
+    try:
+        fresh = ReadOnlyStorage(url, {**storage_options(server.endpoint), "token": "other-session"})
+        with pytest.raises(StorageError, match="access denied"):
+            fresh.list(".hoodie")
+        assert fresh._fast_lister() is None
+    finally:
+        _configure(server, "fail=0")

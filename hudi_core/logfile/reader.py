@@ -255,7 +255,10 @@ class LogFileReader:
         path: str,
         file_size: int | None = None,
         window: int = DEFAULT_WINDOW,
+        head: bytes | None = None,
     ) -> None:
+        """`head`: the file's first bytes when the caller fetched them already (a batch of files
+        read in one concurrent wave on an object store); the reader starts from them."""
         if file_size is None:
             try:
                 file_size = int(storage.stat(path).size)
@@ -265,6 +268,8 @@ class LogFileReader:
         self.path = path
         self.file_size = file_size
         self._io = _Window(storage, path, file_size, window)
+        if head:
+            self._io.segments.append((0, head[:file_size]))
         self._resync_chunk: tuple[int, bytes] | None = None
 
     @property
