@@ -1,10 +1,12 @@
-"""Folder listings of S3 through obstore (Rust `object_store`), for :class:`~hudi_core.storage.ReadOnlyStorage`.
+"""S3 listings and batched reads through obstore (Rust `object_store`), for
+:class:`~hudi_core.storage.ReadOnlyStorage`.
 
 Why: s3fs parses every ListObjectsV2 page with botocore's generic XML parser and dateutil, about
 0.4 ms a key on the client: a 100k-file table cost 40-90 s of CPU per full listing, measured on the
 loopback S3 server, where obstore's listing of the same 10,315 keys took 0.3-0.5 s (s3fs 4.5-9 s).
-Reads stay on s3fs (concurrent ranged GETs, see ``ReadOnlyStorage.read_many``), so only the
-listing changes.
+A GET costs s3fs/aiobotocore about 6 ms of client CPU: 1,000 concurrent ranged reads took 7.7 s
+against 1.8 s through obstore on the same server. Single reads, stats and existence checks stay on
+s3fs; a read obstore fails is retried through s3fs, which words the error.
 
 It is used only where it answers exactly as s3fs would: S3 URLs whose storage options are the usual
 credentials / endpoint / region keys, and a region known (explicit, from the environment, or a
@@ -15,8 +17,10 @@ that are down keep s3fs's messages. ``HUDI_INSPECTOR_FAST_S3_LIST=0`` turns it o
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import os
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 FAST_LIST_ENV = "HUDI_INSPECTOR_FAST_S3_LIST"
@@ -24,10 +28,15 @@ FAST_LIST_ENV = "HUDI_INSPECTOR_FAST_S3_LIST"
 _MAPPED_OPTIONS = frozenset({"key", "secret", "token", "endpoint_url", "client_kwargs", "anon"})
 
 
+#: Requests in flight at once in a batch of reads.
+CONCURRENCY = 64
+
+
 class S3Lister:
     """Lists the direct children of an S3 "folder" as fsspec `ls(detail=True)` entries, and keeps
     what it listed so that a later `info` of a listed file needs no HEAD (as s3fs's listing cache
-    does; one lister per bucket and options in a process, like fsspec's instances)."""
+    does; one lister per bucket and options in a process, like fsspec's instances); reads batches
+    of ranges concurrently (:meth:`get_ranges`)."""
 
     _instances: ClassVar[dict[tuple[Any, ...], S3Lister | None]] = {}
 
@@ -112,3 +121,39 @@ class S3Lister:
             self._listed[entry["name"]] = entry
             entries.append(entry)
         return entries
+
+    def get_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | BaseException] | None:
+        """Bytes ``[start, end)`` of each ``(name, start, end)`` (names as fsspec names them), read
+        concurrently; an item that fails is its exception. A range of a listed object is clipped
+        to the listed size (past the end: empty, no request). None when no event loop can run here
+        (the caller then reads through s3fs)."""
+        plan: list[tuple[str, int, int] | bytes] = []
+        for name, start, end in ranges:
+            listed = self.cached_info(name)
+            if listed is not None:
+                end = min(end, int(listed["size"]))
+                if start >= end:
+                    plan.append(b"")
+                    continue
+            key = name.strip("/").split("/", 1)[1] if "/" in name.strip("/") else ""
+            plan.append((key, start, end))
+
+        async def fetch_all() -> list[bytes | BaseException]:
+            import obstore
+
+            gate = asyncio.Semaphore(CONCURRENCY)
+
+            async def one(item: tuple[str, int, int] | bytes) -> bytes:
+                if isinstance(item, bytes):
+                    return item
+                async with gate:
+                    return bytes(await obstore.get_range_async(self._store, item[0], start=item[1], end=item[2]))
+
+            return await asyncio.gather(*(one(item) for item in plan), return_exceptions=True)
+
+        try:
+            asyncio.get_running_loop()
+            return None  # inside a running loop: asyncio.run would refuse
+        except RuntimeError:
+            pass
+        return asyncio.run(fetch_all())

@@ -530,9 +530,9 @@ class ReadOnlyStorage:
         """Whole files, fetched together: each path maps to its bytes or to the :class:`StorageError`
         that reading it raised (one bad file never fails the rest).
 
-        On an object store this is one concurrent wave of ranged GETs (fsspec's async `cat_ranges`, batched by
-        `gather_batch_size`) instead of one round trip after another, so latency is paid once per
-        wave, not once per file. Locally it is a loop over :meth:`read`.
+        On an object store this is one concurrent wave of ranged GETs (obstore on S3 where it applies,
+        else fsspec's async `cat_ranges`) instead of one round trip after another, so latency is paid
+        once per wave, not once per file. Locally it is a loop over :meth:`read`.
         """
         if not paths:
             return {}
@@ -546,6 +546,41 @@ class ReadOnlyStorage:
             return out
         unique = list(dict.fromkeys(paths))
         limits = [self.limit_of(p) for p in unique]
+        fast = self._fast_ranges([(p, 0, limit + 1) for p, limit in zip(unique, limits, strict=True)])
+        if fast is not None:
+            result = {p: self._checked(p, limit, data) for p, limit, data in zip(unique, limits, fast, strict=True)
+                      if data is not None}
+            rest = [p for p, data in zip(unique, fast, strict=True) if data is None]
+            if rest:
+                result.update(self._read_many_s3fs(rest))
+            return {p: result[p] for p in unique}
+        return self._read_many_s3fs(unique)
+
+    def _fast_ranges(self, ranges: list[tuple[str, int, int]]) -> list[bytes | None] | None:
+        """Ranges read through obstore (:mod:`hudi_core.s3_listing`): bytes, or None for an item it
+        could not read (the caller reads those through s3fs, which words the error); None when
+        obstore does not serve this storage."""
+        lister = self._fast_lister()
+        if lister is None or not ranges:
+            return None
+        try:
+            fetched = lister.get_ranges([(self._abs(p), start, end) for p, start, end in ranges])
+        except Exception:  # any trouble with the batch: s3fs reads it
+            return None
+        if fetched is None:
+            return None
+        return [value if isinstance(value, bytes) else None for value in fetched]
+
+    def _checked(self, path: str, limit: int, data: bytes) -> bytes | StorageError:
+        if len(data) > limit:
+            return StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
+                                f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
+        return data
+
+    def _read_many_s3fs(self, unique: list[str]) -> dict[str, bytes | StorageError]:
+        if not unique:
+            return {}
+        limits = [self.limit_of(p) for p in unique]
         try:
             # Ranged GETs (0 .. limit+1): one request per file. An unranged `cat` costs a HEAD first on
             # s3fs (it sizes the object to decide on a chunked download), and a range also bounds
@@ -553,18 +588,13 @@ class ReadOnlyStorage:
             fetched = self._fs.cat_ranges([self._abs(p) for p in unique], [0] * len(unique),
                                           [limit + 1 for limit in limits], on_error="return")
         except _backend_errors() as exc:
-            raise StorageError(f"cannot read {len(paths)} files under {self.uri}: {describe_error(exc)}") from exc
+            raise StorageError(f"cannot read {len(unique)} files under {self.uri}: {describe_error(exc)}") from exc
         result: dict[str, bytes | StorageError] = {}
         for path, limit, value in zip(unique, limits, fetched, strict=True):
             if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
                 value = b""  # an empty object
             if isinstance(value, (bytes, bytearray)):
-                if len(value) > limit:
-                    result[path] = StorageError(
-                        f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
-                        f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
-                    continue
-                result[path] = bytes(value)
+                result[path] = self._checked(path, limit, bytes(value))
             elif isinstance(value, FileNotFoundError):
                 result[path] = StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)")
             elif isinstance(value, BaseException):
@@ -587,6 +617,14 @@ class ReadOnlyStorage:
             return out
         if not ranges:
             return []
+        fast = self._fast_ranges([(p, start, start + n) for p, start, n in ranges])
+        if fast is not None:
+            rest = [r for r, data in zip(ranges, fast, strict=True) if data is None]
+            slow = iter(self._read_ranges_s3fs(rest) if rest else [])
+            return [data if data is not None else next(slow) for data in fast]
+        return self._read_ranges_s3fs(ranges)
+
+    def _read_ranges_s3fs(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
         try:
             fetched = self._fs.cat_ranges([self._abs(p) for p, _, _ in ranges], [s for _, s, _ in ranges],
                                           [s + n for _, s, n in ranges], on_error="return")
