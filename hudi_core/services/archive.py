@@ -17,6 +17,7 @@ bug and its fix can be compared. Nothing is written: :class:`ArchivePlan` is a r
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,12 +26,12 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
+from hudi_core.services.safety import ExposedGroup, check_archival_safety
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.instant import Instant
 
 if TYPE_CHECKING:
-    from hudi_core.services.safety import ExposedGroup
     from hudi_core.table import HudiTable
 
 ARCHIVER_V1 = "TimelineArchiverV1"
@@ -46,12 +47,17 @@ _NEVER_ARCHIVED = frozenset({ia.SAVEPOINT, ia.RESTORE, ia.INDEXING})
 
 @dataclass(frozen=True)
 class Guard:
-    """One guard: `instant` is the retain-from instant X (archive only requested time < X)."""
+    """One guard: `instant` is the retain-from instant X (archive only requested time < X).
+
+    `binding` marks the guard that sets the plan's boundary; `savepoint_bound` (A3 only) is the
+    savepoint the HUDI-7779 step moved A3's lower bound back to, ``None`` when it did not apply.
+    """
 
     name: str
     instant: str | None
     detail: str
     binding: bool = False
+    savepoint_bound: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "instant": self.instant, "detail": self.detail, "binding": self.binding}
@@ -114,6 +120,11 @@ class ArchivePlan:
 
     def guard(self, name: str) -> Guard | None:
         return next((g for g in self.guards if g.name == name), None)
+
+    @property
+    def binding_guard(self) -> Guard | None:
+        """The guard that sets the boundary (``None`` when the boundary is a savepoint, keep.min or absent)."""
+        return next((g for g in self.guards if g.binding), None)
 
     def to_dict(self) -> dict[str, Any]:
         """The `plan-archive` JSON."""
@@ -208,7 +219,7 @@ def guard_a3(table: HudiTable, config: ServiceConfig, savepoint_guard: bool) -> 
     """A3: the replace/clustering guard (HUDI-7779 bound unless `savepoint_guard` is off)."""
     g = tls.clustering_guard(table.timeline, config.cleaner_policy, savepoint_guard)
     detail = g.detail if savepoint_guard else f"{g.detail} [without the HUDI-7779 savepoint bound]"
-    return Guard("A3", g.instant.requested_time if g.instant else None, detail)
+    return Guard("A3", g.instant.requested_time if g.instant else None, detail, savepoint_bound=g.savepoint_bound)
 
 
 def mdt_latest_compaction(table: HudiTable) -> str | None:
@@ -360,7 +371,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
             commit_archive.append(i)
     for g in guards:
         if g.instant is not None and boundary[1] == g.name:
-            guards[guards.index(g)] = Guard(g.name, g.instant, g.detail, True)
+            guards[guards.index(g)] = dataclasses.replace(g, binding=True)
 
     chosen: list[Instant] = list(commit_archive)
     cleans_rollbacks = [i for i in timeline if i.action in (ia.CLEAN, ia.ROLLBACK) and i.is_completed]
@@ -444,8 +455,6 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
     )
     _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:
-        from hudi_core.services.safety import check_archival_safety
-
         plan.exposed_file_groups = check_archival_safety(table, plan)
     return plan
 
