@@ -142,20 +142,17 @@ st.markdown(f"- **Trigger**: {clean.trigger_detail}\n"
             f"- **Partitions** ({clean.partition_mode}): {clean.partition_detail}")
 for pending in clean.pending_cleans:
     st.warning(f"A {pending.state} clean {pending.requested_time} runs first ({pending.files} files).")
-c1, c2 = st.columns(2)
-with c1:
-    st.subheader(f"Files to delete ({len(clean.files_to_delete)})")
-    if clean.files_to_delete:
-        render.table(render.frame([d.to_dict() for d in clean.files_to_delete]), "clean_files_to_delete",
-                     "clean_delete")
-    else:
-        st.caption("None: every file is still needed under this policy.")
-with c2:
-    st.subheader(f"Files kept, with reason ({len(clean.kept)})")
-    if clean.kept:
-        render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
-    else:
-        st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
+# One table under the other, full width: file ids and names are long (side by side they were cut).
+st.subheader(f"Files to delete ({len(clean.files_to_delete)})")
+if clean.files_to_delete:
+    render.table(render.frame([d.to_dict() for d in clean.files_to_delete]), "clean_files_to_delete", "clean_delete")
+else:
+    st.caption("None: every file is still needed under this policy.")
+st.subheader(f"Files kept, with reason ({len(clean.kept)})")
+if clean.kept:
+    render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
+else:
+    st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
 
 # -- archiver ------------------------------------------------------------------------------------
 st.header("Archiver")

@@ -181,7 +181,7 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         "cleaner": ["Archival stops at 20240101000400000", "KEEP_LATEST_COMMITS", "TimelineArchiverV2"],
         "instant": ["Requested"],
         "scenarios": ["After step"],
-        "mor_overview": ["At a glance"],
+        "mor_overview": ["No markers", "time (the writer's local time"],
         "generated_overview": ["At a glance", "archived"],
     }
     ARTIFACTS.mkdir(exist_ok=True)

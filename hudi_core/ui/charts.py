@@ -256,8 +256,9 @@ def _add_regions(fig: go.Figure, df: pd.DataFrame, chart_end: Any, row: int | No
                       line_width=0, name="active region", **sub)
 
 
-#: Pixel height of one row of marker labels above a plot.
-LABEL_ROW_PX = 17
+#: Pixel height of one row of marker labels above a plot: a label box is LABEL_BOX_PX high (text and padding).
+LABEL_ROW_PX = 19
+LABEL_BOX_PX = 15
 #: The narrowest plot the labels are laid out for (px): on a wider plot labels are only further apart.
 LABEL_LAYOUT_WIDTH_PX = 640
 #: Width of one character of a label (11 px font; the bold instant time is the widest part) and padding.
@@ -330,7 +331,8 @@ def _add_markers(fig: go.Figure, markers: Sequence[Marker], row: int | None, axi
         fig.add_annotation(x=item["x"], xref=f"x{axis_suffix}", y=1, yref=f"y{axis_suffix} domain",
                            yanchor="bottom", yshift=2 + LABEL_ROW_PX * item["level"], text=item["html"],
                            showarrow=False, xanchor=item["anchor"], font={"size": 11, "color": item["colour"]},
-                           bgcolor="rgba(255,255,255,0.9)", hovertext=item["hover"], name="|".join(item["kinds"]))
+                           height=LABEL_BOX_PX, borderpad=1, bgcolor="rgba(255,255,255,0.9)", hovertext=item["hover"],
+                           name="|".join(item["kinds"]))
     return 1 + max((i["level"] for i in labels), default=-1)
 
 
@@ -387,8 +389,8 @@ def _label_rows(markers: Sequence[Marker], x_range: tuple[float, float] | None =
 
 def _x_range(frames: Sequence[pd.DataFrame], markers: Sequence[Marker] = ()) -> tuple[float, float] | None:
     """The chart's time range (epoch ms): the prepared frames and the markers, padded 3 % each side."""
-    values = [v for df in frames if not df.empty for v in (df["start"].min(), df["start"].max(), df["end"].max())
-              if pd.notna(v)]
+    values = [v for df in frames if not df.empty
+              for v in (df["start"].min(), df["start"].max(), df["end"].min(), df["end"].max()) if pd.notna(v)]
     ms = [*to_ms(values), *to_ms(instant_datetimes([m.instant for m in markers]))] if (values or markers) else []
     ms = [v for v in ms if not np.isnan(v)]
     if not ms:

@@ -79,16 +79,17 @@ MAX_COLUMN_PX = 720
 
 
 def column_widths(df: pd.DataFrame) -> dict[str, Any]:
-    """Column configs that show whole values in text columns with long values (instant times, file ids,
-    paths): each is made as wide as its longest value (of the first 200 rows, up to :data:`MAX_COLUMN_PX`);
-    a column whose values are cut even so says so in its header tooltip."""
+    """Column configs that show whole values in identifier columns (instant times, file ids, file names,
+    paths: text without spaces): each is made as wide as its longest value (of the first 200 rows, up to
+    :data:`MAX_COLUMN_PX`); a column whose values are cut even so says so in its header tooltip. Prose
+    columns keep the grid's width (pages make the long ones ``"large"``)."""
     out: dict[str, Any] = {}
     for col in df.columns:
         if df[col].dtype != object:
             continue
         values = [str(v) for v in df[col].head(200) if v is not None and not (isinstance(v, float) and np.isnan(v))]
         longest = max((len(v) for v in values), default=0)
-        if longest <= 12:
+        if longest <= 12 or any(" " in v for v in values):
             continue
         want = int(longest * CELL_CHAR_PX + CELL_PAD_PX)
         hint = (f"Values up to {longest} characters: widen the column, or download the CSV, to read them whole."
