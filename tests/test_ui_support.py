@@ -315,3 +315,34 @@ def test_highlight_by_time_and_action_circles_only_that_instant() -> None:
     circled = [t for t in fig.data if t.name == "changed"]
     assert len(circled) == 1 and circled[0].yaxis == "y2" and list(circled[0].y) == [0.0]  # savepoint lane only
     assert circled[0].showlegend is not False
+
+
+# -- display rows read typed engine values -------------------------------------------------------
+
+
+def test_instant_detail_of_a_rollback_carries_its_summary(table_path: Callable[[str], Path]) -> None:
+    from hudi_core.ui import frames
+
+    table = open_table(str(table_path("v6_nonpartitioned_rollback")))
+    detail = frames.instant_detail(table, "20250126040936578")
+    assert detail.instant["action"] == "rollback"
+    assert detail.rolls_back == [{"instant": "20250126040826878", "action": "deltacommit"}]
+    # The one-line summary is a field: the page no longer picks it out of the deleted rows by their source.
+    assert detail.rollback_deleted_summary is not None and detail.rollback_deleted_summary.endswith("partitions")
+    assert {"file": detail.rollback_deleted_summary, "source": "rollback metadata"} in detail.deleted
+    # The rolled-back deltacommit's files are gone (Hudi deletes them); a kept deltacommit has no summary.
+    kept = frames.instant_detail(table, "20250126040823628")
+    assert kept.rolled_back_by == [] and kept.rollback_deleted_summary is None and kept.write_stats
+
+
+def test_instants_after_archival_relabels_only_the_archived_instants() -> None:
+    from hudi_core.timeline.instant import Instant, State
+    from hudi_core.ui import frames
+
+    df = _instants([("20240101000300000", "commit", "COMPLETED", "20240101000301000", "active"),
+                    ("20240101000300000", "savepoint", "COMPLETED", "20240101000302000", "active"),
+                    ("20240101000400000", "commit", "COMPLETED", "20240101000401000", "active")])
+    archived = [Instant("20240101000300000", "commit", State.COMPLETED, "commit", "commit", "20240101000301000")]
+    after = frames.instants_after_archival(df, archived)
+    assert after["source"].tolist() == ["archived", "active", "active"]  # the savepoint at that time stays
+    assert df["source"].tolist() == ["active"] * 3  # the input is not changed
