@@ -14,6 +14,7 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.logfile.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
+from hudi_core.services.archive import GuardName
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
 from hudi_core.ui import charts, markers, recent, render, roots, state
 
@@ -132,7 +133,8 @@ def test_markers_on_a_fixture_without_clean_or_archive(table_path: Callable[[str
 
 
 def test_marker_wording_reads_typed_fields() -> None:
-    marks = [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000400000", "archive dry run", "any prose; here", "A3"),
+    marks = [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000400000", "archive dry run", "any prose; here",
+                    GuardName.A3),
              Marker(MarkerKind.ECTR_RECORDED, "20240101000700000", "latest completed clean 20240101001010000"),
              Marker(MarkerKind.SAVEPOINT, "20240101000300000", "savepoint"),
              Marker(MarkerKind.SAVEPOINT, "20240101000200000", "savepoint")]
@@ -224,7 +226,8 @@ def test_before_after_and_log_block_figures() -> None:
     before = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active")])
     after = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "archived")])
     fig = charts.before_after_figure(before, after, [],
-                                     [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000100000", "plan", guard="A1")],
+                                     [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000100000", "plan",
+                                             guard=GuardName.A1)],
                                      highlight=["20240101000100000"], highlight_label="archived")
     assert any(s.name == "archival_boundary" and s.xref == "x2" for s in fig.layout.shapes)
     highlighted = [t for t in fig.data if t.name == "archived"]

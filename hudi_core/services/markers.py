@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
+from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.clean import proposed_ectna
 from hudi_core.services.config import ServiceConfig
 from hudi_core.timeline import instant as ia
@@ -33,7 +34,6 @@ from hudi_core.timeline.instant import State
 from hudi_core.timeline.records import CleanerPlan, CleanMetadata, SavepointMetadata
 
 if TYPE_CHECKING:
-    from hudi_core.services.archive import ArchivePlan
     from hudi_core.table import HudiTable
 
 _INSTANT_TIME = re.compile(r"\A\d{14}(\d{3})?\Z")
@@ -77,16 +77,16 @@ class Marker:
     """One marker at an instant (a requested time, as Hudi records these values; spec `01` §1.9).
 
     `source` says where the value comes from (a clean, the recomputation, a dry run, the timeline),
-    `explanation` why it sits there. `guard` is set on the archival boundary only: the name of the
-    binding guard (``"A3"``, ``"savepoint"``, ``"hoodie.keep.min.commits"`` …), as
-    :attr:`hudi_core.services.archive.ArchivePlan.boundary_guard`.
+    `explanation` why it sits there. `guard` is set on the archival boundary only: what stops the
+    archival there (:class:`~hudi_core.services.archive.GuardName`: A3, the first savepoint, keep.min …),
+    as :attr:`hudi_core.services.archive.ArchivePlan.boundary_guard`.
     """
 
     kind: MarkerKind
     instant: str
     source: str
     explanation: str = ""
-    guard: str | None = None
+    guard: GuardName | None = None
 
     @property
     def label(self) -> str:
@@ -94,7 +94,7 @@ class Marker:
 
     def to_dict(self) -> dict[str, str | None]:
         return {"kind": self.kind.value, "label": self.label, "instant": self.instant, "source": self.source,
-                "explanation": self.explanation, "guard": self.guard}
+                "explanation": self.explanation, "guard": self.guard.value if self.guard else None}
 
 
 _KIND_ORDER = {k: n for n, k in enumerate(MarkerKind)}
@@ -295,8 +295,6 @@ def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig |
                      now: dt.datetime | None = None, plan: ArchivePlan | None = None) -> list[Marker]:
     """Every marker of the timeline chart: :meth:`Markers.items`, the archived | active split and the
     next archival's boundary (`plan`, else :func:`~hudi_core.services.archive.plan_archive` with `conf`)."""
-    from hudi_core.services.archive import plan_archive
-
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     found = compute_markers(table, config, now=now).items()
     split = archived_split_marker(table)
