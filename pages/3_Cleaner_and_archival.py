@@ -161,7 +161,7 @@ render.facts([
     render.Fact("Archiver", archive.archiver, mono=True),
     render.Fact("Keep min / max", f"{archive.min_to_keep} / {archive.max_to_keep}", sub=archive.min_max_detail or ""),
     render.Fact("Boundary", archive.boundary_instant or "none"),
-    render.Fact("Binding guard", archive.boundary_guard or "none"),
+    render.Fact("Binding guard", archive.boundary_guard or "none", mono=archive.boundary_guard is not None),
     render.Fact("Instants to archive", len(to_archive), tone="warn" if to_archive else ""),
 ])
 st.subheader("Guards")
