@@ -184,7 +184,7 @@ else:
 st.subheader("Timeline before and after the archival")
 after = frames.instants_after_archival(instants, to_archive)
 timezone = loaders.get_table(uri, eng).properties.timezone
-st.plotly_chart(charts.before_after_figure(instants, after, loaders.load_markers(uri, eng), result.markers_after,
+st.plotly_chart(charts.before_after_figure(instants, after, result.markers_before, result.markers_after,
                                            highlight=[i.requested_time for i in to_archive],
                                            highlight_label="archived by this plan",
                                            titles=("Before", "After the planned archival"), timezone=timezone),

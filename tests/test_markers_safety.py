@@ -235,6 +235,14 @@ def test_typed_markers_and_guards_on_the_built_case_b(tmp_path: Path) -> None:
     unguarded = plan_archive(table, scenario.conf, savepoint_guard=False)
     assert unguarded.guard("A3").savepoint_bound is None  # type: ignore[union-attr]
     assert unguarded.binding_guard is None and unguarded.boundary_guard == "hoodie.keep.min.commits"
+    # Once the unguarded archival ran (t4 and t5 archived), the archived | active split would sit at t6.
+    from hudi_core.services.markers import markers_after_archival
+
+    assert [i.requested_time for i in unguarded.to_archive] == ["20240101000400000", "20240101000500000"]
+    after = markers_after_archival(table, timeline_markers(table, scenario.conf, plan=unguarded), unguarded)
+    split = [m for m in after if m.kind is MarkerKind.ARCHIVED_SPLIT]
+    assert [(m.instant, m.source) for m in split] == [("20240101000600000", "after the planned archival")]
+    assert markers_after_archival(table, marks, plan) == marks  # the guarded plan archives nothing
     # The JSON documents keep their keys: the typed fields are not added to them.
     assert set(plan.to_dict()["guards"][2]) == {"name", "instant", "detail", "binding"}
     assert boundary.to_dict() == {"kind": "archival_boundary", "label": "Archival boundary (next archival)",

@@ -291,6 +291,20 @@ def archived_split_marker(table: HudiTable) -> Marker | None:
                   "instants before it are archived")
 
 
+def markers_after_archival(table: HudiTable, markers: Iterable[Marker], plan: ArchivePlan) -> list[Marker]:
+    """`markers` as they would read once the plan's instants left the active timeline: the archived |
+    active split moves to the first instant that stays (the other markers keep their instants)."""
+    gone = {i.key() for i in plan.to_archive}
+    if not gone:
+        return ordered_markers(markers)
+    kept = [m for m in markers if m.kind is not MarkerKind.ARCHIVED_SPLIT]
+    first = next((i for i in table.timeline if i.key() not in gone), None)
+    if first is not None:
+        kept.append(Marker(MarkerKind.ARCHIVED_SPLIT, first.requested_time, "after the planned archival",
+                           "instants before it would be archived"))
+    return ordered_markers(kept)
+
+
 def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
                      now: dt.datetime | None = None, plan: ArchivePlan | None = None) -> list[Marker]:
     """Every marker of the timeline chart: :meth:`Markers.items`, the archived | active split and the

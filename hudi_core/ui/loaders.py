@@ -34,7 +34,7 @@ from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
 from hudi_core.services.clean import CleanPlan, plan_clean
 from hudi_core.services.config import ServiceConfig
-from hudi_core.services.markers import Marker, Markers, compute_markers, timeline_markers
+from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
 from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
@@ -161,6 +161,8 @@ class DryRun:
     archive: ArchivePlan
     archive_other_guard: ArchivePlan
     markers: Markers
+    #: The timeline's markers under this configuration, now and once the planned archival ran.
+    markers_before: list[Marker]
     markers_after: list[Marker]
 
     def to_dict(self) -> dict[str, Any]:
@@ -173,14 +175,15 @@ class DryRun:
 @st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
                  engine_name: str = "local") -> DryRun:
-    """Cleaner and archiver dry runs for one configuration (the guard's other setting too), the markers,
-    and the markers after the planned archival."""
+    """Cleaner and archiver dry runs for one configuration (the guard's other setting too), and the markers
+    before and after the planned archival."""
     table = get_table(uri, engine_name)
     config = ServiceConfig.from_conf(dict(conf))
     archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
+    before = timeline_markers(table, config, plan=archive)
     return DryRun(dict(conf), savepoint_guard, plan_clean(table, config), archive,
                   plan_archive(table, config, savepoint_guard=not savepoint_guard), compute_markers(table, config),
-                  timeline_markers(table, config, plan=archive))
+                  before, markers_after_archival(table, before, archive))
 
 
 @st.cache_data(show_spinner="Building the file-system view…", max_entries=32, ttl=TTL_SECONDS)
