@@ -14,7 +14,8 @@ import streamlit as st
 
 from hudi_core.demo import demo_table_path
 from hudi_core.errors import HudiInspectError
-from hudi_core.ui import engine, loaders, recent, roots, state
+from hudi_core.pipeline.engine import ENGINES, spark_unavailable_reason
+from hudi_core.ui import loaders, recent, roots, state
 
 SCENARIOS_PAGE = "pages/6_Scenarios.py"
 
@@ -108,8 +109,8 @@ def sidebar() -> None:
                     except HudiInspectError as exc:
                         st.error(str(exc))
     sb.page_link(SCENARIOS_PAGE, label="Built-in scenarios", icon=":material/science:")
-    names = engine.engine_names()
-    reason = engine.spark_unavailable_reason() if "spark" in names else None
+    names = ["local", *[n for n in ENGINES if n != "local"]]
+    reason = spark_unavailable_reason()
     if reason:
         names = [n for n in names if n != "spark"]
     state.init_widget(st.session_state, st.query_params, "engine", "local", valid=lambda v: v in names)
