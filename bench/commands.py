@@ -18,7 +18,11 @@ Medians of the rounds, peak RSS of each process (``wait4``), and ratios ``ours /
 (:mod:`bench.s3server`, ``--delay-ms`` added to every request) and each command reports the GET /
 LIST / HEAD requests it made; hudi-rs and the floor run against the same bucket.
 
-Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]``;
+With ``--dashboard M`` the Overview page is timed in Chromium (streamlit server started fresh: first
+render with empty caches, then reloads with the table cached).
+
+Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]
+[--dashboard M]``;
 prints one JSON document (also written under ``bench/results/``).
 """
 
@@ -35,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -311,6 +316,69 @@ def bench_s3(size: str, layout: int, rounds: int, delay_ms: float, commands: lis
         server.stop()
 
 
+def bench_dashboard(table: str, label: str, reloads: int = 2) -> dict[str, Any]:
+    """The Overview page in Chromium on `table`: seconds from navigation until the timeline chart is
+    drawn and the script run is over, first with empty caches (a fresh server), then reloads with
+    the table cached. Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
+    import shutil
+    import socket
+
+    browser_path = next((p for p in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium") if p and
+                         os.path.exists(p)), shutil.which("chromium"))
+    if not browser_path:
+        return {"error": "no Chromium binary"}
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-") as tmp:
+        env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                        if response.read().strip() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if server.poll() is not None or time.monotonic() > deadline:
+                    return {"error": "streamlit did not start"}
+                time.sleep(0.3)
+            url = f"{base}/?table={urllib.parse.quote(table)}"
+            idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+            times = []
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+                try:
+                    page = browser.new_context(viewport={"width": 1500, "height": 2000}).new_page()
+                    for _ in range(1 + reloads):
+                        started = time.perf_counter()
+                        page.goto(url, wait_until="domcontentloaded")
+                        page.wait_for_selector(".js-plotly-plot", timeout=600_000)
+                        page.wait_for_function(idle, timeout=600_000)
+                        times.append(round(time.perf_counter() - started, 2))
+                        print(f"bench: dashboard {label}: {times[-1]} s", file=sys.stderr)
+                finally:
+                    browser.close()
+            return {"first_render_s": times[0], "cached_reload_s": times[1:],
+                    "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
 def _targets(entry: dict[str, Any]) -> dict[str, bool]:
     c = entry["commands"]
     met: dict[str, bool] = {}
@@ -359,7 +427,7 @@ def summary_rows(doc: dict[str, Any]) -> str:
 
 
 def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], s3: list[str],
-        delay_ms: float) -> dict[str, Any]:
+        delay_ms: float, dashboard: list[str] | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector whole commands",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -378,6 +446,8 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
     for size in s3:
         for layout in layouts:
             doc["tables"].append(bench_s3(size, layout, rounds, delay_ms, commands))
+    doc["dashboard"] = {f"{size}-layout{layout}-mor": bench_dashboard(_scale_table(size, layout), f"{size}-{layout}")
+                        for size in dashboard or [] for layout in layouts}
     doc["wall_s"] = round(time.perf_counter() - started, 1)
     doc["summary_markdown"] = summary_rows(doc)
     return doc
@@ -391,6 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma list of " + ",".join(COMMANDS))
     parser.add_argument("--s3", default="", help="sizes to run on the loopback S3 server too, e.g. M")
     parser.add_argument("--delay-ms", type=float, default=20.0, help="added latency per S3 request (default 20)")
+    parser.add_argument("--dashboard", default="", help="sizes whose Overview is timed in Chromium, e.g. M")
     args = parser.parse_args(argv)
     commands = [c.strip() for c in args.commands.split(",") if c.strip()]
     unknown = sorted(set(commands) - set(COMMANDS))
@@ -398,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown commands: {', '.join(unknown)}")
     doc = run([s.strip() for s in args.sizes.split(",") if s.strip()],
               [int(v) for v in args.layouts.split(",") if v.strip()], max(1, args.rounds), commands,
-              [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms)
+              [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms,
+              [s.strip() for s in args.dashboard.split(",") if s.strip()])
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / f"commands-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")
