@@ -328,3 +328,21 @@ def test_scenario_page_every_builtin_builds(ui_env: dict[str, Path]) -> None:
     assert "hudi7779_case_a" in names
     at = open_page(SCENARIOS, scenario="blog_clustering_t5", step="0")
     assert at.query_params["scenario"] == "blog_clustering_t5"
+
+
+def test_picker_lists_the_tables_under_the_roots(ui_env: dict[str, Path]) -> None:
+    """"Look for tables" lists the folders holding .hoodie/hoodie.properties under each root; a click
+    opens one."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
+
+    nested = ui_env["extra"] / "warehouse" / "db1"
+    built = build_scenario(load_builtin("hudi7779_case_b"), nested / "case_b", 9, 3).path
+    at = open_page(OVERVIEW)
+    at.sidebar.button[[b.label for b in at.sidebar.button].index("Look for tables")].click().run()
+    assert_clean(at)
+    labels = [b.label for b in at.sidebar.button]
+    assert "warehouse/db1/case_b" in labels
+    at.sidebar.button[labels.index("warehouse/db1/case_b")].click().run()
+    assert_clean(at)
+    assert at.query_params["table"] == str(Path(built).resolve())

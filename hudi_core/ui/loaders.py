@@ -20,6 +20,8 @@ import pyarrow.compute as pc
 import streamlit as st
 
 from hudi_core import HudiTable, open_table
+from hudi_core.discovery import TableSearch
+from hudi_core.discovery import find_tables as _find_tables
 from hudi_core.errors import Finding
 from hudi_core.logfile.duplicates import (
     InstantBlocks,
@@ -261,3 +263,11 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
     timezone = get_table(uri, engine_name).properties.timezone
     return charts.timeline_figure(shown, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
                                   timezone=timezone), shown
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def find_tables(root: str) -> TableSearch:
+    """Tables under an allowed root (local folder or object-store prefix), for the picker."""
+    from hudi_core.ui.roots import confinement_for
+
+    return _find_tables(root, confine_to=confinement_for(root))
