@@ -10,13 +10,15 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.output import render_csv, render_json, render_table
 from hudi_core.pipeline.engine import add_engine_options, executor_from_args
-from hudi_core.table import HudiTable, open_table
 from hudi_core.timeline.instant import Instant
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -51,6 +53,8 @@ def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
 
 
 def _open(args: argparse.Namespace) -> HudiTable:
+    from hudi_core.table import open_table  # pyarrow and fsspec: not before a command needs a table
+
     table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args))
     args._opened_tables = [table]
     if getattr(args, "metadata_table", False):

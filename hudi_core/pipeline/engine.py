@@ -36,12 +36,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.pipeline.executor import Executor
-from hudi_core.pipeline.local import ReportingLocalExecutor
 from hudi_core.pipeline.progress import ProgressCallback, cli_progress
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from hudi_core.pipeline.executor import Executor
 
 ENGINE_ENV = "HUDI_INSPECTOR_ENGINE"
 ENGINES = ("spark", "local")
@@ -291,6 +291,8 @@ def get_executor(engine: str | None = None, master: str | None = None,
     """
     chosen = resolve_engine(engine, notice)
     if chosen == "local":
+        from hudi_core.pipeline.local import ReportingLocalExecutor  # pyarrow: not at start-up
+
         return ReportingLocalExecutor(progress=progress)
     from hudi_core.pipeline.spark import MIN_ITEMS_ENV, SparkExecutor
 
