@@ -136,14 +136,20 @@ render.json_download(result, "dry_run", "dry_run_json")
 # -- cleaner -------------------------------------------------------------------------------------
 st.header("Cleaner")
 ectna = clean.get("earliest_commit_to_not_archive") or {}
+scheduled = bool(clean["would_schedule"])
+forced_files = clean.get("files_to_delete_if_forced", clean["files_to_delete"])
 render.facts([
     render.Fact("Policy", clean["policy"], mono=True),
     render.Fact("ECTR (next clean)", clean["earliest_commit_to_retain"] or "none",
                 sub=clean.get("earliest_commit_to_retain_detail") or ""),
     render.Fact("ECTNA proposed / Hudi", f"{ectna.get('proposed') or '–'}", sub=f"Hudi: {ectna.get('hudi') or '–'}",
                 mono=True),
-    render.Fact("Would schedule", "yes" if clean["would_schedule"] else "no"),
-    render.Fact("Files to delete", len(clean["files_to_delete"]), tone="warn" if clean["files_to_delete"] else ""),
+    render.Fact("Would schedule", "yes" if scheduled else "no",
+                sub="" if scheduled else str(clean.get("not_scheduled_reason") or ""),
+                tone="" if scheduled else "warn"),
+    render.Fact("Files to delete (next clean)", len(clean["files_to_delete"]),
+                tone="warn" if clean["files_to_delete"] else ""),
+    render.Fact("If forced", len(forced_files), sub="files a forced clean would delete"),
     render.Fact("Files kept", len(clean["kept"])),
 ])
 st.markdown(f"- **Trigger**: {clean['trigger_detail']}\n"
@@ -151,13 +157,23 @@ st.markdown(f"- **Trigger**: {clean['trigger_detail']}\n"
 for pending in clean.get("pending_cleans", []):
     st.warning(f"A {pending['state']} clean {pending['requested_time']} runs first "
                f"({pending['files']} files).")
+if not scheduled:
+    st.warning(f"Hudi would **not** schedule this clean: {clean.get('not_scheduled_detail') or ''}. "
+               f"**Nothing is deleted.** A forced clean would delete {len(forced_files)} file(s), listed separately "
+               "below.", icon=":material/block:")
 c1, c2 = st.columns(2)
 with c1:
-    st.subheader(f"Files to delete ({len(clean['files_to_delete'])})")
+    st.subheader(f"Files to delete by the next clean ({len(clean['files_to_delete'])})")
     if clean["files_to_delete"]:
         render.table(render.frame(clean["files_to_delete"]), "clean_files_to_delete", "clean_delete")
+    elif not scheduled:
+        st.caption(f"None: the clean is not scheduled ({clean.get('not_scheduled_reason')}).")
     else:
         st.caption("None: every file is still needed under this policy.")
+    if not scheduled and forced_files:
+        st.subheader(f"If forced: files a forced clean would delete ({len(forced_files)})")
+        st.caption("Not deleted by the next clean: only if the trigger were met and no clean were pending.")
+        render.table(render.frame(forced_files), "clean_files_to_delete_if_forced", "clean_delete_forced")
 with c2:
     st.subheader(f"Files kept, with reason ({len(clean['kept'])})")
     if clean["kept"]:

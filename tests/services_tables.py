@@ -356,9 +356,11 @@ class TableWriter:
         plan = plan_clean(self.open(), conf)
         if not (plan.would_schedule or force):
             return plan
-        self.write_clean(ts, plan.to_hoodie_cleaner_plan(), plan.to_hoodie_clean_metadata(ts), state)
+        forced = not plan.would_schedule
+        self.write_clean(ts, plan.to_hoodie_cleaner_plan(forced=forced),
+                         plan.to_hoodie_clean_metadata(ts, forced=forced), state)
         if state == "COMPLETED":
-            for d in plan.files_to_delete:
+            for d in plan.files_if_forced:
                 self.scratch.delete(d.path)
         return plan
 

@@ -150,11 +150,12 @@ def test_clean_never_deletes_latest_slice_or_savepointed_file(tmp_path_factory: 
     view = table.fs_view()
     latest = {(g.partition, g.file_id, g.latest_slice().base_instant)
               for g in view.file_groups() if g.latest_slice() is not None}
-    doomed = {(d.partition, d.file_id, d.base_instant) for d in plan.files_to_delete}
+    doomed = {(d.partition, d.file_id, d.base_instant) for d in plan.files_if_forced}
     assert not doomed & latest
-    assert not {d.file for d in plan.files_to_delete} & savepointed_files(table.timeline)
+    assert not {d.file for d in plan.files_if_forced} & savepointed_files(table.timeline)
+    assert plan.files_to_delete in ([], plan.files_if_forced)
     if plan.ectr is not None:
-        for d in plan.files_to_delete:
+        for d in plan.files_if_forced:
             assert d.base_instant < plan.ectr
 
 

@@ -21,6 +21,7 @@ import datetime as dt
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.fsview import BaseFile, FileGroup, FileSlice, FileSystemView, LogFile, paused_gc
@@ -62,6 +63,20 @@ REPLACED_FILE_GROUP = "replaced_file_group"
 #: Issue 16: the group may have been replaced by a replacecommit whose body cannot be read; kept.
 REPLACED_STATUS_UNKNOWN = "replaced_status_unknown"
 BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
+
+
+class NotScheduledReason(StrEnum):
+    """Why Hudi would not schedule the planned clean now, in the order Hudi checks
+    (`BaseHoodieTableServiceClient.clean`, then `CleanPlanActionExecutor.requestClean`)."""
+
+    #: A requested or inflight clean exists and `hoodie.clean.allow.multiple` is false: Hudi
+    #: executes the pending clean and plans no new one.
+    CLEAN_PENDING = "clean_pending"
+    #: `CleanPlanActionExecutor.needsCleaning`: fewer than `hoodie.clean.max.commits` completed
+    #: commits since the last clean.
+    TRIGGER_NOT_MET = "trigger_not_met"
+    #: The plan has no file and no partition to delete: Hudi writes no `clean.requested`.
+    NOTHING_TO_CLEAN = "nothing_to_clean"
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per data file, a million at scale
@@ -107,9 +122,11 @@ class CleanPlan:
     partitions: list[str]
     partition_mode: str
     partition_detail: str
-    files_to_delete: list[CleanFileDecision]
+    #: What the planner finds to delete, whether or not Hudi would schedule the clean now: what a
+    #: forced clean (trigger met, no clean pending) would delete. See :attr:`files_to_delete`.
+    files_if_forced: list[CleanFileDecision]
     kept: list[CleanFileDecision]
-    partitions_to_delete: list[str]
+    partitions_if_forced: list[str]
     triggered: bool
     trigger_detail: str
     pending_cleans: list[PendingClean]
@@ -131,19 +148,61 @@ class CleanPlan:
 
     @property
     def has_work(self) -> bool:
-        """Whether Hudi would persist the plan as `T.clean.requested` (a file or partition to delete)."""
-        return bool(self.files_to_delete or self.partitions_to_delete)
+        """Whether the plan, were it run, has a file or partition to delete (Hudi persists a
+        `T.clean.requested` only then)."""
+        return bool(self.files_if_forced or self.partitions_if_forced)
+
+    @property
+    def blocked_by_pending_clean(self) -> bool:
+        """`BaseHoodieTableServiceClient.clean`: a new clean is planned only if `hoodie.clean.allow.multiple`
+        or no clean is requested or inflight (the pending one is executed instead)."""
+        return bool(self.pending_cleans) and not self.config.clean_allow_multiple
+
+    @property
+    def not_scheduled_reason(self) -> NotScheduledReason | None:
+        """Why Hudi would not schedule this clean now (the first check that fails), or ``None``."""
+        if self.blocked_by_pending_clean:
+            return NotScheduledReason.CLEAN_PENDING
+        if not self.triggered:
+            return NotScheduledReason.TRIGGER_NOT_MET
+        if not self.has_work:
+            return NotScheduledReason.NOTHING_TO_CLEAN
+        return None
+
+    @property
+    def not_scheduled_detail(self) -> str:
+        """A sentence for :attr:`not_scheduled_reason` (empty when the clean would be scheduled)."""
+        reason = self.not_scheduled_reason
+        if reason is NotScheduledReason.CLEAN_PENDING:
+            times = ", ".join(f"{p.requested_time} ({p.state})" for p in self.pending_cleans)
+            return (f"clean {times} is pending and hoodie.clean.allow.multiple=false: Hudi executes it and plans "
+                    "no new clean")
+        if reason is NotScheduledReason.TRIGGER_NOT_MET:
+            return f"trigger not met: {self.trigger_detail}"
+        if reason is NotScheduledReason.NOTHING_TO_CLEAN:
+            return "no file and no partition to delete: Hudi writes no clean plan"
+        return ""
 
     @property
     def would_schedule(self) -> bool:
         """Whether Hudi would schedule this clean now: triggered and with work to do, and (unless
         `hoodie.clean.allow.multiple`) no clean pending (`BaseHoodieTableServiceClient.clean`)."""
-        blocked = bool(self.pending_cleans) and not self.config.clean_allow_multiple
-        return self.triggered and self.has_work and not blocked
+        return self.not_scheduled_reason is None
 
-    def files_by_partition(self) -> dict[str, list[CleanFileDecision]]:
+    @property
+    def files_to_delete(self) -> list[CleanFileDecision]:
+        """What the next clean deletes: the planned files when Hudi would schedule it now, else nothing
+        (issue 14: Hudi deletes nothing when the trigger is not met or a clean is pending)."""
+        return self.files_if_forced if self.would_schedule else []
+
+    @property
+    def partitions_to_delete(self) -> list[str]:
+        """The partitions the next clean deletes (empty unless it would be scheduled)."""
+        return self.partitions_if_forced if self.would_schedule else []
+
+    def files_by_partition(self, forced: bool = False) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
-        for d in self.files_to_delete:
+        for d in self.files_if_forced if forced else self.files_to_delete:
             out.setdefault(d.partition, []).append(d)
         return out
 
@@ -153,13 +212,17 @@ class CleanPlan:
             return {SAVEPOINTED_TIMESTAMPS: ",".join(self.savepointed_timestamps)}
         return {}
 
-    def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True) -> dict[str, Any]:
+    def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True,
+                               forced: bool = False) -> dict[str, Any]:
         """The `HoodieCleanerPlan` record (Avro field names) Hudi writes to `T.clean.requested`.
 
         `filePathsToBeDeletedPerPartition` holds full paths under `base_path` (the table URI by
         default), as plan version 2 does; ``with_files=False`` leaves it empty (for callers that
-        only read the plan's ECTR and extra metadata).
+        only read the plan's ECTR and extra metadata). Files and partitions are those of
+        :attr:`files_to_delete` (none when Hudi would not schedule the clean), or with ``forced``
+        those of a forced clean.
         """
+        partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
         base = (base_path or self.base_uri).rstrip("/")
         ectr = self.earliest_commit_to_retain
         return {
@@ -174,23 +237,25 @@ class CleanPlan:
             "filePathsToBeDeletedPerPartition": {
                 partition: [{"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
                             for d in decisions]
-                for partition, decisions in (sorted(self.files_by_partition().items()) if with_files else ())
+                for partition, decisions in (sorted(self.files_by_partition(forced).items()) if with_files else ())
             },
-            "partitionsToBeDeleted": list(self.partitions_to_delete),
+            "partitionsToBeDeleted": list(partitions_deleted),
             "extraMetadata": self.extra_metadata(),
         }
 
     def to_hoodie_clean_metadata(self, clean_time: str, time_taken_ms: int = 0,
-                                 failed: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+                                 failed: Mapping[str, list[str]] | None = None, forced: bool = False) -> dict[str, Any]:
         """The `HoodieCleanMetadata` of executing this plan at `clean_time` (`CleanerUtils.convertCleanMetadata`).
 
-        Every planned file counts as deleted unless listed (base names) in `failed`.
+        Every planned file counts as deleted unless listed (base names) in `failed`; ``forced`` as in
+        :meth:`to_hoodie_cleaner_plan`.
         """
         failed = failed or {}
         parts: dict[str, Any] = {}
         total = 0
-        by_partition = self.files_by_partition()
-        for partition in sorted(set(by_partition) | set(self.partitions_to_delete)):
+        by_partition = self.files_by_partition(forced)
+        partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
+        for partition in sorted(set(by_partition) | set(partitions_deleted)):
             names = [d.file for d in by_partition.get(partition, [])]
             bad = [n for n in names if n in set(failed.get(partition, []))]
             ok = [n for n in names if n not in set(bad)]
@@ -201,7 +266,7 @@ class CleanPlan:
                 "deletePathPatterns": names,
                 "successDeleteFiles": ok,
                 "failedDeleteFiles": bad,
-                "isPartitionDeleted": partition in self.partitions_to_delete,
+                "isPartitionDeleted": partition in partitions_deleted,
             }
         return {
             "startCleanTime": clean_time,
@@ -216,8 +281,17 @@ class CleanPlan:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The `plan-clean` JSON."""
+        """The `plan-clean` JSON.
+
+        `files_to_delete` / `partitions_to_delete` are what the next clean deletes: empty when Hudi
+        would not schedule it (`not_scheduled_reason` says why); `files_to_delete_if_forced` /
+        `partitions_to_delete_if_forced` are what a forced clean (trigger met, no clean pending) would
+        delete, present whether or not the clean is scheduled.
+        """
         ectr = self.earliest_commit_to_retain
+        reason = self.not_scheduled_reason
+        forced = [d.to_dict() for d in self.files_if_forced]
+        scheduled = forced if reason is None else []
         return {
             "policy": self.policy,
             "earliest_commit_to_retain": ectr.requested_time if ectr else None,
@@ -231,12 +305,16 @@ class CleanPlan:
             "partitions": list(self.partitions),
             "partition_mode": self.partition_mode,
             "partition_detail": self.partition_detail,
-            "files_to_delete": [d.to_dict() for d in self.files_to_delete],
+            "files_to_delete": scheduled,
             "kept": [d.to_dict() for d in self.kept],
             "partitions_to_delete": list(self.partitions_to_delete),
             "triggered": self.triggered,
             "trigger_detail": self.trigger_detail,
-            "would_schedule": self.would_schedule,
+            "would_schedule": reason is None,
+            "not_scheduled_reason": reason.value if reason is not None else None,
+            "not_scheduled_detail": self.not_scheduled_detail,
+            "files_to_delete_if_forced": forced,
+            "partitions_to_delete_if_forced": list(self.partitions_if_forced),
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": "1.1.x",
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
@@ -390,9 +468,9 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         partitions=partitions,
         partition_mode=mode,
         partition_detail=pdetail,
-        files_to_delete=delete,
+        files_if_forced=delete,
         kept=kept,
-        partitions_to_delete=partitions_to_delete,
+        partitions_if_forced=partitions_to_delete,
         triggered=triggered,
         trigger_detail=trigger_detail,
         pending_cleans=_pending_cleans(timeline),
@@ -415,8 +493,8 @@ def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSy
     """Issue 16: record what the planner could not read; never delete a group whose status is unknown."""
     unknown = view.unknown_replaced
     if unknown:
-        moved = [d for d in plan.files_to_delete if (d.partition, d.file_id) in unknown]
-        plan.files_to_delete = [d for d in plan.files_to_delete if (d.partition, d.file_id) not in unknown]
+        moved = [d for d in plan.files_if_forced if (d.partition, d.file_id) in unknown]
+        plan.files_if_forced = [d for d in plan.files_if_forced if (d.partition, d.file_id) not in unknown]
         plan.kept = [d if (d.partition, d.file_id) not in unknown else replace(d, reason=REPLACED_STATUS_UNKNOWN)
                      for d in plan.kept] + [replace(d, reason=REPLACED_STATUS_UNKNOWN) for d in moved]
     also = last_clean_inputs(timeline) + unknown_groups_input(view)
@@ -585,5 +663,5 @@ def _pending_cleans(timeline: ActiveTimeline) -> list[PendingClean]:
 
 __all__ = [
     "KEEP_LATEST_BY_HOURS", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "CleanFileDecision", "CleanPlan",
-    "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
+    "NotScheduledReason", "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
 ]

@@ -71,7 +71,11 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(render_json(_cli().with_findings(args, payload)))
         return 0
-    rows = [{**d, "decision": "delete"} for d in payload["files_to_delete"]]
+    # Not scheduled: the files a forced clean would delete are shown as such, never as "delete".
+    if plan.would_schedule:
+        rows = [{**d, "decision": "delete"} for d in payload["files_to_delete"]]
+    else:
+        rows = [{**d, "decision": "delete_if_forced"} for d in payload["files_to_delete_if_forced"]]
     rows += [{**d, "decision": "keep"} for d in payload["kept"]]
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
@@ -81,9 +85,16 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
     for p in plan.pending_cleans:
         print(f"pending clean {p.requested_time} ({p.state}, {p.files} files) runs first")
+    if plan.would_schedule:
+        print(f"scheduled: yes; {len(plan.files_to_delete)} files to delete")
+    else:
+        print(f"scheduled: no ({plan.not_scheduled_detail}); nothing is deleted. A forced clean would delete "
+              f"{len(plan.files_if_forced)} files (decision delete_if_forced)")
     print(render_table(rows, ["decision", "partition", "file_id", "base_instant", "file", "reason"]))
     if plan.partitions_to_delete:
         print(f"partitions to delete: {', '.join(plan.partitions_to_delete)}")
+    elif plan.partitions_if_forced:
+        print(f"partitions a forced clean would delete: {', '.join(plan.partitions_if_forced)}")
     return 0
 
 
