@@ -31,14 +31,22 @@ def T(n: int, seconds: int = 0) -> str:
     return format_instant_time(_EPOCH + dt.timedelta(minutes=n, seconds=seconds))
 
 
+def _moment(ts: str) -> dt.datetime:
+    """The moment of a date-shaped instant time; a time that is not a date (Hudi tests' `101`, metadata
+    `00000000000000001`) counts as that many milliseconds after 2024-01-01."""
+    try:
+        moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return _EPOCH + dt.timedelta(milliseconds=int(ts))
+    return moment + dt.timedelta(milliseconds=int(ts[14:] or 0))
+
+
 def _completion(ts: str) -> str:
-    moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
-    return format_instant_time(moment + dt.timedelta(seconds=30))
+    return format_instant_time(_moment(ts).replace(microsecond=0) + dt.timedelta(seconds=30))
 
 
 def _ms(ts: str) -> int:
-    moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
-    return int(moment.timestamp() * 1000) + int(ts[14:] or 0)
+    return int(_moment(ts).timestamp() * 1000)
 
 
 # -- Avro schemas (Hudi's record names and field names; spec `01` §2) ------------------------------

@@ -354,10 +354,10 @@ def test_config_keys_aliases_and_inference() -> None:
     assert ServiceConfig.from_conf(None).to_dict()["hoodie.keep.min.commits"] == 20
     with pytest.raises(ServiceConfigError) as err:
         ServiceConfig.from_conf({"hoodie.cleaner.commit.retained": "4"})
-    assert "hoodie.cleaner.commits.retained" in str(err.value) and "hoodie.keep.max.commits" in str(err.value)
+    assert "did you mean 'hoodie.cleaner.commits.retained'" in str(err.value)
     with pytest.raises(ServiceConfigError, match="not one of"):
         ServiceConfig.from_conf({"hoodie.cleaner.policy": "KEEP_NOTHING"})
-    with pytest.raises(ServiceConfigError, match="less than"):
+    with pytest.raises(ServiceConfigError, match=r"Increase hoodie\.keep\.max\.commits=4 to be greater than"):
         ServiceConfig.from_conf({"hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "4"})
     assert "hoodie.archive.beyond.savepoint" in known_key_names()
 
@@ -515,3 +515,90 @@ def test_nothing_to_clean_reason(tmp_path: Path) -> None:
     plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "5"})
     assert plan.triggered and plan.not_scheduled_reason is cl.NotScheduledReason.NOTHING_TO_CLEAN
     assert plan.to_dict()["files_to_delete_if_forced"] == []
+
+
+HUDI_DEFAULTS = """\
+# hudi-defaults.conf as users have it: whitespace- or =-separated, comments, Spark-style prefixes
+hoodie.datasource.write.recordkey.field    id
+hoodie.datasource.write.precombine.field = ts
+hoodie.upsert.shuffle.parallelism\t200
+! a Java-properties comment
+hoodie.cleaner.policy                      KEEP_LATEST_COMMITS
+spark.hadoop.hoodie.cleaner.commits.retained=1
+spark.executor.memory 4g
+hoodie.cleaner.parallelism 100
+hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider
+hoodie.table.base.path = s3://bucket/path\\
+/continued
+"""
+
+
+def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14 (DFSPropertiesConfiguration: `hudi-defaults.conf` split at the first `=`, else whitespace):
+    a pasted file plans; keys that do not affect cleaning are listed as ignored; `--conf` wins over the file."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 4, "f1")
+    conf = tmp_path / "hudi-defaults.conf"
+    conf.write_text(HUDI_DEFAULTS)
+    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["earliest_commit_to_retain"] == T(4)  # commits retained 1, from the spark.hadoop. key
+    ignored = {k["key"]: k for k in out["ignored_config_keys"]}
+    assert sorted(ignored) == ["hoodie.cleaner.parallelism", "hoodie.datasource.write.precombine.field",
+                               "hoodie.datasource.write.recordkey.field", "hoodie.table.base.path",
+                               "hoodie.upsert.shuffle.parallelism", "hoodie.write.lock.provider",
+                               "spark.executor.memory"]
+    assert ignored["hoodie.datasource.write.recordkey.field"]["value"] == "id"
+    assert ignored["hoodie.datasource.write.precombine.field"]["value"] == "ts"
+    assert ignored["hoodie.table.base.path"]["value"] == "s3://bucket/path/continued"
+    assert ignored["spark.executor.memory"]["source"] == str(conf)
+    assert ignored["hoodie.cleaner.parallelism"]["reason"].startswith("a cleaner/archiver key this dry run does not")
+    assert ignored["hoodie.upsert.shuffle.parallelism"]["reason"] == "does not affect cleaning or archival"
+    # --conf overrides the file, across a key's two names.
+    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf),
+                 "--conf", "hoodie.clean.commits.retained=2"]) == 0
+    assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
+    # plan-archive takes the same file; its JSON lists the same ignored keys.
+    assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 7
+
+
+def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A likely typo of a known key (two edits or fewer) is an error naming the key it resembles and the file."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 2, "f1")
+    typo = tmp_path / "typo.properties"
+    typo.write_text("hoodie.datasource.write.operation=upsert\nspark.hadoop.hoodie.cleaner.commit.retained=2\n")
+    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(typo)]) == 1
+    err = capsys.readouterr().err
+    assert "'spark.hadoop.hoodie.cleaner.commit.retained (read as hoodie.cleaner.commit.retained)'" in err
+    assert f"from {typo}" in err and "did you mean 'hoodie.cleaner.commits.retained'" in err
+    bad = tmp_path / "bad.conf"
+    bad.write_text("# ok\nhoodie.keep.min.commits=3\nhoodie.keep.max.commits\n")
+    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(bad)]) == 1
+    assert f"{bad}, line 3: 'hoodie.keep.max.commits' has no value" in capsys.readouterr().err
+    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(tmp_path / "missing.conf")]) == 1
+    assert "not a regular file" in capsys.readouterr().err
+    # Two names of one key with different values in one file: refused; in file and --conf: --conf wins.
+    both = tmp_path / "both.conf"
+    both.write_text("hoodie.cleaner.commits.retained 2\nhoodie.clean.commits.retained 3\n")
+    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(both)]) == 1
+    assert "set twice with different values" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "resembles"), [
+    ("hoodie.cleaner.commit.retained", "hoodie.cleaner.commits.retained"),
+    ("hoodie.keep.min.comits", "hoodie.keep.min.commits"),
+    ("hoodie.clean.polcy", "hoodie.clean.policy"),
+    ("hoodie.cleaner.policy.failed.write", "hoodie.cleaner.policy.failed.writes"),
+    ("hoodie.datasource.write.operation", None),
+    ("hoodie.cleaner.parallelism", None),
+    ("hoodie.metadata.keep.min.commits", None),
+    ("hoodie.clean.max.commits.to.clean", None),
+])
+def test_typo_distance(name: str, resembles: str | None) -> None:
+    """Edit distance <= 2 against every known key name (canonical and alternative)."""
+    from hudi_core.services.config import resembling_key
+
+    assert resembling_key(name) == resembles

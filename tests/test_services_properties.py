@@ -103,7 +103,7 @@ SETTINGS = settings(max_examples=int(os.environ.get("SVC_PROP_EXAMPLES", "30")),
 
 
 @SETTINGS
-@given(ops=OPS, min_keep=st.integers(1, 3), extra=st.integers(0, 2), retained=st.integers(1, 4),
+@given(ops=OPS, min_keep=st.integers(1, 3), extra=st.integers(1, 2), retained=st.integers(1, 4),
        beyond=st.booleans())
 def test_archive_never_passes_guards_savepoints_or_pending(tmp_path_factory: pytest.TempPathFactory,
                                                          ops: list[tuple[str, object]], min_keep: int, extra: int,

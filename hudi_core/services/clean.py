@@ -320,6 +320,7 @@ class CleanPlan:
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
+            "ignored_config_keys": self.config.ignored_dicts(),
         }
 
 

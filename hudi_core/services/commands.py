@@ -11,7 +11,7 @@ from hudi_core.errors import HudiInspectError
 from hudi_core.output import render_json, render_table
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
-from hudi_core.services.config import parse_conf_pairs
+from hudi_core.services.config import ServiceConfig, conf_layers
 from hudi_core.services.markers import compute_markers
 from hudi_core.timeline.instant import parse_instant_time
 
@@ -43,10 +43,15 @@ def _note_clean_inputs(args: argparse.Namespace, table: Any) -> None:
         args._plan_incomplete = True
 
 
+def _config(args: argparse.Namespace) -> ServiceConfig:
+    """`--conf-file` files, then `--conf` pairs (later wins), as Hudi reads them."""
+    return ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), args.conf))
+
+
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
     table = _cli()._open(args)
-    payload = compute_markers(table, parse_conf_pairs(args.conf), now=_now(args)).to_dict()
+    payload = compute_markers(table, _config(args), now=_now(args)).to_dict()
     _note_clean_inputs(args, table)
     if args.format == "json":
         payload = _cli().with_findings(args, payload)
@@ -65,7 +70,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
 def cmd_plan_clean(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-clean TABLE [--conf K=V ...]`."""
     table = _cli()._open(args)
-    plan = plan_clean(table, parse_conf_pairs(args.conf), now=_now(args))
+    plan = plan_clean(table, _config(args), now=_now(args))
     payload = plan.to_dict()
     args._plan_incomplete = plan.incomplete
     if args.format == "json":
@@ -101,7 +106,7 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
 def cmd_plan_archive(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-archive TABLE [--conf K=V ...] [--without-savepoint-guard]`."""
     table = _cli()._open(args)
-    plan = plan_archive(table, parse_conf_pairs(args.conf), savepoint_guard=not args.without_savepoint_guard)
+    plan = plan_archive(table, _config(args), savepoint_guard=not args.without_savepoint_guard)
     payload = plan.to_dict()
     args._plan_incomplete = plan.incomplete
     if args.format == "json":
@@ -122,16 +127,23 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help=f"Hudi {what} config; repeatable")
+    p.add_argument("--conf-file", action="append", metavar="FILE",
+                   help="Java properties / hudi-defaults.conf / spark-defaults.conf (spark.hadoop.hoodie.* keys); "
+                        "repeatable, --conf wins; keys that do not affect the dry run are listed as ignored")
+
+
 def register(add: AddFn, sub: Any) -> None:
     """Add `markers`, `plan-clean` and `plan-archive` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
                                     "replaced file groups")
-    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    _add_conf(p, "cleaner/archiver")
     p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("plan-clean", cmd_plan_clean, "dry run of the next clean: every file's decision and reason")
-    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner config; repeatable")
+    _add_conf(p, "cleaner")
     p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("plan-archive", cmd_plan_archive, "dry run of the next archival: every instant, guards, boundary")
-    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi archiver config; repeatable")
+    _add_conf(p, "archiver")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")

@@ -2,8 +2,13 @@
 
 Keys and defaults follow `HoodieCleanConfig`, `HoodieArchivalConfig` and `HoodieCompactionConfig`
 of Hudi 1.1.x (spec `02` §4 and §5.1). 1.x renamed several cleaner keys to `hoodie.clean.*` and
-keeps the old names as alternatives, so both are accepted. Unknown keys are refused with the list
-of known ones: a typo must never silently fall back to a default in a dry run.
+keeps the old names as alternatives, so both are accepted.
+
+Configuration comes as users have it (issue 14): `--conf KEY=VALUE`, Java properties files,
+`hudi-defaults.conf` (whitespace or ``=`` separated) and Spark-style `spark.hadoop.hoodie.*` keys
+(:func:`read_conf_file`). Keys that do not affect cleaning or archival are accepted and listed as
+ignored (:attr:`ServiceConfig.ignored`); a key within two edits of a known key is refused, naming the
+key it resembles: a typo must never silently fall back to a default in a dry run.
 
 Two optional archiver guards have key names that could not be verified in released code (spec
 `02` §3): A6 (`TimelineArchiverV2`, HUDI-9634) and A7 (`TimelineArchiverV1`, PR #18380). Their keys
@@ -12,8 +17,9 @@ are marked ``unverified`` in :data:`KNOWN_KEYS`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import HudiInspectError
@@ -65,17 +71,19 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "completed commits since the last clean before a new clean is planned",
               ("hoodie.cleaner.trigger.max.commits",)),
     ConfigKey("hoodie.cleaner.incremental.mode", "incremental_mode", "bool", True,
-              "plan from the partitions touched since the last clean's ECTR", ("hoodie.cleaner.incremental.enabled",)),
+              "plan from the partitions touched since the last clean's ECTR",
+              ("hoodie.cleaner.incremental.enabled", "hoodie.clean.incremental.enabled")),
     ConfigKey("hoodie.cleaner.delete.bootstrap.base.file", "clean_bootstrap_base_file", "bool", False,
-              "also delete bootstrap source files"),
+              "also delete bootstrap source files", ("hoodie.clean.delete.bootstrap.base.file",)),
     ConfigKey("hoodie.clean.automatic", "clean_automatic", "bool", True, "clean after each write"),
     ConfigKey("hoodie.clean.async", "clean_async", "bool", False, "clean asynchronously",
               ("hoodie.clean.async.enabled",)),
     # Default false since HUDI-7616 (0.15.0 / 1.0.0), which also deprecated the key.
     ConfigKey("hoodie.clean.allow.multiple", "clean_allow_multiple", "bool", False,
-              "allow scheduling a clean while another is pending"),
+              "allow scheduling a clean while another is pending", ("hoodie.clean.multiple.enabled",)),
     ConfigKey("hoodie.cleaner.policy.failed.writes", "failed_writes_policy", "str", "EAGER",
-              "how failed writes are cleaned (EAGER, LAZY, NEVER)", (), ("EAGER", "LAZY", "NEVER")),
+              "how failed writes are cleaned (EAGER, LAZY, NEVER)", ("hoodie.clean.failed.writes.policy",),
+              ("EAGER", "LAZY", "NEVER")),
     # -- archiver (HoodieArchivalConfig) ------------------------------------------------------------
     ConfigKey("hoodie.keep.min.commits", "keep_min_commits", "int", 20,
               "completed commits the archiver always keeps active"),
@@ -140,6 +148,74 @@ def _parse(key: ConfigKey, given_name: str, value: Any) -> Any:
     return upper if key.choices else text
 
 
+#: Prefix Spark passes Hadoop/Hudi configuration with (`spark.hadoop.hoodie.*` in spark-defaults.conf).
+SPARK_HADOOP_PREFIX = "spark.hadoop."
+#: Namespaces of cleaner/archiver keys: unmodelled keys there are flagged as such when ignored.
+_SERVICE_NAMESPACES = ("hoodie.clean.", "hoodie.cleaner.", "hoodie.archive.", "hoodie.keep.",
+                       "hoodie.commits.archival.")
+#: Most edits between a given key and a known one for the given key to count as a typo of it.
+TYPO_DISTANCE = 2
+
+
+@dataclass(frozen=True)
+class IgnoredKey:
+    """A key given that does not affect the dry runs: where it came from and why it is ignored."""
+
+    key: str
+    value: str
+    source: str
+    reason: str
+    given_as: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"key": self.key, "value": self.value, "source": self.source, "reason": self.reason,
+                "given_as": self.given_as}
+
+
+def strip_spark_prefix(key: str) -> str:
+    """`spark.hadoop.hoodie.x` → `hoodie.x` (how Spark hands Hadoop-side configuration to Hudi)."""
+    return key[len(SPARK_HADOOP_PREFIX):] if key.startswith(SPARK_HADOOP_PREFIX + "hoodie.") else key
+
+
+def edit_distance(a: str, b: str, limit: int = TYPO_DISTANCE) -> int:
+    """Levenshtein distance of `a` and `b`, or ``limit + 1`` once it exceeds `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def resembling_key(name: str) -> str | None:
+    """The known key `name` is a likely typo of (within :data:`TYPO_DISTANCE` edits), else ``None``."""
+    best: tuple[int, str] | None = None
+    for known in sorted(_BY_NAME):
+        d = edit_distance(name, known)
+        if d <= TYPO_DISTANCE and (best is None or d < best[0]):
+            best = (d, known)
+    return best[1] if best else None
+
+
+def _refuse_typo(name: str, given: str, source: str) -> None:
+    like = resembling_key(name)
+    if like is not None:
+        shown = given.strip() if given.strip() == name else f"{given.strip()} (read as {name})"
+        raise ServiceConfigError(f"config key {shown!r} from {source} is not a Hudi cleaner/archiver key; "
+                                 f"did you mean {like!r}? (a typo would silently fall back to the default)")
+
+
+def _ignored_reason(name: str) -> str:
+    if name.startswith(_SERVICE_NAMESPACES):
+        return "a cleaner/archiver key this dry run does not model (it does not change which files or instants go)"
+    return "does not affect cleaning or archival"
+
+
 @dataclass(frozen=True)
 class ServiceConfig:
     """The cleaner and archiver settings a dry run uses (Hudi defaults unless set).
@@ -174,10 +250,22 @@ class ServiceConfig:
     compact_max_delta_commits: int = 5
     metadata_enable: bool = True
     explicit: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: Keys given that do not affect cleaning or archival (accepted, listed in the plans).
+    ignored: tuple[IgnoredKey, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, Any] | None = None) -> ServiceConfig:
-        """Build from ``{hudi key: value}``; refuse unknown keys, listing the known ones.
+        """Build from ``{hudi key: value}`` (see :meth:`from_layers`)."""
+        return cls.from_layers([("--conf", conf or {})])
+
+    @classmethod
+    def from_layers(cls, layers: Iterable[tuple[str, Mapping[str, Any]]]) -> ServiceConfig:
+        """Build from ``(source, {key: value})`` layers, later ones overriding earlier ones (a file, then `--conf`).
+
+        Keys are taken as Hudi takes them: a `spark.hadoop.` prefix is dropped; known keys (canonical or
+        alternative names) are parsed; a key within two edits of a known key is refused as a likely
+        typo; any other key is accepted and recorded in :attr:`ignored`. Within one layer a key set
+        twice (under two of its names) with different values is refused.
 
         When no policy is given, the policy is inferred as Hudi 1.x does (`HoodieCleanConfig.CLEANER_POLICY`
         infer function, `TestHoodieWriteConfig.testInferCleaningPolicy`) only when exactly one of the
@@ -186,17 +274,23 @@ class ServiceConfig:
         """
         values: dict[str, Any] = {}
         explicit: dict[str, Any] = {}
-        for given, raw in (conf or {}).items():
-            key = _BY_NAME.get(given.strip())
-            if key is None:
-                raise ServiceConfigError(
-                    f"unknown config key {given!r}; known keys: {', '.join(known_key_names())}"
-                )
-            parsed = _parse(key, given, raw)
-            if key.field in values and values[key.field] != parsed:
-                raise ServiceConfigError(f"{key.name} is set twice with different values (also as {given})")
-            values[key.field] = parsed
-            explicit[key.name] = parsed
+        ignored: dict[str, IgnoredKey] = {}
+        for source, conf in layers:
+            seen: dict[str, tuple[str, Any]] = {}
+            for given, raw in conf.items():
+                name = strip_spark_prefix(given.strip())
+                key = _BY_NAME.get(name)
+                if key is None:
+                    _refuse_typo(name, given, source)
+                    ignored[name] = IgnoredKey(name, str(raw), source, _ignored_reason(name), given.strip())
+                    continue
+                parsed = _parse(key, given, raw)
+                if key.field in seen and seen[key.field][1] != parsed:
+                    raise ServiceConfigError(f"{key.name} is set twice with different values in {source} "
+                                             f"(as {seen[key.field][0]} and as {given})")
+                seen[key.field] = (given, parsed)
+                values[key.field] = parsed
+                explicit[key.name] = parsed
         if "cleaner_policy" not in values:
             inferred = [policy for fld, policy in (("commits_retained", KEEP_LATEST_COMMITS),
                                                    ("hours_retained", KEEP_LATEST_BY_HOURS),
@@ -204,17 +298,87 @@ class ServiceConfig:
                         if fld in values]
             if len(inferred) == 1:
                 values["cleaner_policy"] = inferred[0]
-        config = cls(**values, explicit=explicit)
-        if config.keep_max_commits < config.keep_min_commits:
+        config = cls(**values, explicit=explicit, ignored=tuple(ignored[k] for k in sorted(ignored)))
+        # `HoodieWriteConfig.Builder.validate` (1.1/1.2 as 0.x): only under KEEP_LATEST_COMMITS, and strictly
+        # greater, so keep.max == keep.min is refused there and accepted under the other policies.
+        if config.cleaner_policy == KEEP_LATEST_COMMITS and config.keep_max_commits <= config.keep_min_commits:
             raise ServiceConfigError(
-                f"hoodie.keep.max.commits={config.keep_max_commits} is less than "
-                f"hoodie.keep.min.commits={config.keep_min_commits} (Hudi refuses this)"
+                f"Increase hoodie.keep.max.commits={config.keep_max_commits} to be greater than "
+                f"hoodie.keep.min.commits={config.keep_min_commits} (Hudi's HoodieWriteConfig refuses this "
+                "under KEEP_LATEST_COMMITS)"
             )
         return config
+
+    def ignored_dicts(self) -> list[dict[str, str]]:
+        """The plans' `ignored_config_keys`."""
+        return [k.to_dict() for k in self.ignored]
 
     def to_dict(self) -> dict[str, Any]:
         """Every known key's canonical name with its effective value."""
         return {k.name: getattr(self, k.field) for k in KNOWN_KEYS}
+
+
+#: Largest configuration file read (a hudi-defaults.conf is a few KiB).
+CONF_FILE_LIMIT = 4 * 1024 * 1024
+
+
+def parse_conf_text(text: str, source: str) -> dict[str, str]:
+    """Java properties / `hudi-defaults.conf` text as ``{key: value}``.
+
+    As Hudi's `DFSPropertiesConfiguration`: blank lines and `#` / `!` comments are skipped, runs of
+    whitespace count as one, and a line splits at its first ``=`` if it has one, else at its first
+    whitespace; a trailing backslash continues a line (Java properties). Later lines win. A line with
+    a key and no separator is refused, naming the file and line.
+    """
+    out: dict[str, str] = {}
+    pending = ""
+    start = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not pending and (not line or line.startswith(("#", "!"))):
+            continue
+        if not pending:
+            start = number
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending += line[:-1]
+            continue
+        line, pending = pending + line, ""
+        line = " ".join(line.split())
+        sep = "=" if "=" in line else " " if " " in line else ""
+        if not sep:
+            raise ServiceConfigError(f"{source}, line {start}: {line!r} has no value (expected KEY=VALUE or KEY VALUE)")
+        key, _, value = line.partition(sep)
+        if not key.strip():
+            raise ServiceConfigError(f"{source}, line {start}: no key before {sep!r}")
+        out[key.strip()] = value.strip()
+    if pending:
+        raise ServiceConfigError(f"{source}, line {start}: the last line ends with a continuation backslash")
+    return out
+
+
+def read_conf_file(path: str | Path) -> dict[str, str]:
+    """A local configuration file (Java properties, `hudi-defaults.conf`, spark-defaults.conf) as ``{key: value}``."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            raise ServiceConfigError(f"--conf-file {path}: not a regular file")
+        if p.stat().st_size > CONF_FILE_LIMIT:
+            raise ServiceConfigError(f"--conf-file {path}: larger than {CONF_FILE_LIMIT} bytes")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ServiceConfigError(f"--conf-file {path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # java.util.Properties.load(InputStream) reads ISO 8859-1
+    return parse_conf_text(text, str(path))
+
+
+def conf_layers(conf_files: list[str] | None, pairs: list[str] | None) -> list[tuple[str, dict[str, str]]]:
+    """The CLI's `--conf-file` files (in order) then its `--conf` pairs, as :meth:`ServiceConfig.from_layers` layers."""
+    layers = [(str(f), read_conf_file(f)) for f in conf_files or []]
+    layers.append(("--conf", parse_conf_pairs(pairs)))
+    return layers
 
 
 def parse_conf_pairs(pairs: list[str] | None) -> dict[str, str]:
