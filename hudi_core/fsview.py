@@ -31,7 +31,7 @@ Views offered (each takes an optional partition filter):
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -176,6 +176,61 @@ def discover_partitions(
                     next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
         frontier = sorted(next_frontier)
     return dict(sorted(partitions.items()))
+
+
+def metadata_partitions_from_config(
+    listing: dict[str, list[ListedFile]], configured: Sequence[str], inflight: Sequence[str],
+    storage: ReadOnlyStorage, executor: Executor | None, batch_size: int, findings: list[Finding],
+) -> dict[str, list[ListedFile]]:
+    """A metadata table's partitions as its data table's config names them (spec `06` §2).
+
+    Hudi's metadata reader takes the partitions from `hoodie.table.metadata.partitions` (and
+    `.inflight` while an index is built), not from `.hoodie_partition_metadata` files, which a real
+    1.1 `column_stats` folder lacks. Such a folder is listed here too; every place where the config
+    and storage disagree becomes a finding. Partitions found on storage but not named by the config
+    stay listed (they are on storage), with a warning that Hudi's reader ignores them.
+    """
+    named = list(dict.fromkeys([*configured, *inflight]))
+    unlisted = [p for p in named if p not in listing]
+    out = dict(listing)
+    if unlisted:
+        rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, LISTING_SCHEMA)
+        files: dict[str, list[ListedFile]] = {}
+        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in LISTING_SCHEMA.names),
+                                                      strict=True):
+            if is_dir is False:
+                files.setdefault(folder, []).append(ListedFile(str(name), int(size or 0), mtime_ms))
+        for partition in unlisted:
+            key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
+            if files.get(partition):
+                out[partition] = sorted(files[partition], key=_listed_name)
+                findings.append(Finding(
+                    Severity.INFO, "metadata_partition_without_partition_metadata", storage.uri_of(partition),
+                    f"metadata-table partition {partition} has no {PARTITION_METAFILE_PREFIX} file; listed because "
+                    f"the data table's {key} names it, as Hudi's metadata reader does"))
+            else:
+                findings.append(Finding(
+                    Severity.WARNING, "metadata_partition_missing", storage.uri_of(partition),
+                    f"the data table's {key} names metadata-table partition {partition}, but storage has no file "
+                    "there"))
+    if not named and listing:
+        findings.append(Finding(
+            Severity.WARNING, "metadata_partitions_not_in_table_config", storage.uri,
+            "the data table's hoodie.table.metadata.partitions is empty (metadata table disabled or being "
+            f"deleted), yet storage holds metadata-table partitions {', '.join(sorted(listing))}: Hudi's metadata "
+            "reader ignores them"))
+    elif named:
+        for partition in sorted(p for p in listing if p not in named):
+            findings.append(Finding(
+                Severity.WARNING, "metadata_partition_not_in_table_config", storage.uri_of(partition),
+                f"storage holds metadata-table partition {partition}, but the data table's "
+                "hoodie.table.metadata.partitions (and .inflight) does not name it: Hudi's metadata reader ignores it"))
+    for partition in inflight:
+        if partition in out and partition not in configured:
+            findings.append(Finding(
+                Severity.INFO, "metadata_partition_inflight", storage.uri_of(partition),
+                f"metadata-table partition {partition} is being built (hoodie.table.metadata.partitions.inflight)"))
+    return dict(sorted(out.items()))
 
 
 def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -579,8 +634,13 @@ class FileSystemView:
         """
         with paused_gc():
             listing_findings: list[Finding] = []
-            listing = discover_partitions(table.storage.spec, inline_if_local(table.executor, table.storage),
-                                          batch_size, listing_findings)
+            executor = inline_if_local(table.executor, table.storage)
+            listing = discover_partitions(table.storage.spec, executor, batch_size, listing_findings)
+            data_props = getattr(table, "data_table_properties", None)
+            if table.is_metadata_table and data_props is not None:
+                listing = metadata_partitions_from_config(
+                    listing, data_props.metadata_partitions, data_props.metadata_partitions_inflight,
+                    table.storage, executor, batch_size, listing_findings)
             view = cls.from_listing(
                 listing, table.timeline, table.properties.version, table.properties.base_file_format,
                 storage=table.storage, archived_completion_times=archived_completion_times,
