@@ -13,10 +13,12 @@ from hudi_core.ui import charts, engine, loaders, markers, picker, render
 uri, eng = picker.require_table()
 ss = st.session_state
 st.title("Cleaner & archival dry-run")
-st.caption("What Hudi 1.1.x's cleaner and archiver would do next, computed read-only. Nothing is written.")
+st.caption("What Hudi's cleaner and archiver would do next (the release you choose), computed read-only. "
+           "Nothing is written.")
 try:
     loaders.ensure_decoded(uri, eng)
     keys = engine.config_keys()
+    releases = engine.hudi_releases()
     instants, source_note = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
@@ -60,12 +62,15 @@ def _widget(key: Any, container: Any) -> Any:
     if key.kind == "bool":
         return container.checkbox(label, value=bool(start), help=help_text, key=wkey)
     if key.kind == "int" and start is not None:
-        return container.number_input(label, value=int(start), min_value=0, step=1, help=help_text, key=wkey)
+        lowest = {"minus_one_or_positive": -1, "positive": 1}.get(getattr(key, "int_rule", ""), 0)
+        return container.number_input(label, value=int(start), min_value=lowest, step=1, help=help_text, key=wkey)
     return container.text_input(label, value="" if start is None else str(start), help=help_text, key=wkey)
 
 
 answer_box = st.container()  # the answer goes above the form, once the dry-run below has run
 with st.form("dry_run"):
+    release = st.selectbox("Emulated Hudi release", list(releases), index=len(releases) - 1, key="conf::release",
+                           help="The cleaner/archiver release the dry-run emulates; recorded in the plans.")
     cols = st.columns(4)
     values = {}
     for n, name in enumerate(k for k in MAIN_KEYS if by_name.get(k) and by_name[k].kind != "bool"):
@@ -93,7 +98,7 @@ for name, value in values.items():
 
 try:
     with st.spinner("Planning the clean and the archival…", show_time=True):  # gone once done: no clutter
-        result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng)
+        result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng, str(release))
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
@@ -129,8 +134,12 @@ with answer_box:
     render.verdict(answer, "bad" if not exposed.empty else "warn" if not other_exposed.empty else "good")
     if binding:
         st.caption(f"Binding guard {binding['name']}: {binding.get('detail', '')}")
-st.caption("Configuration: " + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
+st.caption(f"Emulating Hudi {clean.get('hudi_release', '')} · configuration: "
+           + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
            + f" · guard {'on' if guard else 'off'}")
+for item in [*clean.get("not_emulated", []),
+             *[n for n in archive.get("not_emulated", []) if n not in clean.get("not_emulated", [])]]:
+    st.warning(f"Not emulated: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
 render.json_download(result, "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------

@@ -595,7 +595,8 @@ def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,
     ("hoodie.datasource.write.operation", None),
     ("hoodie.cleaner.parallelism", None),
     ("hoodie.metadata.keep.min.commits", None),
-    ("hoodie.clean.max.commits.to.clean", None),
+    ("hoodie.archive.merge.enable", None),
+    ("hoodie.clean.max.commits.to.cleen", "hoodie.clean.max.commits.to.clean"),
 ])
 def test_typo_distance(name: str, resembles: str | None) -> None:
     """Edit distance <= 2 against every known key name (canonical and alternative)."""

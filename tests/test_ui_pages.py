@@ -364,3 +364,9 @@ def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_e
     assert "If forced: files a forced clean would delete (4)" in headers
     forced = [d.value for d in at.dataframe if "reason" in d.value.columns and len(d.value) == 4]
     assert forced and set(forced[0]["reason"]) == {"older_than_ectr"}
+    # The emulated release is a choice (the newest by default) and recorded with the plan.
+    assert "Emulating Hudi 1.2.x" in texts(at.caption)
+    at.selectbox(key="conf::release").set_value("1.1")
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    assert "Emulating Hudi 1.1.x" in texts(at.caption) and metrics(at)["If forced"] == "4"

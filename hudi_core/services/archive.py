@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 ARCHIVER_V1 = "TimelineArchiverV1"
 ARCHIVER_V2 = "TimelineArchiverV2"
-HUDI_RELEASE = "1.1.x"
 
 ARCHIVE = "archive"
 KEEP = "keep"
@@ -93,6 +92,7 @@ class ArchivePlan:
     exposed_file_groups: list[ExposedGroup] = field(default_factory=list)
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
+    is_metadata_table: bool = False
 
     @property
     def incomplete(self) -> bool:
@@ -119,7 +119,8 @@ class ArchivePlan:
         """The `plan-archive` JSON."""
         return {
             "archiver": self.archiver,
-            "hudi_release": HUDI_RELEASE,
+            "hudi_release": self.config.release_label,
+            "not_emulated": self.config.not_emulated(self.is_metadata_table),
             "table_version": self.table_version,
             "savepoint_guard": self.savepoint_guard,
             "min_to_keep": self.min_to_keep,
@@ -453,6 +454,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         decisions=decisions,
         savepoint_guard=savepoint_guard,
         config=config,
+        is_metadata_table=table.is_metadata_table,
     )
     _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:

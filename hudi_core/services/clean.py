@@ -1,4 +1,4 @@
-"""Clean planner dry run: what the next clean would delete, and why (emulates Hudi 1.1.x).
+"""Clean planner dry run: what the next clean would delete, and why (emulates Hudi 1.1.x and 1.2.x).
 
 Follows `CleanPlanActionExecutor.requestClean` and `CleanPlanner` (spec `02` §5):
 
@@ -136,6 +136,7 @@ class CleanPlan:
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
+    is_metadata_table: bool = False
 
     @property
     def incomplete(self) -> bool:
@@ -316,7 +317,8 @@ class CleanPlan:
             "files_to_delete_if_forced": forced,
             "partitions_to_delete_if_forced": list(self.partitions_if_forced),
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
-            "hudi_release": "1.1.x",
+            "hudi_release": self.config.release_label,
+            "not_emulated": self.config.not_emulated(self.is_metadata_table),
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
@@ -394,7 +396,7 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
 
 def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
                now: dt.datetime | None = None, view: FileSystemView | None = None) -> CleanPlan:
-    """Plan the next clean of `table` as Hudi 1.1.x would, without deleting anything.
+    """Plan the next clean of `table` as Hudi 1.1.x / 1.2.x would (`config.hudi_release`), without deleting anything.
 
     `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
     time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
@@ -479,6 +481,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         earliest_commit_to_not_archive_hudi=None,
         base_uri=table.uri,
         config=config,
+        is_metadata_table=table.is_metadata_table,
     )
     plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
                                                                   current_savepoints)

@@ -11,7 +11,7 @@ from hudi_core.errors import HudiInspectError
 from hudi_core.output import render_json, render_table
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
-from hudi_core.services.config import ServiceConfig, conf_layers
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
 from hudi_core.services.markers import compute_markers
 from hudi_core.timeline.instant import parse_instant_time
 
@@ -45,7 +45,8 @@ def _note_clean_inputs(args: argparse.Namespace, table: Any) -> None:
 
 def _config(args: argparse.Namespace) -> ServiceConfig:
     """`--conf-file` files, then `--conf` pairs (later wins), as Hudi reads them."""
-    return ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), args.conf))
+    return ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), args.conf),
+                                     getattr(args, "hudi_release", None) or DEFAULT_HUDI_RELEASE)
 
 
 def cmd_markers(args: argparse.Namespace) -> int:
@@ -85,7 +86,9 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
         return 0
-    print(f"policy {plan.policy}; ECTR {plan.ectr} ({plan.ectr_detail})")
+    print(f"Hudi {plan.config.release_label}; policy {plan.policy}; ECTR {plan.ectr} ({plan.ectr_detail})")
+    for item in payload["not_emulated"]:
+        print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
     print(f"partitions ({plan.partition_mode}): {', '.join(plan.partitions) or '(none)'} — {plan.partition_detail}")
     print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
     for p in plan.pending_cleans:
@@ -116,7 +119,10 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["requested_time", "action", "state", "decision", "reasons"])
         return 0
-    print(f"{plan.archiver} (Hudi 1.1.x); keep min {plan.min_to_keep} / max {plan.max_to_keep} ({plan.min_max_detail})")
+    for item in payload["not_emulated"]:
+        print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
+    print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep} "
+          f"({plan.min_max_detail})")
     print(f"boundary: {plan.boundary_instant} set by {plan.boundary_guard}")
     for g in plan.guards:
         print(f"  {g.name}: {g.instant or '-'} — {g.detail}")
@@ -132,6 +138,9 @@ def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--conf-file", action="append", metavar="FILE",
                    help="Java properties / hudi-defaults.conf / spark-defaults.conf (spark.hadoop.hoodie.* keys); "
                         "repeatable, --conf wins; keys that do not affect the dry run are listed as ignored")
+    p.add_argument("--hudi-release", choices=HUDI_RELEASES, default=DEFAULT_HUDI_RELEASE,
+                   help=f"the Hudi release whose cleaner/archiver is emulated (default {DEFAULT_HUDI_RELEASE}); "
+                        "recorded in every plan")
 
 
 def register(add: AddFn, sub: Any) -> None:

@@ -46,11 +46,25 @@ class ConfigKey:
     alternatives: tuple[str, ...] = ()
     choices: tuple[str, ...] = ()
     unverified: bool = False
+    #: The first emulated Hudi release that reads the key (older releases list it as ignored).
+    since: str = "1.1"
+    #: Integers: ``"non_negative"``, ``"positive"`` or ``"minus_one_or_positive"`` (-1 = off).
+    int_rule: str = "non_negative"
+    #: Why the key's behaviour is not emulated (set for 1.2 keys whose semantics could not be read in
+    #: Hudi's source); a plan that sets it says so in `not_emulated`.
+    not_emulated: str = ""
 
     def names(self) -> tuple[str, ...]:
         """The canonical name followed by the alternatives."""
         return (self.name, *self.alternatives)
 
+
+#: Emulated Hudi releases (`--hudi-release`), oldest first, and the default (the newest).
+HUDI_RELEASES = ("1.1", "1.2")
+DEFAULT_HUDI_RELEASE = HUDI_RELEASES[-1]
+
+_NOT_EMULATED = ("Hudi 1.2 behaviour not emulated: its planning rules could not be verified in Hudi's source, "
+                 "so this plan is computed as if the key were at its default")
 
 #: Every key :meth:`ServiceConfig.from_conf` accepts.
 KNOWN_KEYS: tuple[ConfigKey, ...] = (
@@ -115,6 +129,31 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "delta commits before compaction is scheduled (A2)"),
     ConfigKey("hoodie.metadata.enable", "metadata_enable", "bool", True,
               "metadata table enabled: archival waits for its compaction (A4)"),
+    # -- Hudi 1.2 (spec `06` §1). Names and defaults: `HoodieCleanConfig.MAX_COMMITS_TO_CLEAN` (PR #18322,
+    # default Long.MAX_VALUE), the 1.2.0 release notes and docs/1.2.0 cleaning page. Their planning
+    # semantics could not be read in Hudi's source here (the snapshot is too large to fetch), so they
+    # are validated and reported, never emulated.
+    ConfigKey("hoodie.clean.max.commits.to.clean", "max_commits_to_clean", "int", None,
+              "1.2: cap on commits cleaned per clean (KEEP_LATEST_COMMITS / KEEP_LATEST_BY_HOURS); unbounded by "
+              "default", since="1.2", int_rule="positive", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.write.empty.clean.interval.hours", "empty_clean_interval_hours", "int", -1,
+              "1.2: write an empty clean every N hours so the ECTR advances on append-only tables (-1 = off)",
+              since="1.2", int_rule="minus_one_or_positive", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.clean.partition.filter.regex", "clean_partition_filter_regex", "str", None,
+              "1.2: full-scan cleans only partitions matching this Java regex (incremental cleaning off)",
+              since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.clean.partition.filter.selected", "clean_partition_filter_selected", "str", None,
+              "1.2: full-scan cleans only these partitions (comma-separated; wins over the regex)",
+              since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.prewrite.cleaner.policy", "prewrite_cleaner_policy", "str", "NONE",
+              "1.2: clean or roll back failed writes before a write starts", (),
+              ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.metadata.derive.from.datatable.clean.policy", "mdt_derive_clean_policy", "bool", True,
+              "1.2: the metadata table's cleaner derives its retention from the data table's (false: the "
+              "configuration given, as this dry run plans)", since="1.2"),
+    ConfigKey("hoodie.timeline.manifest.retained.versions", "timeline_manifest_retained_versions", "int", 3,
+              "1.2: LSM timeline manifest versions retained", unverified=True, since="1.2", int_rule="positive",
+              not_emulated=_NOT_EMULATED),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {n: k for k in KNOWN_KEYS for n in k.names()}
@@ -132,7 +171,11 @@ def _parse(key: ConfigKey, given_name: str, value: Any) -> Any:
             number = int(text)
         except ValueError as exc:
             raise ServiceConfigError(f"{given_name}={value!r} is not an integer") from exc
-        if number < 0:
+        if key.int_rule == "positive" and number < 1:
+            raise ServiceConfigError(f"{given_name}={value!r} must be at least 1")
+        if key.int_rule == "minus_one_or_positive" and number != -1 and number < 1:
+            raise ServiceConfigError(f"{given_name}={value!r} must be -1 (off) or at least 1")
+        if key.int_rule == "non_negative" and number < 0:
             raise ServiceConfigError(f"{given_name}={value!r} must not be negative")
         return number
     if key.kind == "bool":
@@ -249,17 +292,28 @@ class ServiceConfig:
     compact_trigger_strategy: str = "NUM_COMMITS"
     compact_max_delta_commits: int = 5
     metadata_enable: bool = True
+    max_commits_to_clean: int | None = None
+    empty_clean_interval_hours: int = -1
+    clean_partition_filter_regex: str | None = None
+    clean_partition_filter_selected: str | None = None
+    prewrite_cleaner_policy: str = "NONE"
+    mdt_derive_clean_policy: bool = True
+    timeline_manifest_retained_versions: int = 3
+    #: The emulated Hudi release (`--hudi-release`).
+    hudi_release: str = DEFAULT_HUDI_RELEASE
     explicit: dict[str, Any] = field(default_factory=dict, compare=False)
     #: Keys given that do not affect cleaning or archival (accepted, listed in the plans).
     ignored: tuple[IgnoredKey, ...] = field(default=(), compare=False)
 
     @classmethod
-    def from_conf(cls, conf: Mapping[str, Any] | None = None) -> ServiceConfig:
+    def from_conf(cls, conf: Mapping[str, Any] | None = None,
+                  hudi_release: str = DEFAULT_HUDI_RELEASE) -> ServiceConfig:
         """Build from ``{hudi key: value}`` (see :meth:`from_layers`)."""
-        return cls.from_layers([("--conf", conf or {})])
+        return cls.from_layers([("--conf", conf or {})], hudi_release)
 
     @classmethod
-    def from_layers(cls, layers: Iterable[tuple[str, Mapping[str, Any]]]) -> ServiceConfig:
+    def from_layers(cls, layers: Iterable[tuple[str, Mapping[str, Any]]],
+                    hudi_release: str = DEFAULT_HUDI_RELEASE) -> ServiceConfig:
         """Build from ``(source, {key: value})`` layers, later ones overriding earlier ones (a file, then `--conf`).
 
         Keys are taken as Hudi takes them: a `spark.hadoop.` prefix is dropped; known keys (canonical or
@@ -271,7 +325,13 @@ class ServiceConfig:
         infer function, `TestHoodieWriteConfig.testInferCleaningPolicy`) only when exactly one of the
         retention keys is set: commits → KEEP_LATEST_COMMITS, hours → KEEP_LATEST_BY_HOURS, file
         versions → KEEP_LATEST_FILE_VERSIONS; with none or several, the default KEEP_LATEST_COMMITS.
+
+        `hudi_release` is the emulated release: keys a release does not read (1.2 keys under 1.1) are
+        listed as ignored, saying so.
         """
+        if hudi_release not in HUDI_RELEASES:
+            raise ServiceConfigError(f"Hudi release {hudi_release!r} is not emulated; choose one of "
+                                     f"{', '.join(HUDI_RELEASES)}")
         values: dict[str, Any] = {}
         explicit: dict[str, Any] = {}
         ignored: dict[str, IgnoredKey] = {}
@@ -283,6 +343,10 @@ class ServiceConfig:
                 if key is None:
                     _refuse_typo(name, given, source)
                     ignored[name] = IgnoredKey(name, str(raw), source, _ignored_reason(name), given.strip())
+                    continue
+                if HUDI_RELEASES.index(key.since) > HUDI_RELEASES.index(hudi_release):
+                    ignored[name] = IgnoredKey(name, str(raw), source, f"a Hudi {key.since} key: Hudi {hudi_release} "
+                                               "does not read it", given.strip())
                     continue
                 parsed = _parse(key, given, raw)
                 if key.field in seen and seen[key.field][1] != parsed:
@@ -298,7 +362,8 @@ class ServiceConfig:
                         if fld in values]
             if len(inferred) == 1:
                 values["cleaner_policy"] = inferred[0]
-        config = cls(**values, explicit=explicit, ignored=tuple(ignored[k] for k in sorted(ignored)))
+        config = cls(**values, hudi_release=hudi_release, explicit=explicit,
+                     ignored=tuple(ignored[k] for k in sorted(ignored)))
         # `HoodieWriteConfig.Builder.validate` (1.1/1.2 as 0.x): only under KEEP_LATEST_COMMITS, and strictly
         # greater, so keep.max == keep.min is refused there and accepted under the other policies.
         if config.cleaner_policy == KEEP_LATEST_COMMITS and config.keep_max_commits <= config.keep_min_commits:
@@ -312,6 +377,22 @@ class ServiceConfig:
     def ignored_dicts(self) -> list[dict[str, str]]:
         """The plans' `ignored_config_keys`."""
         return [k.to_dict() for k in self.ignored]
+
+    @property
+    def release_label(self) -> str:
+        """The plans' `hudi_release` (``"1.2.x"``)."""
+        return f"{self.hudi_release}.x"
+
+    def not_emulated(self, is_metadata_table: bool = False) -> list[dict[str, Any]]:
+        """The plans' `not_emulated`: settings of the emulated release whose behaviour this plan does not
+        reproduce (so the plan may differ from Hudi's), each with `key`, `value` and `reason`."""
+        out = [{"key": k.name, "value": self.explicit[k.name], "reason": k.not_emulated}
+               for k in KNOWN_KEYS if k.not_emulated and k.name in self.explicit and self.explicit[k.name] != k.default]
+        if is_metadata_table and self.hudi_release == "1.2" and self.mdt_derive_clean_policy:
+            out.append({"key": "hoodie.metadata.derive.from.datatable.clean.policy", "value": True,
+                        "reason": "Hudi 1.2 derives the metadata table's cleaner retention from the data table's by "
+                                  "default; not emulated: this plan uses the configuration given"})
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """Every known key's canonical name with its effective value."""

@@ -164,21 +164,33 @@ def config_keys() -> list[Any]:
     return list(_attr("hudi_core.services.config", "KNOWN_KEYS", "The cleaner and archival dry-runs"))
 
 
-def plan_clean(table: HudiTable, conf: Mapping[str, Any]) -> dict[str, Any]:
+def hudi_releases() -> tuple[str, ...]:
+    """The Hudi releases the dry-runs emulate, oldest first (the last is the default)."""
+    return tuple(_attr("hudi_core.services.config", "HUDI_RELEASES", "The cleaner and archival dry-runs"))
+
+
+def _service_config(conf: Mapping[str, Any], hudi_release: str | None) -> Any:
+    """`ServiceConfig` of the dashboard's form for the emulated release (the newest by default)."""
+    cls = _attr("hudi_core.services.config", "ServiceConfig", "The cleaner and archival dry-runs")
+    return cls.from_layers([("dashboard", dict(conf))], hudi_release or hudi_releases()[-1])
+
+
+def plan_clean(table: HudiTable, conf: Mapping[str, Any], hudi_release: str | None = None) -> dict[str, Any]:
     """The cleaner dry-run (`hudi_core.services.clean.plan_clean`) as a plain dict."""
     fn = _attr("hudi_core.services.clean", "plan_clean", "The cleaner dry-run")
-    return to_plain(fn(table, dict(conf)))
+    return to_plain(fn(table, _service_config(conf, hudi_release)))
 
 
 def plan_archive(table: HudiTable, conf: Mapping[str, Any], savepoint_guard: bool = True,
-                 check_safety: bool = True) -> dict[str, Any]:
+                 check_safety: bool = True, hudi_release: str | None = None) -> dict[str, Any]:
     """The archiver dry-run (`services.archive.plan_archive`, with the safety check) as a plain dict.
 
     Its ``exposed_file_groups`` are the replaced groups this archival would make visible again
     (`services.safety.check_archival_safety`).
     """
     fn = _attr("hudi_core.services.archive", "plan_archive", "The archival dry-run")
-    return to_plain(fn(table, dict(conf), savepoint_guard=savepoint_guard, check_safety=check_safety))
+    return to_plain(fn(table, _service_config(conf, hudi_release), savepoint_guard=savepoint_guard,
+                       check_safety=check_safety))
 
 
 def compute_markers(table: HudiTable, conf: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -173,18 +173,20 @@ def load_instant_detail(uri: str, requested_time: str, action: str | None, engin
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
-                 engine_name: str = "local") -> dict[str, Any]:
+                 engine_name: str = "local", hudi_release: str | None = None) -> dict[str, Any]:
     """Cleaner and archiver dry-runs for one configuration (the guard's other setting too).
 
-    Keys: ``config``, ``savepoint_guard``, ``clean_plan``, ``archive_plan`` and
+    Keys: ``config``, ``savepoint_guard``, ``hudi_release``, ``clean_plan``, ``archive_plan`` and
     ``archive_plan_other_guard`` (the same archival with the HUDI-7779 guard flipped), ``markers``.
     """
     table = get_table(uri, engine_name)
     config = dict(conf)
-    out: dict[str, Any] = {"config": config, "savepoint_guard": savepoint_guard}
-    out["clean_plan"] = engine.plan_clean(table, config)
-    out["archive_plan"] = engine.plan_archive(table, config, savepoint_guard=savepoint_guard)
-    out["archive_plan_other_guard"] = engine.plan_archive(table, config, savepoint_guard=not savepoint_guard)
+    out: dict[str, Any] = {"config": config, "savepoint_guard": savepoint_guard, "hudi_release": hudi_release}
+    out["clean_plan"] = engine.plan_clean(table, config, hudi_release)
+    out["archive_plan"] = engine.plan_archive(table, config, savepoint_guard=savepoint_guard,
+                                              hudi_release=hudi_release)
+    out["archive_plan_other_guard"] = engine.plan_archive(table, config, savepoint_guard=not savepoint_guard,
+                                                          hudi_release=hudi_release)
     try:
         out["markers"] = engine.compute_markers(table, config)
     except engine.NotAvailable:
