@@ -530,6 +530,7 @@ hoodie.cleaner.parallelism 100
 hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider
 hoodie.table.base.path = s3://bucket/path\\
 /continued
+spark.hadoop.fs.s3a.secret.key=abc123
 """
 
 
@@ -547,7 +548,8 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert sorted(ignored) == ["hoodie.cleaner.parallelism", "hoodie.datasource.write.precombine.field",
                                "hoodie.datasource.write.recordkey.field", "hoodie.table.base.path",
                                "hoodie.upsert.shuffle.parallelism", "hoodie.write.lock.provider",
-                               "spark.executor.memory"]
+                               "spark.executor.memory", "spark.hadoop.fs.s3a.secret.key"]
+    assert ignored["spark.hadoop.fs.s3a.secret.key"]["value"] == "<redacted>"  # credentials are never echoed
     assert ignored["hoodie.datasource.write.recordkey.field"]["value"] == "id"
     assert ignored["hoodie.datasource.write.precombine.field"]["value"] == "ts"
     assert ignored["hoodie.table.base.path"]["value"] == "s3://bucket/path/continued"
@@ -560,7 +562,7 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
     # plan-archive takes the same file; its JSON lists the same ignored keys.
     assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
-    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 7
+    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 8
 
 
 def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,

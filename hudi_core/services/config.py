@@ -253,6 +253,17 @@ def _refuse_typo(name: str, given: str, source: str) -> None:
                                  f"did you mean {like!r}? (a typo would silently fall back to the default)")
 
 
+#: Parts of key names whose values are never echoed (a pasted spark-defaults.conf carries credentials).
+_SECRET_NAME_PARTS = ("secret", "password", "passwd", "token", "credential", "access.key", "accesskey", "auth",
+                      "session", "private")
+
+
+def _shown_value(name: str, raw: Any) -> str:
+    """An ignored key's value as the plans list it: redacted when the name looks like a credential."""
+    lowered = name.lower()
+    return "<redacted>" if any(part in lowered for part in _SECRET_NAME_PARTS) else str(raw)
+
+
 def _ignored_reason(name: str) -> str:
     if name.startswith(_SERVICE_NAMESPACES):
         return "a cleaner/archiver key this dry run does not model (it does not change which files or instants go)"
@@ -342,7 +353,8 @@ class ServiceConfig:
                 key = _BY_NAME.get(name)
                 if key is None:
                     _refuse_typo(name, given, source)
-                    ignored[name] = IgnoredKey(name, str(raw), source, _ignored_reason(name), given.strip())
+                    ignored[name] = IgnoredKey(name, _shown_value(name, raw), source, _ignored_reason(name),
+                                               given.strip())
                     continue
                 if HUDI_RELEASES.index(key.since) > HUDI_RELEASES.index(hudi_release):
                     ignored[name] = IgnoredKey(name, str(raw), source, f"a Hudi {key.since} key: Hudi {hudi_release} "
