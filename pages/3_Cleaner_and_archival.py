@@ -166,6 +166,11 @@ st.markdown(f"- **Trigger**: {clean['trigger_detail']}\n"
 for pending in clean.get("pending_cleans", []):
     st.warning(f"A {pending['state']} clean {pending['requested_time']} runs first "
                f"({pending['files']} files).")
+empty = clean.get("empty_clean")
+if empty:
+    st.info(f"Empty clean (Hudi 1.2, `hoodie.write.empty.clean.interval.hours`): "
+            f"**{'written now' if empty['would_write'] else 'not now'}** — {empty['detail']}"
+            + (f" · ECTR recorded: `{empty['earliest_commit_to_retain']}`" if empty["would_write"] else ""))
 if not scheduled:
     st.warning(f"Hudi would **not** schedule this clean: {clean.get('not_scheduled_detail') or ''}. "
                f"**Nothing is deleted.** A forced clean would delete {len(forced_files)} file(s), listed separately "

@@ -35,7 +35,7 @@ from hudi_core.services.config import (
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
 
 if TYPE_CHECKING:
@@ -110,6 +110,22 @@ class PendingClean:
                 "partitions_to_delete": self.partitions_to_delete, "runs_first": True}
 
 
+@dataclass(frozen=True)
+class EmptyClean:
+    """Hudi 1.2's empty clean (`hoodie.write.empty.clean.interval.hours`, `CleanPlanActionExecutor.requestClean`):
+    a clean instant with nothing to delete, written so the next incremental clean starts from a newer ECTR."""
+
+    would_write: bool
+    earliest_commit_to_retain: str | None
+    detail: str
+    #: The last completed clean's time plus the interval: an empty clean needs more time than this.
+    next_eligible_after: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"would_write": self.would_write, "earliest_commit_to_retain": self.earliest_commit_to_retain,
+                "detail": self.detail, "next_eligible_after": self.next_eligible_after}
+
+
 @dataclass
 class CleanPlan:
     """The dry-run result: a `HoodieCleanerPlan` plus the explanation of every decision."""
@@ -137,10 +153,16 @@ class CleanPlan:
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
     is_metadata_table: bool = False
+    #: Hudi 1.2 with `hoodie.write.empty.clean.interval.hours` set: whether an empty clean is written.
+    empty_clean: EmptyClean | None = None
 
     @property
     def incomplete(self) -> bool:
         return bool(self.missing_inputs)
+
+    @property
+    def writes_empty_clean(self) -> bool:
+        return self.empty_clean is not None and self.empty_clean.would_write
 
     @property
     def ectr(self) -> str | None:
@@ -149,8 +171,11 @@ class CleanPlan:
 
     @property
     def has_work(self) -> bool:
-        """Whether the plan, were it run, has a file or partition to delete (Hudi persists a
-        `T.clean.requested` only then)."""
+        """Whether Hudi persists the plan as `T.clean.requested` (`CleanPlanActionExecutor.requestClean`):
+        1.2 when it has a file or a partition to delete; 1.1 only when it has a file (the condition PR #18337
+        replaced), so a plan deleting only partitions waits there."""
+        if self.config.hudi_release == "1.1":
+            return bool(self.files_if_forced)
         return bool(self.files_if_forced or self.partitions_if_forced)
 
     @property
@@ -166,7 +191,7 @@ class CleanPlan:
             return NotScheduledReason.CLEAN_PENDING
         if not self.triggered:
             return NotScheduledReason.TRIGGER_NOT_MET
-        if not self.has_work:
+        if not self.has_work and not self.writes_empty_clean:
             return NotScheduledReason.NOTHING_TO_CLEAN
         return None
 
@@ -181,6 +206,9 @@ class CleanPlan:
         if reason is NotScheduledReason.TRIGGER_NOT_MET:
             return f"trigger not met: {self.trigger_detail}"
         if reason is NotScheduledReason.NOTHING_TO_CLEAN:
+            if self.partitions_if_forced:
+                return (f"no file to delete: Hudi {self.config.hudi_release} persists a plan only with files, so "
+                        f"partition(s) {', '.join(self.partitions_if_forced)} wait")
             return "no file and no partition to delete: Hudi writes no clean plan"
         return ""
 
@@ -200,6 +228,13 @@ class CleanPlan:
     def partitions_to_delete(self) -> list[str]:
         """The partitions the next clean deletes (empty unless it would be scheduled)."""
         return self.partitions_if_forced if self.would_schedule else []
+
+    @property
+    def recorded_ectr(self) -> str | None:
+        """The ECTR the written plan records: an empty clean never moves it back past the last clean's."""
+        if self.writes_empty_clean and self.empty_clean is not None:
+            return self.empty_clean.earliest_commit_to_retain
+        return self.ectr
 
     def files_by_partition(self, forced: bool = False) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
@@ -228,7 +263,7 @@ class CleanPlan:
         ectr = self.earliest_commit_to_retain
         return {
             "earliestInstantToRetain": (
-                {"timestamp": ectr.requested_time, "action": ectr.action, "state": ectr.state.name}
+                {"timestamp": self.recorded_ectr, "action": ectr.action, "state": ectr.state.name}
                 if ectr else None
             ),
             "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
@@ -273,7 +308,7 @@ class CleanPlan:
             "startCleanTime": clean_time,
             "timeTakenInMillis": time_taken_ms,
             "totalFilesDeleted": total,
-            "earliestCommitToRetain": self.ectr or "",
+            "earliestCommitToRetain": self.recorded_ectr or "",
             "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
             "partitionMetadata": parts,
             "version": CLEAN_PLAN_VERSION,
@@ -319,6 +354,7 @@ class CleanPlan:
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": self.config.release_label,
             "not_emulated": self.config.not_emulated(self.is_metadata_table),
+            "empty_clean": self.empty_clean.to_dict() if self.empty_clean is not None else None,
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
@@ -429,6 +465,11 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         config.hours_retained, moment, table.properties.timezone,
     )
     ectr = ectr_res.instant
+    ectr_detail = ectr_res.detail
+    prev_ectr = (last_meta.earliest_commit_to_retain or "").strip() if last_meta is not None else ""
+    if config.hudi_release == "1.2" and config.max_commits_to_clean is not None and policy != KEEP_LATEST_FILE_VERSIONS:
+        ectr, ectr_detail = _capped_ectr(tls.commits_and_compaction_timeline(timeline), ectr, ectr_detail, prev_ectr,
+                                         config.max_commits_to_clean)
 
     # 3. Savepoints the plan records (not for the metadata table or a non-partitioned table).
     current_savepoints = tls.savepoint_times(timeline)
@@ -465,7 +506,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     plan = CleanPlan(
         policy=policy,
         earliest_commit_to_retain=ectr,
-        ectr_detail=ectr_res.detail,
+        ectr_detail=ectr_detail,
         last_completed_commit_timestamp=last_completed.requested_time if last_completed else "",
         savepointed_timestamps=recorded,
         partitions=partitions,
@@ -490,7 +531,64 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     sp = tls.earliest_replaced_savepoint_in_clean(timeline, policy, hudi_plan)
     plan.earliest_commit_to_not_archive_hudi = sp or (ectr.requested_time if ectr else None)
     _mark_missing_inputs(plan, timeline, fs_view)
+    if config.hudi_release == "1.2" and config.empty_clean_interval_hours > 0:
+        plan.empty_clean = _empty_clean(plan, config, last_clean, prev_ectr, moment, table.properties.timezone)
     return plan
+
+
+def _capped_ectr(ectr_timeline: Any, ectr: Instant | None, detail: str, prev_ectr: str,
+                 max_commits: int) -> tuple[Instant | None, str]:
+    """Hudi 1.2's `hoodie.clean.max.commits.to.clean` (PR #18322), as Hudi's `TestCleanerUtils`
+    `testGetEarliestCommitToRetain_WithMaxCommitsToClean_{NoCapping,WithCapping,ExactBoundary,NoPreviousClean,
+    KeepLatestByHours}` specify it: of the completed commits from the last clean's ECTR (inclusive) up to the
+    new ECTR (exclusive), at most `max_commits` are cleaned; with more, the ECTR becomes the one after them.
+    No previous ECTR, no cap."""
+    if ectr is None or not prev_ectr:
+        return ectr, detail
+    between = [i for i in ectr_timeline if i.is_completed and prev_ectr <= i.requested_time < ectr.requested_time]
+    if len(between) <= max_commits:
+        return ectr, (f"{detail}; {len(between)} commits since the last clean's ECTR {prev_ectr} <= "
+                      f"hoodie.clean.max.commits.to.clean={max_commits}")
+    capped = between[max_commits]
+    return capped, (f"{detail}, capped by hoodie.clean.max.commits.to.clean={max_commits}: {len(between)} commits "
+                    f"from the last clean's ECTR {prev_ectr} to {ectr.requested_time}, this clean takes the first "
+                    f"{max_commits}, so the ECTR is {capped.requested_time}")
+
+
+def _empty_clean(plan: CleanPlan, config: ServiceConfig, last_clean: Instant | None, prev_ectr: str,
+                 moment: dt.datetime, timezone: str) -> EmptyClean:
+    """`CleanPlanActionExecutor.requestClean` (1.2, `getIntervalToCreateEmptyCleanHours`): with nothing to
+    clean, incremental cleaning on and an ECTR, an empty clean is written when there is no completed clean or
+    the last one's requested time is more than the interval before now; its ECTR never goes back past the
+    last clean's (the plan's is raised to it). An unparseable last clean time makes Hudi fail."""
+    interval = config.empty_clean_interval_hours
+    next_after = None
+    last_moment = hudi_parse_instant_date(last_clean.requested_time, timezone) if last_clean is not None else None
+    if last_moment is not None:
+        next_after = format_instant_time(last_moment + dt.timedelta(hours=interval))
+    if plan.blocked_by_pending_clean or not plan.triggered:
+        # `execute()` checks the trigger, and the client the pending clean, before `requestClean` runs.
+        return EmptyClean(False, None, "no clean is planned now (pending clean or trigger not met): no empty clean",
+                          next_after)
+    if plan.has_work:
+        return EmptyClean(False, None, "the plan has work: a regular clean is written", next_after)
+    if not config.incremental_mode:
+        return EmptyClean(False, None, "incremental cleaning is off: no empty clean", next_after)
+    if plan.ectr is None:
+        return EmptyClean(False, None, "no earliest commit to retain: no empty clean", next_after)
+    if last_clean is not None and last_moment is None:
+        return EmptyClean(False, None, f"the last clean's time {last_clean.requested_time} is not a date: Hudi fails "
+                                       "here (HoodieException: Unable to parse last clean commit time)", None)
+    if last_clean is not None and last_moment is not None and moment - last_moment <= dt.timedelta(hours=interval):
+        return EmptyClean(False, None, f"the last clean {last_clean.requested_time} is not more than {interval} h "
+                                       f"old: the next empty clean comes after {next_after}", next_after)
+    ectr = plan.ectr
+    why = ("no completed clean yet" if last_clean is None
+           else f"the last clean {last_clean.requested_time} is more than {interval} h old")
+    if prev_ectr and ectr < prev_ectr:
+        return EmptyClean(True, prev_ectr, f"{why}; the plan's ECTR {ectr} is before the last clean's {prev_ectr}, "
+                                           "so the empty clean keeps the latter", next_after)
+    return EmptyClean(True, ectr, f"{why}: an empty clean moves the ECTR to {ectr}", next_after)
 
 
 def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
@@ -667,5 +765,5 @@ def _pending_cleans(timeline: ActiveTimeline) -> list[PendingClean]:
 
 __all__ = [
     "KEEP_LATEST_BY_HOURS", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "CleanFileDecision", "CleanPlan",
-    "NotScheduledReason", "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
+    "EmptyClean", "NotScheduledReason", "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
 ]

@@ -93,6 +93,8 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
     for p in plan.pending_cleans:
         print(f"pending clean {p.requested_time} ({p.state}, {p.files} files) runs first")
+    if plan.empty_clean is not None:
+        print(f"empty clean: {'yes' if plan.empty_clean.would_write else 'no'} ({plan.empty_clean.detail})")
     if plan.would_schedule:
         print(f"scheduled: yes; {len(plan.files_to_delete)} files to delete")
     else:

@@ -130,15 +130,18 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.metadata.enable", "metadata_enable", "bool", True,
               "metadata table enabled: archival waits for its compaction (A4)"),
     # -- Hudi 1.2 (spec `06` §1). Names and defaults: `HoodieCleanConfig.MAX_COMMITS_TO_CLEAN` (PR #18322,
-    # default Long.MAX_VALUE), the 1.2.0 release notes and docs/1.2.0 cleaning page. Their planning
-    # semantics could not be read in Hudi's source here (the snapshot is too large to fetch), so they
-    # are validated and reported, never emulated.
+    # default Long.MAX_VALUE), the 1.2.0 release notes and docs/1.2.0 cleaning page. Keys whose planning
+    # rules could not be read in Hudi's source (the snapshot is too large to fetch) are validated and
+    # reported under `not_emulated`, never guessed.
+    # Emulated as Hudi's `TestCleanerUtils.testGetEarliestCommitToRetain_WithMaxCommitsToClean_*` specify it.
     ConfigKey("hoodie.clean.max.commits.to.clean", "max_commits_to_clean", "int", None,
               "1.2: cap on commits cleaned per clean (KEEP_LATEST_COMMITS / KEEP_LATEST_BY_HOURS); unbounded by "
-              "default", since="1.2", int_rule="positive", not_emulated=_NOT_EMULATED),
+              "default", since="1.2", int_rule="positive"),
+    # Emulated (`CleanPlanActionExecutor.requestClean` of 1.2 reads `getIntervalToCreateEmptyCleanHours()`,
+    # INTERVAL_TO_CREATE_EMPTY_CLEAN_HOURS; name and range from the docs/1.2.0 cleaning page).
     ConfigKey("hoodie.write.empty.clean.interval.hours", "empty_clean_interval_hours", "int", -1,
               "1.2: write an empty clean every N hours so the ECTR advances on append-only tables (-1 = off)",
-              since="1.2", int_rule="minus_one_or_positive", not_emulated=_NOT_EMULATED),
+              since="1.2", int_rule="minus_one_or_positive"),
     ConfigKey("hoodie.clean.partition.filter.regex", "clean_partition_filter_regex", "str", None,
               "1.2: full-scan cleans only partitions matching this Java regex (incremental cleaning off)",
               since="1.2", not_emulated=_NOT_EMULATED),
