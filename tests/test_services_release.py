@@ -146,6 +146,11 @@ def test_max_commits_to_clean_caps_the_ectr(tmp_path: Path, version: int) -> Non
     plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "3", "hoodie.clean.max.commits.to.clean": "10"})
     assert sorted(d.base_instant for d in plan.files_to_delete) == [T(n) for n in range(9)]  # T(9): last before
     assert "capped by hoodie.clean.max.commits.to.clean=10: 27 commits" in plan.ectr_detail
+    from hudi_core.services.markers import compute_markers
+
+    marks = compute_markers(w.open(), {"hoodie.cleaner.commits.retained": "3",
+                                       "hoodie.clean.max.commits.to.clean": "10"})
+    assert marks.ectr_next == T(10)  # the markers' next ECTR is the plan's
     assert plan.partition_mode == "incremental" and T(0) in plan.partition_detail and T(10) in plan.partition_detail
     w.raw_clean(T(501), T(10))
     assert _cap(w, None, 10) == T(20)

@@ -459,17 +459,9 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
                           f"hoodie.clean.max.commits={config.clean_max_commits}")
     triggered = n >= config.clean_max_commits
 
-    # 2. ECTR over the commits-and-compaction timeline, at `now`.
-    ectr_res = tls.earliest_commit_to_retain(
-        tls.commits_and_compaction_timeline(timeline), policy, config.commits_retained,
-        config.hours_retained, moment, table.properties.timezone,
-    )
-    ectr = ectr_res.instant
-    ectr_detail = ectr_res.detail
+    # 2. ECTR over the commits-and-compaction timeline, at `now` (1.2: capped by max.commits.to.clean).
     prev_ectr = (last_meta.earliest_commit_to_retain or "").strip() if last_meta is not None else ""
-    if config.hudi_release == "1.2" and config.max_commits_to_clean is not None and policy != KEEP_LATEST_FILE_VERSIONS:
-        ectr, ectr_detail = _capped_ectr(tls.commits_and_compaction_timeline(timeline), ectr, ectr_detail, prev_ectr,
-                                         config.max_commits_to_clean)
+    ectr, ectr_detail = next_clean_ectr(timeline, config, moment, table.properties.timezone, prev_ectr)
 
     # 3. Savepoints the plan records (not for the metadata table or a non-partitioned table).
     current_savepoints = tls.savepoint_times(timeline)
@@ -534,6 +526,20 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     if config.hudi_release == "1.2" and config.empty_clean_interval_hours > 0:
         plan.empty_clean = _empty_clean(plan, config, last_clean, prev_ectr, moment, table.properties.timezone)
     return plan
+
+
+def next_clean_ectr(timeline: ActiveTimeline, config: ServiceConfig, moment: dt.datetime, timezone: str,
+                    prev_ectr: str) -> tuple[Instant | None, str]:
+    """The next clean's ECTR and how it was found (`CleanPlanner.getEarliestCommitToRetain`): over the
+    commits-and-compaction timeline at `moment`; under 1.2 capped by `hoodie.clean.max.commits.to.clean`
+    from `prev_ectr`, the last completed clean's ECTR."""
+    ectr_timeline = tls.commits_and_compaction_timeline(timeline)
+    res = tls.earliest_commit_to_retain(ectr_timeline, config.cleaner_policy, config.commits_retained,
+                                        config.hours_retained, moment, timezone)
+    if (config.hudi_release == "1.2" and config.max_commits_to_clean is not None
+            and config.cleaner_policy != KEEP_LATEST_FILE_VERSIONS):
+        return _capped_ectr(ectr_timeline, res.instant, res.detail, prev_ectr, config.max_commits_to_clean)
+    return res.instant, res.detail
 
 
 def _capped_ectr(ectr_timeline: Any, ectr: Instant | None, detail: str, prev_ectr: str,
@@ -765,5 +771,6 @@ def _pending_cleans(timeline: ActiveTimeline) -> list[PendingClean]:
 
 __all__ = [
     "KEEP_LATEST_BY_HOURS", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "CleanFileDecision", "CleanPlan",
-    "EmptyClean", "NotScheduledReason", "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
+    "EmptyClean", "NotScheduledReason", "PendingClean", "next_clean_ectr", "plan_clean", "proposed_ectna",
+    "savepointed_files",
 ]

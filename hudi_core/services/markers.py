@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
-from hudi_core.services.clean import proposed_ectna
+from hudi_core.services.clean import next_clean_ectr, proposed_ectna
 from hudi_core.services.config import ServiceConfig
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import State
@@ -102,10 +102,10 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
         ectr_recorded = plan.earliest_instant_to_retain.timestamp or None
     recorded_sps = meta.savepointed_timestamps if meta else (plan.savepointed_timestamps if plan else [])
 
-    nxt = tls.earliest_commit_to_retain(
-        tls.commits_and_compaction_timeline(timeline), config.cleaner_policy, config.commits_retained,
-        config.hours_retained, now or dt.datetime.now(dt.UTC), table.properties.timezone,
-    )
+    nxt_instant, nxt_detail = next_clean_ectr(timeline, config, now or dt.datetime.now(dt.UTC),
+                                              table.properties.timezone,
+                                              ((meta.earliest_commit_to_retain or "") if meta else "").strip())
+    nxt_time = nxt_instant.requested_time if nxt_instant else None
     current_sps = tls.savepoint_times(timeline)
     guard = tls.clustering_guard(timeline, config.cleaner_policy, savepoint_guard=True)
 
@@ -136,13 +136,13 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
     return Markers(
         latest_clean=clean.requested_time if clean else None,
         ectr_recorded=ectr_recorded,
-        ectr_next=nxt.timestamp,
-        ectr_next_detail=nxt.detail,
+        ectr_next=nxt_time,
+        ectr_next_detail=nxt_detail,
         recorded_savepoints=list(recorded_sps),
         savepoints=savepoints,
         deleted_savepoints=[s for s in recorded_sps if s not in current_sps],
         ectna_proposed=proposed_ectna(ectr_recorded, list(recorded_sps)),
-        ectna_proposed_next=proposed_ectna(nxt.timestamp, current_sps),
+        ectna_proposed_next=proposed_ectna(nxt_time, current_sps),
         ectna_hudi_lower_bound=guard.lower_bound,
         ectna_hudi_guard_instant=guard.instant.requested_time if guard.instant else None,
         ectna_hudi_detail=guard.detail,
