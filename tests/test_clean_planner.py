@@ -531,6 +531,8 @@ hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLock
 hoodie.table.base.path = s3://bucket/path\\
 /continued
 spark.hadoop.fs.s3a.secret.key=abc123
+hoodie.write.concurrency.mode: SINGLE_WRITER
+hoodie.datasource.hive_sync.mode:hms
 """
 
 
@@ -545,10 +547,13 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     out = json.loads(capsys.readouterr().out)
     assert out["earliest_commit_to_retain"] == T(4)  # commits retained 1, from the spark.hadoop. key
     ignored = {k["key"]: k for k in out["ignored_config_keys"]}
-    assert sorted(ignored) == ["hoodie.cleaner.parallelism", "hoodie.datasource.write.precombine.field",
-                               "hoodie.datasource.write.recordkey.field", "hoodie.table.base.path",
-                               "hoodie.upsert.shuffle.parallelism", "hoodie.write.lock.provider",
-                               "spark.executor.memory", "spark.hadoop.fs.s3a.secret.key"]
+    assert sorted(ignored) == sorted([
+        "hoodie.cleaner.parallelism", "hoodie.datasource.write.precombine.field",
+        "hoodie.datasource.write.recordkey.field", "hoodie.table.base.path", "hoodie.upsert.shuffle.parallelism",
+        "hoodie.write.lock.provider", "spark.executor.memory", "spark.hadoop.fs.s3a.secret.key",
+        "hoodie.write.concurrency.mode", "hoodie.datasource.hive_sync.mode"])
+    assert ignored["hoodie.write.concurrency.mode"]["value"] == "SINGLE_WRITER"  # Java properties' `key: value`
+    assert ignored["hoodie.datasource.hive_sync.mode"]["value"] == "hms"
     assert ignored["spark.hadoop.fs.s3a.secret.key"]["value"] == "<redacted>"  # credentials are never echoed
     assert ignored["hoodie.datasource.write.recordkey.field"]["value"] == "id"
     assert ignored["hoodie.datasource.write.precombine.field"]["value"] == "ts"
@@ -562,7 +567,7 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
     # plan-archive takes the same file; its JSON lists the same ignored keys.
     assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
-    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 8
+    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 10
 
 
 def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,

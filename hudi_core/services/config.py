@@ -423,8 +423,8 @@ def parse_conf_text(text: str, source: str) -> dict[str, str]:
 
     As Hudi's `DFSPropertiesConfiguration`: blank lines and `#` / `!` comments are skipped, runs of
     whitespace count as one, and a line splits at its first ``=`` if it has one, else at its first
-    whitespace; a trailing backslash continues a line (Java properties). Later lines win. A line with
-    a key and no separator is refused, naming the file and line.
+    whitespace; from Java properties, `key: value` / `key:value` and a trailing backslash continuing a
+    line. Later lines win. A line with a key and no separator is refused, naming the file and line.
     """
     out: dict[str, str] = {}
     pending = ""
@@ -440,10 +440,12 @@ def parse_conf_text(text: str, source: str) -> dict[str, str]:
             continue
         line, pending = pending + line, ""
         line = " ".join(line.split())
-        sep = "=" if "=" in line else " " if " " in line else ""
+        sep = "=" if "=" in line else " " if " " in line else ":" if ":" in line else ""
         if not sep:
             raise ServiceConfigError(f"{source}, line {start}: {line!r} has no value (expected KEY=VALUE or KEY VALUE)")
         key, _, value = line.partition(sep)
+        if sep == " " and key.endswith(":"):  # Java properties' `key: value`
+            key = key[:-1]
         if not key.strip():
             raise ServiceConfigError(f"{source}, line {start}: no key before {sep!r}")
         out[key.strip()] = value.strip()
