@@ -193,7 +193,7 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
         from hudi_core.services.clean import plan_clean
 
         plan = plan_clean(table_box["t"])
-        return len(plan.files_to_delete)
+        return len(plan.files_if_forced)
 
     def do_plan_archive() -> int:
         from hudi_core.services.archive import plan_archive

@@ -31,7 +31,7 @@ Views offered (each takes an optional partition filter):
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -172,6 +172,61 @@ def discover_partitions(
                     next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
         frontier = sorted(next_frontier)
     return dict(sorted(partitions.items()))
+
+
+def metadata_partitions_from_config(
+    listing: dict[str, list[ListedFile]], configured: Sequence[str], inflight: Sequence[str],
+    storage: ReadOnlyStorage, executor: Executor | None, batch_size: int, findings: list[Finding],
+) -> dict[str, list[ListedFile]]:
+    """A metadata table's partitions as its data table's config names them (spec `06` §2).
+
+    Hudi's metadata reader takes the partitions from `hoodie.table.metadata.partitions` (and
+    `.inflight` while an index is built), not from `.hoodie_partition_metadata` files, which a real
+    1.1 `column_stats` folder lacks. Such a folder is listed here too; every place where the config
+    and storage disagree becomes a finding. Partitions found on storage but not named by the config
+    stay listed (they are on storage), with a warning that Hudi's reader ignores them.
+    """
+    named = list(dict.fromkeys([*configured, *inflight]))
+    unlisted = [p for p in named if p not in listing]
+    out = dict(listing)
+    if unlisted:
+        rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, LISTING_SCHEMA)
+        files: dict[str, list[ListedFile]] = {}
+        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in LISTING_SCHEMA.names),
+                                                      strict=True):
+            if is_dir is False:
+                files.setdefault(folder, []).append(ListedFile(str(name), int(size or 0), mtime_ms))
+        for partition in unlisted:
+            key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
+            if files.get(partition):
+                out[partition] = sorted(files[partition], key=_listed_name)
+                findings.append(Finding(
+                    Severity.INFO, "metadata_partition_without_partition_metadata", storage.uri_of(partition),
+                    f"metadata-table partition {partition} has no {PARTITION_METAFILE_PREFIX} file; listed because "
+                    f"the data table's {key} names it, as Hudi's metadata reader does"))
+            else:
+                findings.append(Finding(
+                    Severity.WARNING, "metadata_partition_missing", storage.uri_of(partition),
+                    f"the data table's {key} names metadata-table partition {partition}, but storage has no file "
+                    "there"))
+    if not named and listing:
+        findings.append(Finding(
+            Severity.WARNING, "metadata_partitions_not_in_table_config", storage.uri,
+            "the data table's hoodie.table.metadata.partitions is empty (metadata table disabled or being "
+            f"deleted), yet storage holds metadata-table partitions {', '.join(sorted(listing))}: Hudi's metadata "
+            "reader ignores them"))
+    elif named:
+        for partition in sorted(p for p in listing if p not in named):
+            findings.append(Finding(
+                Severity.WARNING, "metadata_partition_not_in_table_config", storage.uri_of(partition),
+                f"storage holds metadata-table partition {partition}, but the data table's "
+                "hoodie.table.metadata.partitions (and .inflight) does not name it: Hudi's metadata reader ignores it"))
+    for partition in inflight:
+        if partition in out and partition not in configured:
+            findings.append(Finding(
+                Severity.INFO, "metadata_partition_inflight", storage.uri_of(partition),
+                f"metadata-table partition {partition} is being built (hoodie.table.metadata.partitions.inflight)"))
+    return dict(sorted(out.items()))
 
 
 def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
@@ -568,16 +623,23 @@ class FileSystemView:
     @classmethod
     def build(cls, storage: ReadOnlyStorage, timeline: ActiveTimeline, table_version: int, base_file_format: str,
               executor: Executor, archived_completion_times: Mapping[str, str] | None = None,
-              batch_size: int = LISTING_BATCH_SIZE) -> FileSystemView:
+              batch_size: int = LISTING_BATCH_SIZE, metadata_partitions: Sequence[str] | None = None,
+              metadata_partitions_inflight: Sequence[str] = ()) -> FileSystemView:
         """List the table's partitions (through `executor`) and build every file group.
 
         `archived_completion_times` (requested → completion time) may come from the archived
         timeline; without it archived delta commits count as completed at their requested time.
+        For a metadata table, `metadata_partitions` (and `metadata_partitions_inflight`) are its data
+        table's `hoodie.table.metadata.partitions` (`.inflight`): the partitions Hudi's metadata reader
+        takes (`metadata_partitions_from_config`); ``None`` lists partitions from storage only.
         """
         with paused_gc():
             listing_findings: list[Finding] = []
-            listing = discover_partitions(storage.spec, inline_if_local(executor, storage), batch_size,
-                                          listing_findings)
+            executor = inline_if_local(executor, storage)
+            listing = discover_partitions(storage.spec, executor, batch_size, listing_findings)
+            if metadata_partitions is not None:
+                listing = metadata_partitions_from_config(listing, metadata_partitions, metadata_partitions_inflight,
+                                                          storage, executor, batch_size, listing_findings)
             view = cls.from_listing(listing, timeline, table_version, base_file_format, storage=storage,
                                     archived_completion_times=archived_completion_times)
             view.findings[:0] = listing_findings

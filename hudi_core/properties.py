@@ -126,6 +126,11 @@ class TableProperties:
     def metadata_table_available(self) -> bool:
         return bool(self.metadata_partitions)
 
+    @property
+    def metadata_partitions_inflight(self) -> tuple[str, ...]:
+        """`hoodie.table.metadata.partitions.inflight`: metadata-table partitions being built (spec `06` §2)."""
+        return _split_list(self.raw.get("hoodie.table.metadata.partitions.inflight"))
+
     def to_dict(self) -> dict[str, object]:
         return {
             "name": self.name,
@@ -139,6 +144,7 @@ class TableProperties:
             "record_key_fields": list(self.record_key_fields),
             "base_file_format": self.base_file_format,
             "metadata_partitions": list(self.metadata_partitions),
+            "metadata_partitions_inflight": list(self.metadata_partitions_inflight),
             "timezone": self.timezone,
         }
 

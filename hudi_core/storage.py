@@ -652,10 +652,9 @@ class ReadOnlyStorage:
             if self._local:
                 with os.fdopen(self._open_local(path), "rb") as fh:  # fsspec's read_block, minus its layers
                     size = os.fstat(fh.fileno()).st_size
-                    if start + length > size:
-                        length = size - start
-                    if length < 0:  # starts past EOF: fsspec's file refuses the negative length
-                        raise ValueError("read length must be non-negative or -1")
+                    if start >= size:  # nothing to read, as an object store's unsatisfiable range (`_remote_range`)
+                        return b""
+                    length = min(length, size - start)
                     fh.seek(start)
                     return fh.read(length)
             # One ranged GET; `read_block` would open the file first (a HEAD for its size).

@@ -68,10 +68,14 @@ class HudiTable:
     """One Hudi table opened read-only: properties, timelines, file-system views, inspection."""
 
     def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, findings: list[Finding],
-                 executor: Executor | None = None, is_metadata_table: bool = False) -> None:
+                 executor: Executor | None = None, is_metadata_table: bool = False,
+                 data_table_properties: TableProperties | None = None) -> None:
         self.storage = storage
         self.properties = properties
         self.is_metadata_table = is_metadata_table
+        #: For a metadata table: its data table's properties, whose `hoodie.table.metadata.partitions`
+        #: (and `.inflight`) name the metadata table's partitions (spec `06` §2); ``None`` if unreadable.
+        self.data_table_properties = data_table_properties
         self._findings = findings
         self._executor = executor
 
@@ -126,8 +130,12 @@ class HudiTable:
 
     @cached_property
     def _fs_view(self) -> FileSystemView:
-        return FileSystemView.build(self.storage, self.timeline, self.properties.version,
-                                    self.properties.base_file_format, self.executor)
+        data_props = self.data_table_properties if self.is_metadata_table else None
+        return FileSystemView.build(
+            self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
+            metadata_partitions=data_props.metadata_partitions if data_props else None,
+            metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
+        )
 
     def fs_view(self) -> FileSystemView:
         """The file-system view over the active timeline (built once)."""
@@ -150,7 +158,8 @@ class HudiTable:
         child = self.storage.child(METADATA_TABLE_PATH)
         findings: list[Finding] = []
         props = read_table_properties(child, findings)
-        return HudiTable(child, props, findings, self._executor, is_metadata_table=True)
+        return HudiTable(child, props, findings, self._executor, is_metadata_table=True,
+                         data_table_properties=self.properties)
 
     def describe(self) -> dict[str, Any]:
         """Table facts for `info` and the overview page."""
@@ -191,5 +200,21 @@ def open_table(uri: str, storage_options: dict[str, Any] | None = None,
         findings.append(Finding(Severity.WARNING, "untested_table_version", storage.uri_of(PROPERTIES_PATH),
                                 f"table version {props.version} is read with the rules of the nearest tested "
                                 f"version ({', '.join(map(str, sorted(TESTED_TABLE_VERSIONS)))})"))
-    is_mdt = storage.uri.rstrip("/").endswith("/.hoodie/metadata")
-    return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt)
+    is_mdt = storage.uri.rstrip("/").endswith(f"/{METADATA_TABLE_PATH}")
+    data_props = _data_table_properties(storage, findings) if is_mdt else None
+    return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt, data_table_properties=data_props)
+
+
+def _data_table_properties(mdt_storage: ReadOnlyStorage, findings: list[Finding]) -> TableProperties | None:
+    """The data table's properties of a metadata table opened by its own path, or ``None`` (with a finding)."""
+    uri = mdt_storage.uri.rstrip("/")
+    spec = mdt_storage.spec
+    parent = ReadOnlyStorage(uri[: -len(METADATA_TABLE_PATH) - 1], dict(spec.options),
+                             confine_to=spec.confine_to or None)
+    try:
+        return read_table_properties(parent, findings)
+    except (PropertiesError, StorageError) as exc:
+        findings.append(Finding(Severity.WARNING, "data_table_properties_unreadable", parent.uri_of(PROPERTIES_PATH),
+                                f"the data table's properties cannot be read ({exc}): the metadata table's "
+                                "partitions are found from storage only"))
+        return None

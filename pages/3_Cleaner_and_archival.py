@@ -7,13 +7,14 @@ from typing import Any
 
 import streamlit as st
 
-from hudi_core.services.config import KNOWN_KEYS, ConfigKey
+from hudi_core.services.config import HUDI_RELEASES, KNOWN_KEYS, ConfigKey
 from hudi_core.ui import charts, frames, loaders, picker, render, scenario_tables
 
 uri, eng = picker.require_table()
 ss = st.session_state
 st.title("Cleaner & archival dry-run")
-st.caption("What Hudi 1.1.x's cleaner and archiver would do next, computed read-only. Nothing is written.")
+st.caption("What Hudi's cleaner and archiver would do next (the release you choose), computed read-only. "
+           "Nothing is written.")
 try:
     loaders.ensure_decoded(uri, eng)
     keys = list(KNOWN_KEYS)
@@ -58,12 +59,16 @@ def _widget(key: ConfigKey, container: Any) -> Any:
     if key.kind == "bool":
         return container.checkbox(label, value=bool(start), help=help_text, key=wkey)
     if key.kind == "int" and start is not None:
-        return container.number_input(label, value=int(start), min_value=0, step=1, help=help_text, key=wkey)
+        return container.number_input(label, value=int(start), min_value=key.min_int, step=1, help=help_text,
+                                      key=wkey)
     return container.text_input(label, value="" if start is None else str(start), help=help_text, key=wkey)
 
 
 answer_box = st.container()  # the answer goes above the form, once the dry-run below has run
 with st.form("dry_run"):
+    release = st.selectbox("Emulated Hudi release", list(HUDI_RELEASES), index=len(HUDI_RELEASES) - 1,
+                           key="conf::release",
+                           help="The cleaner/archiver release the dry-run emulates; recorded in the plans.")
     cols = st.columns(4)
     values = {}
     for n, name in enumerate(k for k in MAIN_KEYS if by_name.get(k) and by_name[k].kind != "bool"):
@@ -91,7 +96,7 @@ for name, value in values.items():
 
 try:
     with st.spinner("Planning the clean and the archival…", show_time=True):  # gone once done: no clutter
-        result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng)
+        result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng, str(release))
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
@@ -123,31 +128,57 @@ with answer_box:
     render.verdict(answer, "bad" if not exposed.empty else "warn" if not other_exposed.empty else "good")
     if binding is not None:
         st.caption(f"Binding guard {binding.name}: {binding.detail}")
-st.caption("Configuration: " + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
+st.caption(f"Emulating Hudi {clean.config.release_label} · configuration: "
+           + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
            + f" · guard {'on' if guard else 'off'}")
+clean_not_emulated = clean.config.not_emulated(clean.is_metadata_table)
+for item in [*clean_not_emulated, *[n for n in archive.config.not_emulated(archive.is_metadata_table)
+                                    if n not in clean_not_emulated]]:
+    st.warning(f"Not emulated: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
 render.json_download(result.to_dict(), "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------
 st.header("Cleaner")
+scheduled, not_scheduled = clean.would_schedule, clean.not_scheduled_reason
+forced_files = clean.files_if_forced
 render.facts([
     render.Fact("Policy", clean.policy, mono=True),
     render.Fact("ECTR (next clean)", clean.ectr or "none", sub=clean.ectr_detail or ""),
     render.Fact("ECTNA proposed / Hudi", clean.earliest_commit_to_not_archive_proposed or "–",
                 sub=f"Hudi: {clean.earliest_commit_to_not_archive_hudi or '–'}", mono=True),
-    render.Fact("Would schedule", "yes" if clean.would_schedule else "no"),
-    render.Fact("Files to delete", len(clean.files_to_delete), tone="warn" if clean.files_to_delete else ""),
+    render.Fact("Would schedule", "yes" if scheduled else "no", sub="" if scheduled else str(not_scheduled),
+                tone="" if scheduled else "warn"),
+    render.Fact("Files to delete (next clean)", len(clean.files_to_delete),
+                tone="warn" if clean.files_to_delete else ""),
+    render.Fact("If forced", len(forced_files), sub="files a forced clean would delete"),
     render.Fact("Files kept", len(clean.kept)),
 ])
 st.markdown(f"- **Trigger**: {clean.trigger_detail}\n"
             f"- **Partitions** ({clean.partition_mode}): {clean.partition_detail}")
 for pending in clean.pending_cleans:
     st.warning(f"A {pending.state} clean {pending.requested_time} runs first ({pending.files} files).")
+empty = clean.empty_clean
+if empty is not None:
+    st.info(f"Empty clean (Hudi 1.2, `hoodie.write.empty.clean.interval.hours`): "
+            f"**{'written now' if empty.would_write else 'not now'}** — {empty.detail}"
+            + (f" · ECTR recorded: `{empty.earliest_commit_to_retain}`" if empty.would_write else ""))
+if not scheduled:
+    st.warning(f"Hudi would **not** schedule this clean: {clean.not_scheduled_detail}. "
+               f"**Nothing is deleted.** A forced clean would delete {len(forced_files)} file(s), listed separately "
+               "below.", icon=":material/block:")
 # One table under the other, full width: file ids and names are long (side by side they were cut).
-st.subheader(f"Files to delete ({len(clean.files_to_delete)})")
+st.subheader(f"Files to delete by the next clean ({len(clean.files_to_delete)})")
 if clean.files_to_delete:
     render.table(render.frame([d.to_dict() for d in clean.files_to_delete]), "clean_files_to_delete", "clean_delete")
+elif not scheduled:
+    st.caption(f"None: the clean is not scheduled ({not_scheduled}).")
 else:
     st.caption("None: every file is still needed under this policy.")
+if not scheduled and forced_files:
+    st.subheader(f"If forced: files a forced clean would delete ({len(forced_files)})")
+    st.caption("Not deleted by the next clean: only if the trigger were met and no clean were pending.")
+    render.table(render.frame([d.to_dict() for d in forced_files]), "clean_files_to_delete_if_forced",
+                 "clean_delete_forced")
 st.subheader(f"Files kept, with reason ({len(clean.kept)})")
 if clean.kept:
     render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")

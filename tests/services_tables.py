@@ -31,14 +31,22 @@ def T(n: int, seconds: int = 0) -> str:
     return format_instant_time(_EPOCH + dt.timedelta(minutes=n, seconds=seconds))
 
 
+def _moment(ts: str) -> dt.datetime:
+    """The moment of a date-shaped instant time; a time that is not a date (Hudi tests' `101`, metadata
+    `00000000000000001`) counts as that many milliseconds after 2024-01-01."""
+    try:
+        moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
+    except ValueError:
+        return _EPOCH + dt.timedelta(milliseconds=int(ts))
+    return moment + dt.timedelta(milliseconds=int(ts[14:] or 0))
+
+
 def _completion(ts: str) -> str:
-    moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
-    return format_instant_time(moment + dt.timedelta(seconds=30))
+    return format_instant_time(_moment(ts).replace(microsecond=0) + dt.timedelta(seconds=30))
 
 
 def _ms(ts: str) -> int:
-    moment = dt.datetime.strptime(ts[:14], "%Y%m%d%H%M%S").replace(tzinfo=dt.UTC)
-    return int(moment.timestamp() * 1000) + int(ts[14:] or 0)
+    return int(_moment(ts).timestamp() * 1000)
 
 
 # -- Avro schemas (Hudi's record names and field names; spec `01` §2) ------------------------------
@@ -356,9 +364,11 @@ class TableWriter:
         plan = plan_clean(self.open(), conf)
         if not (plan.would_schedule or force):
             return plan
-        self.write_clean(ts, plan.to_hoodie_cleaner_plan(), plan.to_hoodie_clean_metadata(ts), state)
+        forced = not plan.would_schedule
+        self.write_clean(ts, plan.to_hoodie_cleaner_plan(forced=forced),
+                         plan.to_hoodie_clean_metadata(ts, forced=forced), state)
         if state == "COMPLETED":
-            for d in plan.files_to_delete:
+            for d in plan.files_if_forced:
                 self.scratch.delete(d.path)
         return plan
 

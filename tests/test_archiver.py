@@ -229,7 +229,7 @@ def test_optional_guard_a6_clean_plan_retain_instant(tmp_path: Path) -> None:
 
 
 def test_unknown_config_key_is_refused(tmp_path: Path) -> None:
-    """HoodieArchivalConfig keys only: a typo is an error naming the known keys."""
+    """HoodieArchivalConfig keys: a likely typo (two edits or fewer) is an error naming the key it resembles."""
     w = TableWriter(tmp_path / "t")
     w.commit(T(1), [("p1", "f1")])
     with pytest.raises(ServiceConfigError, match=r"hoodie\.keep\.min\.commits"):
@@ -289,8 +289,13 @@ def test_cli_plan_archive_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
                         "exposed_file_groups"}
     assert out["savepoint_guard"] is False
     assert [i["decision"] for i in out["instants"]] == ["archive"] * 4 + ["keep"]
-    assert main(["plan-archive", w.scratch.uri, "--conf", "hoodie.nope=1"]) == 1
-    assert "unknown config key 'hoodie.nope'" in capsys.readouterr().err
+    # Issue 14: a key that affects no dry run is accepted and listed as ignored; a likely typo is refused.
+    assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf", "hoodie.nope=1"]) == 0
+    assert json.loads(capsys.readouterr().out)["ignored_config_keys"] == [
+        {"key": "hoodie.nope", "value": "1", "source": "--conf", "reason": "does not affect cleaning or archival",
+         "given_as": "hoodie.nope"}]
+    assert main(["plan-archive", w.scratch.uri, "--conf", "hoodie.keep.max.comits=4"]) == 1
+    assert "did you mean 'hoodie.keep.max.commits'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("has_compaction", [True, False])

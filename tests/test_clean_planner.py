@@ -276,6 +276,12 @@ def test_trigger_rule_max_commits(tmp_path: Path) -> None:
     w.commit(T(6), [("p1", "f1")])
     plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "2"})
     assert not plan.triggered and "1 completed commits after" in plan.trigger_detail
+    # Issue 14: Hudi deletes nothing when the trigger is not met; what a forced clean would delete is separate.
+    assert plan.files_to_delete == [] and plan.not_scheduled_reason is cl.NotScheduledReason.TRIGGER_NOT_MET
+    assert deleted(plan) == []
+    assert sorted((d.file_id, d.base_instant, d.reason) for d in plan.files_if_forced) == [
+        ("f1", T(3), cl.OLDER_THAN_ECTR)]
+    assert plan.to_hoodie_cleaner_plan()["filePathsToBeDeletedPerPartition"] == {}
     w.commit(T(7), [("p1", "f1")])
     plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "2"})
     assert plan.triggered and plan.would_schedule
@@ -348,10 +354,10 @@ def test_config_keys_aliases_and_inference() -> None:
     assert ServiceConfig.from_conf(None).to_dict()["hoodie.keep.min.commits"] == 20
     with pytest.raises(ServiceConfigError) as err:
         ServiceConfig.from_conf({"hoodie.cleaner.commit.retained": "4"})
-    assert "hoodie.cleaner.commits.retained" in str(err.value) and "hoodie.keep.max.commits" in str(err.value)
+    assert "did you mean 'hoodie.cleaner.commits.retained'" in str(err.value)
     with pytest.raises(ServiceConfigError, match="not one of"):
         ServiceConfig.from_conf({"hoodie.cleaner.policy": "KEEP_NOTHING"})
-    with pytest.raises(ServiceConfigError, match="less than"):
+    with pytest.raises(ServiceConfigError, match=r"Increase hoodie\.keep\.max\.commits=4 to be greater than"):
         ServiceConfig.from_conf({"hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "4"})
     assert "hoodie.archive.beyond.savepoint" in known_key_names()
 
@@ -430,3 +436,177 @@ def test_non_partitioned_table_records_no_savepoints(tmp_path: Path) -> None:
     assert plan.to_hoodie_cleaner_plan()["extraMetadata"] == {}
     assert (T(1), cl.SAVEPOINTED) in kept(plan, "f1")  # the savepoint still protects its files
     assert deleted(plan) == [("f1", T(2), cl.OLDER_THAN_ECTR)]
+
+
+def _not_triggered_table(tmp_path: Path) -> TableWriter:
+    """Two partitions, a clean at T(5), then one commit: `hoodie.clean.max.commits=2` is not met."""
+    w = TableWriter(tmp_path / "t")
+    for n in range(1, 5):
+        w.commit(T(n), [("p1", "f1"), ("p2", "f2"), ("p3", "f3")])
+    assert w.clean(T(5), {"hoodie.cleaner.commits.retained": "2"}).would_schedule  # deletes the T(1) slices
+    w.commit(T(6), [("p1", "f1"), ("p2", "f2"), ("p3", "f3")])
+    return w
+
+
+NOT_MET = {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "2"}
+
+
+def test_untriggered_plan_json_deletes_nothing_and_reports_forced_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14 (CleanPlanActionExecutor.needsCleaning / requestClean): with `hoodie.clean.max.commits=2` and
+    one commit since the last clean Hudi writes no plan; `files_to_delete` is empty and says why, and what a
+    forced clean would delete is under `files_to_delete_if_forced`."""
+    w = _not_triggered_table(tmp_path)
+    args = ["plan-clean", w.scratch.uri, "--format", "json"] + [f"--conf={k}={v}" for k, v in NOT_MET.items()]
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["would_schedule"] is False and out["triggered"] is False
+    assert out["files_to_delete"] == [] and out["partitions_to_delete"] == []
+    assert out["not_scheduled_reason"] == "trigger_not_met"
+    assert out["not_scheduled_detail"].startswith("trigger not met: 1 completed commits after " + T(4))
+    # The clean at T(5) deleted T(1); a forced clean with 1 retained (ECTR T(6)) takes T(2) and T(3) and keeps
+    # T(4), the last slice before the ECTR: six files, as in the issue.
+    assert sorted((f["partition"], f["base_instant"]) for f in out["files_to_delete_if_forced"]) == [
+        (p, T(n)) for p in ("p1", "p2", "p3") for n in (2, 3)]
+    assert {f["reason"] for f in out["files_to_delete_if_forced"]} == {cl.OLDER_THAN_ECTR}
+    assert out["partitions_to_delete_if_forced"] == []
+    assert out["hoodie_cleaner_plan"]["filePathsToBeDeletedPerPartition"] == {}
+    # The text and CSV faces never call these files "delete".
+    assert main([*args[:2], "--format", "csv", *args[4:]]) == 0
+    csv_out = capsys.readouterr().out.splitlines()
+    assert csv_out[0].startswith("decision,") and sum(r.startswith("delete_if_forced,") for r in csv_out) == 6
+    assert not any(r.startswith("delete,") for r in csv_out)
+    assert main(args[:2] + args[4:]) == 0
+    text = capsys.readouterr().out
+    assert "scheduled: no (trigger not met: " in text and "A forced clean would delete 6 files" in text
+    # Met trigger: the same files are scheduled, and the forced list equals them.
+    assert main(args[:-1]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["would_schedule"] is True and out["not_scheduled_reason"] is None and out["not_scheduled_detail"] == ""
+    assert len(out["files_to_delete"]) == 6 and out["files_to_delete"] == out["files_to_delete_if_forced"]
+
+
+def test_pending_clean_blocks_plan_and_forced_files_stay_separate(tmp_path: Path) -> None:
+    """BaseHoodieTableServiceClient.clean: a pending clean is executed instead of planning a new one
+    (`hoodie.clean.allow.multiple=false`): the new plan deletes nothing, its reason is `clean_pending`."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 4, "f1")
+    w.clean(T(5), {"hoodie.cleaner.commits.retained": "1"}, state="REQUESTED")
+    filler(w, 6, 7, "f1")
+    plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "1"})
+    assert plan.triggered and plan.not_scheduled_reason is cl.NotScheduledReason.CLEAN_PENDING
+    assert plan.files_to_delete == [] and not plan.would_schedule
+    assert plan.not_scheduled_detail.startswith(f"clean {T(5)} (REQUESTED) is pending")
+    # The pending plan was not executed: T(1)..T(4) are still there; ECTR T(7) keeps T(6) and T(7).
+    assert sorted(d.base_instant for d in plan.files_if_forced) == [T(1), T(2), T(3), T(4)]
+    data = plan.to_dict()
+    assert data["files_to_delete"] == [] and len(data["files_to_delete_if_forced"]) == 4
+    forced = plan.to_hoodie_cleaner_plan(forced=True)
+    assert [len(v) for v in forced["filePathsToBeDeletedPerPartition"].values()] == [4]
+    # Pending first, then the trigger: Hudi checks the pending clean before `needsCleaning`.
+    plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "5"})
+    assert plan.not_scheduled_reason is cl.NotScheduledReason.CLEAN_PENDING
+
+
+def test_nothing_to_clean_reason(tmp_path: Path) -> None:
+    """CleanPlanActionExecutor.requestClean: a plan with nothing to delete is not persisted."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 3, "f1")
+    plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "5"})
+    assert plan.triggered and plan.not_scheduled_reason is cl.NotScheduledReason.NOTHING_TO_CLEAN
+    assert plan.to_dict()["files_to_delete_if_forced"] == []
+
+
+HUDI_DEFAULTS = """\
+# hudi-defaults.conf as users have it: whitespace- or =-separated, comments, Spark-style prefixes
+hoodie.datasource.write.recordkey.field    id
+hoodie.datasource.write.precombine.field = ts
+hoodie.upsert.shuffle.parallelism\t200
+! a Java-properties comment
+hoodie.cleaner.policy                      KEEP_LATEST_COMMITS
+spark.hadoop.hoodie.cleaner.commits.retained=1
+spark.executor.memory 4g
+hoodie.cleaner.parallelism 100
+hoodie.write.lock.provider=org.apache.hudi.client.transaction.lock.InProcessLockProvider
+hoodie.table.base.path = s3://bucket/path\\
+/continued
+spark.hadoop.fs.s3a.secret.key=abc123
+hoodie.write.concurrency.mode: SINGLE_WRITER
+hoodie.datasource.hive_sync.mode:hms
+"""
+
+
+def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14 (DFSPropertiesConfiguration: `hudi-defaults.conf` split at the first `=`, else whitespace):
+    a pasted file plans; keys that do not affect cleaning are listed as ignored; `--conf` wins over the file."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 4, "f1")
+    conf = tmp_path / "hudi-defaults.conf"
+    conf.write_text(HUDI_DEFAULTS)
+    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["earliest_commit_to_retain"] == T(4)  # commits retained 1, from the spark.hadoop. key
+    ignored = {k["key"]: k for k in out["ignored_config_keys"]}
+    assert sorted(ignored) == sorted([
+        "hoodie.cleaner.parallelism", "hoodie.datasource.write.precombine.field",
+        "hoodie.datasource.write.recordkey.field", "hoodie.table.base.path", "hoodie.upsert.shuffle.parallelism",
+        "hoodie.write.lock.provider", "spark.executor.memory", "spark.hadoop.fs.s3a.secret.key",
+        "hoodie.write.concurrency.mode", "hoodie.datasource.hive_sync.mode"])
+    assert ignored["hoodie.write.concurrency.mode"]["value"] == "SINGLE_WRITER"  # Java properties' `key: value`
+    assert ignored["hoodie.datasource.hive_sync.mode"]["value"] == "hms"
+    assert ignored["spark.hadoop.fs.s3a.secret.key"]["value"] == "<redacted>"  # credentials are never echoed
+    assert ignored["hoodie.datasource.write.recordkey.field"]["value"] == "id"
+    assert ignored["hoodie.datasource.write.precombine.field"]["value"] == "ts"
+    assert ignored["hoodie.table.base.path"]["value"] == "s3://bucket/path/continued"
+    assert ignored["spark.executor.memory"]["source"] == str(conf)
+    assert ignored["hoodie.cleaner.parallelism"]["reason"].startswith("a cleaner/archiver key this dry run does not")
+    assert ignored["hoodie.upsert.shuffle.parallelism"]["reason"] == "does not affect cleaning or archival"
+    # --conf overrides the file, across a key's two names.
+    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf),
+                 "--conf", "hoodie.clean.commits.retained=2"]) == 0
+    assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
+    # plan-archive takes the same file; its JSON lists the same ignored keys.
+    assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 10
+
+
+def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A likely typo of a known key (two edits or fewer) is an error naming the key it resembles and the file."""
+    w = TableWriter(tmp_path / "t")
+    filler(w, 1, 2, "f1")
+    typo = tmp_path / "typo.properties"
+    typo.write_text("hoodie.datasource.write.operation=upsert\nspark.hadoop.hoodie.cleaner.commit.retained=2\n")
+    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(typo)]) == 1
+    err = capsys.readouterr().err
+    assert "'spark.hadoop.hoodie.cleaner.commit.retained (read as hoodie.cleaner.commit.retained)'" in err
+    assert f"from {typo}" in err and "did you mean 'hoodie.cleaner.commits.retained'" in err
+    bad = tmp_path / "bad.conf"
+    bad.write_text("# ok\nhoodie.keep.min.commits=3\nhoodie.keep.max.commits\n")
+    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(bad)]) == 1
+    assert f"{bad}, line 3: 'hoodie.keep.max.commits' has no value" in capsys.readouterr().err
+    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(tmp_path / "missing.conf")]) == 1
+    assert "not a regular file" in capsys.readouterr().err
+    # Two names of one key with different values in one file: refused; in file and --conf: --conf wins.
+    both = tmp_path / "both.conf"
+    both.write_text("hoodie.cleaner.commits.retained 2\nhoodie.clean.commits.retained 3\n")
+    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(both)]) == 1
+    assert "set twice with different values" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("name", "resembles"), [
+    ("hoodie.cleaner.commit.retained", "hoodie.cleaner.commits.retained"),
+    ("hoodie.keep.min.comits", "hoodie.keep.min.commits"),
+    ("hoodie.clean.polcy", "hoodie.clean.policy"),
+    ("hoodie.cleaner.policy.failed.write", "hoodie.cleaner.policy.failed.writes"),
+    ("hoodie.datasource.write.operation", None),
+    ("hoodie.cleaner.parallelism", None),
+    ("hoodie.metadata.keep.min.commits", None),
+    ("hoodie.archive.merge.enable", None),
+    ("hoodie.clean.max.commits.to.cleen", "hoodie.clean.max.commits.to.clean"),
+])
+def test_typo_distance(name: str, resembles: str | None) -> None:
+    """Edit distance <= 2 against every known key name (canonical and alternative)."""
+    from hudi_core.services.config import resembling_key
+
+    assert resembling_key(name) == resembles

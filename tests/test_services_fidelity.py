@@ -7,6 +7,7 @@ the engine getting wrong. Tables are small real tables written by :mod:`tests.se
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from hudi_core.services import clean as cl
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import min_max_to_keep, plan_archive
 from hudi_core.services.clean import plan_clean
-from hudi_core.services.config import ServiceConfig
+from hudi_core.services.config import ServiceConfig, ServiceConfigError
 
 
 def archived(plan) -> list[str]:  # type: ignore[no-untyped-def]
@@ -299,3 +300,68 @@ def test_incremental_mode_off_lists_every_partition(tmp_path: Path) -> None:
         off = plan_clean(w.open(), {**conf, key: "false"})
         assert off.partition_mode == "full" and off.partitions == ["p1", "p2"]
         assert "incremental.mode=false" in off.partition_detail
+
+
+# -- issue 14: archiver min/max when instant times are not dates; keep.max == keep.min ---------------
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_min_max_not_adjusted_when_latest_commit_is_not_a_date(tmp_path: Path, version: int) -> None:
+    """ArchivalUtils.getMinAndMaxInstantsToKeep: `parseDateFromInstantTime(latestCommit)` throws ParseException
+    for times that are not dates (Hudi's own tests write `101`, `102`, …, as TestHoodieTimelineArchiver does);
+    the catch leaves no ECTR, so the cleaner-based raise of min/max is skipped and the configured values hold.
+    With date-shaped times the same timeline raises min/max (4 commits after the ECTR + 2 = 6)."""
+    conf = keep(2, 3, **{"hoodie.cleaner.commits.retained": "5"})
+    odd = TableWriter(tmp_path / "odd", version=version)
+    for n in range(101, 109):
+        odd.commit(str(n), [("p1", "f1")])
+    lo, hi, detail = min_max_to_keep(odd.open(), ServiceConfig.from_conf(conf))
+    assert (lo, hi) == (2, 3)
+    assert detail.startswith("configured: the latest completed commit 108 is not a date (ParseException")
+    assert archived(plan_archive(odd.open(), conf)) == [str(n) for n in range(101, 107)]
+    dated = TableWriter(tmp_path / "dated", version=version)
+    for n in range(1, 9):
+        dated.commit(T(n), [("p1", "f1")])
+    lo, hi, detail = min_max_to_keep(dated.open(), ServiceConfig.from_conf(conf))
+    assert (lo, hi) == (6, 7) and detail.startswith("raised: 4 completed commits after the cleaner's ECTR")
+    assert archived(plan_archive(dated.open(), conf)) == [T(1), T(2)]
+
+
+def test_hudi_parse_instant_date_matches_instant_time_generator() -> None:
+    """HoodieInstantTimeGenerator.parseDateFromInstantTime / fixInstantTimeCompatibility: 14 digits get 999 ms,
+    longer than 17 are cut to 17, anything else must be a real yyyyMMddHHmmssSSS date."""
+    from hudi_core.timeline.instant import hudi_parse_instant_date
+
+    assert hudi_parse_instant_date("20240101000000") == dt.datetime(2024, 1, 1, 0, 0, 0, 999000, tzinfo=dt.UTC)
+    assert hudi_parse_instant_date("20240101000000123001") == dt.datetime(2024, 1, 1, 0, 0, 0, 123000,
+                                                                           tzinfo=dt.UTC)
+    assert hudi_parse_instant_date("20240230000000000") == dt.datetime(2024, 2, 29, tzinfo=dt.UTC)  # SMART clamp
+    for not_a_date in ("101", "00000000000000001", "00000000000000000", "20241301000000000", "2024010100000",
+                       "20240101240000000", "2024010100000a000", ""):
+        assert hudi_parse_instant_date(not_a_date) is None, not_a_date
+
+
+@pytest.mark.parametrize(("policy_conf", "expected"), [
+    ({"hoodie.cleaner.commits.retained": "2"}, None),
+    ({"hoodie.cleaner.policy": "KEEP_LATEST_COMMITS"}, None),
+    ({"hoodie.cleaner.fileversions.retained": "2"}, (3, 3, [1, 2])),
+    # one commit an hour: ECTR 2 h before the latest is the 3rd, two commits after it + 2 = 4 > 3: raised to 4 / 4
+    ({"hoodie.cleaner.hours.retained": "2"}, (4, 4, [1])),
+])
+def test_keep_max_equal_to_keep_min(tmp_path: Path, policy_conf: dict[str, str],
+                                    expected: tuple[int, int, list[int]] | None) -> None:
+    """HoodieWriteConfig.Builder.validate (1.1/1.2, as 0.x): `checkArgument(maxInstantsToKeep > minInstantsToKeep)`
+    only when the cleaning policy is KEEP_LATEST_COMMITS; the other policies accept max == min (and the
+    archiver then archives down to min: n − min commits once n > max)."""
+    conf = keep(3, 3, **policy_conf)
+    if expected is None:
+        with pytest.raises(ServiceConfigError, match=r"Increase hoodie\.keep\.max\.commits=3 to be greater than "
+                                                     r"hoodie\.keep\.min\.commits=3"):
+            ServiceConfig.from_conf(conf)
+        return
+    w = TableWriter(tmp_path / "t", version=9)
+    for n in range(1, 6):
+        w.commit(T(n * 60), [("p1", "f1")])
+    plan = plan_archive(w.open(), conf)
+    assert (plan.min_to_keep, plan.max_to_keep) == expected[:2]
+    assert archived(plan) == [T(n * 60) for n in expected[2]]

@@ -103,7 +103,7 @@ SETTINGS = settings(max_examples=int(os.environ.get("SVC_PROP_EXAMPLES", "30")),
 
 
 @SETTINGS
-@given(ops=OPS, min_keep=st.integers(1, 3), extra=st.integers(0, 2), retained=st.integers(1, 4),
+@given(ops=OPS, min_keep=st.integers(1, 3), extra=st.integers(1, 2), retained=st.integers(1, 4),
        beyond=st.booleans())
 def test_archive_never_passes_guards_savepoints_or_pending(tmp_path_factory: pytest.TempPathFactory,
                                                          ops: list[tuple[str, object]], min_keep: int, extra: int,
@@ -150,11 +150,12 @@ def test_clean_never_deletes_latest_slice_or_savepointed_file(tmp_path_factory: 
     view = table.fs_view()
     latest = {(g.partition, g.file_id, g.latest_slice().base_instant)
               for g in view.file_groups() if g.latest_slice() is not None}
-    doomed = {(d.partition, d.file_id, d.base_instant) for d in plan.files_to_delete}
+    doomed = {(d.partition, d.file_id, d.base_instant) for d in plan.files_if_forced}
     assert not doomed & latest
-    assert not {d.file for d in plan.files_to_delete} & savepointed_files(table.timeline)
+    assert not {d.file for d in plan.files_if_forced} & savepointed_files(table.timeline)
+    assert plan.files_to_delete in ([], plan.files_if_forced)
     if plan.ectr is not None:
-        for d in plan.files_to_delete:
+        for d in plan.files_if_forced:
             assert d.base_instant < plan.ectr
 
 

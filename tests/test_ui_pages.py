@@ -346,3 +346,39 @@ def test_picker_lists_the_tables_under_the_roots(ui_env: dict[str, Path]) -> Non
     at.sidebar.button[labels.index("warehouse/db1/case_b")].click().run()
     assert_clean(at)
     assert at.query_params["table"] == str(Path(built).resolve())
+
+
+def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_env: dict[str, Path]) -> None:
+    """Issue 14: `hoodie.clean.max.commits=2` with one commit since the last clean: the page says the clean is
+    not scheduled, deletes nothing, and lists what a forced clean would delete under its own heading."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from services_tables import T, TableWriter
+
+    w = TableWriter(ui_env["extra"] / "not_triggered", version=9)
+    for n in range(1, 5):
+        w.commit(T(n), [("p1", "f1"), ("p2", "f2")])
+    assert w.clean(T(5), {"hoodie.cleaner.commits.retained": "2"}).would_schedule
+    w.commit(T(6), [("p1", "f1"), ("p2", "f2")])
+    at = open_page(CLEANER, w.scratch.root)
+    uri = at.query_params["table"]
+    at.number_input(key=f"conf::{uri}::hoodie.clean.commits.retained").set_value(1)
+    at.number_input(key=f"conf::{uri}::hoodie.clean.max.commits").set_value(2)
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    m = metrics(at)
+    assert m["Would schedule"] == "no" and m["Files to delete (next clean)"] == "0" and m["If forced"] == "4"
+    assert any("would **not** schedule this clean: trigger not met" in w.value and "Nothing is deleted" in w.value
+               for w in at.warning)
+    headers = texts(at.subheader)
+    assert "Files to delete by the next clean (0)" in headers
+    assert "If forced: files a forced clean would delete (4)" in headers
+    forced = [d.value for d in at.dataframe if "reason" in d.value.columns and len(d.value) == 4]
+    assert forced and set(forced[0]["reason"]) == {"older_than_ectr"}
+    # The emulated release is a choice (the newest by default) and recorded with the plan.
+    assert "Emulating Hudi 1.2.x" in texts(at.caption)
+    at.selectbox(key="conf::release").set_value("1.1")
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    assert "Emulating Hudi 1.1.x" in texts(at.caption) and metrics(at)["If forced"] == "4"

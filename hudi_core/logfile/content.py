@@ -362,7 +362,7 @@ def parquet_table(content: bytes) -> pa.Table:
     """The records of a PARQUET data block."""
     try:
         return pq.read_table(io.BytesIO(content))
-    except (pa.ArrowException, OSError) as exc:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
         raise LogContentError(f"parquet block does not decode: {exc}") from exc
 
 
@@ -370,7 +370,7 @@ def parquet_num_rows(reader: LogFileReader, block: LogBlock) -> int:
     """Row count from the parquet footer, reading only the footer through ranged reads."""
     try:
         return pq.read_metadata(_ContentFile(reader, block)).num_rows
-    except (pa.ArrowException, OSError) as exc:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a damaged footer may hold non-UTF-8 names
         raise LogContentError(f"parquet block footer does not decode: {exc}") from exc
 
 

@@ -30,14 +30,13 @@ from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_i
 from hudi_core.services.safety import ExposedGroup, check_archival_safety
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
-from hudi_core.timeline.instant import Instant
+from hudi_core.timeline.instant import Instant, hudi_parse_instant_date
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
 ARCHIVER_V1 = "TimelineArchiverV1"
 ARCHIVER_V2 = "TimelineArchiverV2"
-HUDI_RELEASE = "1.1.x"
 
 ARCHIVE = "archive"
 KEEP = "keep"
@@ -117,6 +116,7 @@ class ArchivePlan:
     exposed_file_groups: list[ExposedGroup] = field(default_factory=list)
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
+    is_metadata_table: bool = False
 
     @property
     def incomplete(self) -> bool:
@@ -148,7 +148,8 @@ class ArchivePlan:
         """The `plan-archive` JSON."""
         return {
             "archiver": self.archiver,
-            "hudi_release": HUDI_RELEASE,
+            "hudi_release": self.config.release_label,
+            "not_emulated": self.config.not_emulated(self.is_metadata_table),
             "table_version": self.table_version,
             "savepoint_guard": self.savepoint_guard,
             "min_to_keep": self.min_to_keep,
@@ -161,6 +162,7 @@ class ArchivePlan:
             "exposed_file_groups": [e.to_dict() for e in self.exposed_file_groups],
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
+            "ignored_config_keys": self.config.ignored_dicts(),
         }
 
 
@@ -168,12 +170,23 @@ class ArchivePlan:
 
 
 def min_max_to_keep(table: HudiTable, config: ServiceConfig) -> tuple[int, int, str]:
-    """`ArchivalUtils.getMinAndMaxInstantsToKeep` (spec `02` §4.1)."""
+    """`ArchivalUtils.getMinAndMaxInstantsToKeep` (spec `02` §4.1).
+
+    The cleaner's ECTR is computed at the latest completed commit's time, which Hudi parses first
+    (`parseDateFromInstantTime`, whatever the policy): when that time is not a date (test tables'
+    `001`, metadata-table `00000000000000001`), Hudi catches the `ParseException`, has no ECTR and keeps
+    the configured min/max (issue 14).
+    """
     cfg_min, cfg_max = config.keep_min_commits, config.keep_max_commits
     timeline = table.timeline
     completed = tls.completed_commits(timeline)
     latest = completed.last()
-    moment = tls.instant_moment(latest.requested_time, table.properties.timezone) if latest else None
+    moment = hudi_parse_instant_date(latest.requested_time, table.properties.timezone) if latest else None
+    if latest is not None and moment is None:
+        return cfg_min, cfg_max, (
+            f"configured: the latest completed commit {latest.requested_time} is not a date "
+            "(ParseException in ArchivalUtils.getEarliestCommitToRetain): no cleaner-based adjustment"
+        )
     res = tls.earliest_commit_to_retain(
         tls.commits_timeline(timeline), config.cleaner_policy, config.commits_retained, config.hours_retained,
         moment or dt.datetime.now(dt.UTC), table.properties.timezone,
@@ -473,6 +486,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         decisions=decisions,
         savepoint_guard=savepoint_guard,
         config=config,
+        is_metadata_table=table.is_metadata_table,
     )
     _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:

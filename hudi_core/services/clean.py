@@ -1,4 +1,4 @@
-"""Clean planner dry run: what the next clean would delete, and why (emulates Hudi 1.1.x).
+"""Clean planner dry run: what the next clean would delete, and why (emulates Hudi 1.1.x and 1.2.x).
 
 Follows `CleanPlanActionExecutor.requestClean` and `CleanPlanner` (spec `02` §5):
 
@@ -21,6 +21,7 @@ import datetime as dt
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.fsview import BaseFile, FileGroup, FileSlice, FileSystemView, LogFile, paused_gc
@@ -34,7 +35,7 @@ from hudi_core.services.config import (
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
 
 if TYPE_CHECKING:
@@ -62,6 +63,20 @@ REPLACED_FILE_GROUP = "replaced_file_group"
 #: Issue 16: the group may have been replaced by a replacecommit whose body cannot be read; kept.
 REPLACED_STATUS_UNKNOWN = "replaced_status_unknown"
 BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
+
+
+class NotScheduledReason(StrEnum):
+    """Why Hudi would not schedule the planned clean now, in the order Hudi checks
+    (`BaseHoodieTableServiceClient.clean`, then `CleanPlanActionExecutor.requestClean`)."""
+
+    #: A requested or inflight clean exists and `hoodie.clean.allow.multiple` is false: Hudi
+    #: executes the pending clean and plans no new one.
+    CLEAN_PENDING = "clean_pending"
+    #: `CleanPlanActionExecutor.needsCleaning`: fewer than `hoodie.clean.max.commits` completed
+    #: commits since the last clean.
+    TRIGGER_NOT_MET = "trigger_not_met"
+    #: The plan has no file and no partition to delete: Hudi writes no `clean.requested`.
+    NOTHING_TO_CLEAN = "nothing_to_clean"
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per data file, a million at scale
@@ -95,6 +110,22 @@ class PendingClean:
                 "partitions_to_delete": self.partitions_to_delete, "runs_first": True}
 
 
+@dataclass(frozen=True)
+class EmptyClean:
+    """Hudi 1.2's empty clean (`hoodie.write.empty.clean.interval.hours`, `CleanPlanActionExecutor.requestClean`):
+    a clean instant with nothing to delete, written so the next incremental clean starts from a newer ECTR."""
+
+    would_write: bool
+    earliest_commit_to_retain: str | None
+    detail: str
+    #: The last completed clean's time plus the interval: an empty clean needs more time than this.
+    next_eligible_after: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"would_write": self.would_write, "earliest_commit_to_retain": self.earliest_commit_to_retain,
+                "detail": self.detail, "next_eligible_after": self.next_eligible_after}
+
+
 @dataclass
 class CleanPlan:
     """The dry-run result: a `HoodieCleanerPlan` plus the explanation of every decision."""
@@ -107,9 +138,11 @@ class CleanPlan:
     partitions: list[str]
     partition_mode: str
     partition_detail: str
-    files_to_delete: list[CleanFileDecision]
+    #: What the planner finds to delete, whether or not Hudi would schedule the clean now: what a
+    #: forced clean (trigger met, no clean pending) would delete. See :attr:`files_to_delete`.
+    files_if_forced: list[CleanFileDecision]
     kept: list[CleanFileDecision]
-    partitions_to_delete: list[str]
+    partitions_if_forced: list[str]
     triggered: bool
     trigger_detail: str
     pending_cleans: list[PendingClean]
@@ -119,10 +152,17 @@ class CleanPlan:
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
+    is_metadata_table: bool = False
+    #: Hudi 1.2 with `hoodie.write.empty.clean.interval.hours` set: whether an empty clean is written.
+    empty_clean: EmptyClean | None = None
 
     @property
     def incomplete(self) -> bool:
         return bool(self.missing_inputs)
+
+    @property
+    def writes_empty_clean(self) -> bool:
+        return self.empty_clean is not None and self.empty_clean.would_write
 
     @property
     def ectr(self) -> str | None:
@@ -131,19 +171,74 @@ class CleanPlan:
 
     @property
     def has_work(self) -> bool:
-        """Whether Hudi would persist the plan as `T.clean.requested` (a file or partition to delete)."""
-        return bool(self.files_to_delete or self.partitions_to_delete)
+        """Whether Hudi persists the plan as `T.clean.requested` (`CleanPlanActionExecutor.requestClean`):
+        1.2 when it has a file or a partition to delete; 1.1 only when it has a file (the condition PR #18337
+        replaced), so a plan deleting only partitions waits there."""
+        if self.config.hudi_release == "1.1":
+            return bool(self.files_if_forced)
+        return bool(self.files_if_forced or self.partitions_if_forced)
+
+    @property
+    def blocked_by_pending_clean(self) -> bool:
+        """`BaseHoodieTableServiceClient.clean`: a new clean is planned only if `hoodie.clean.allow.multiple`
+        or no clean is requested or inflight (the pending one is executed instead)."""
+        return bool(self.pending_cleans) and not self.config.clean_allow_multiple
+
+    @property
+    def not_scheduled_reason(self) -> NotScheduledReason | None:
+        """Why Hudi would not schedule this clean now (the first check that fails), or ``None``."""
+        if self.blocked_by_pending_clean:
+            return NotScheduledReason.CLEAN_PENDING
+        if not self.triggered:
+            return NotScheduledReason.TRIGGER_NOT_MET
+        if not self.has_work and not self.writes_empty_clean:
+            return NotScheduledReason.NOTHING_TO_CLEAN
+        return None
+
+    @property
+    def not_scheduled_detail(self) -> str:
+        """A sentence for :attr:`not_scheduled_reason` (empty when the clean would be scheduled)."""
+        reason = self.not_scheduled_reason
+        if reason is NotScheduledReason.CLEAN_PENDING:
+            times = ", ".join(f"{p.requested_time} ({p.state})" for p in self.pending_cleans)
+            return (f"clean {times} is pending and hoodie.clean.allow.multiple=false: Hudi executes it and plans "
+                    "no new clean")
+        if reason is NotScheduledReason.TRIGGER_NOT_MET:
+            return f"trigger not met: {self.trigger_detail}"
+        if reason is NotScheduledReason.NOTHING_TO_CLEAN:
+            if self.partitions_if_forced:
+                return (f"no file to delete: Hudi {self.config.hudi_release} persists a plan only with files, so "
+                        f"partition(s) {', '.join(self.partitions_if_forced)} wait")
+            return "no file and no partition to delete: Hudi writes no clean plan"
+        return ""
 
     @property
     def would_schedule(self) -> bool:
         """Whether Hudi would schedule this clean now: triggered and with work to do, and (unless
         `hoodie.clean.allow.multiple`) no clean pending (`BaseHoodieTableServiceClient.clean`)."""
-        blocked = bool(self.pending_cleans) and not self.config.clean_allow_multiple
-        return self.triggered and self.has_work and not blocked
+        return self.not_scheduled_reason is None
 
-    def files_by_partition(self) -> dict[str, list[CleanFileDecision]]:
+    @property
+    def files_to_delete(self) -> list[CleanFileDecision]:
+        """What the next clean deletes: the planned files when Hudi would schedule it now, else nothing
+        (issue 14: Hudi deletes nothing when the trigger is not met or a clean is pending)."""
+        return self.files_if_forced if self.would_schedule else []
+
+    @property
+    def partitions_to_delete(self) -> list[str]:
+        """The partitions the next clean deletes (empty unless it would be scheduled)."""
+        return self.partitions_if_forced if self.would_schedule else []
+
+    @property
+    def recorded_ectr(self) -> str | None:
+        """The ECTR the written plan records: an empty clean never moves it back past the last clean's."""
+        if self.writes_empty_clean and self.empty_clean is not None:
+            return self.empty_clean.earliest_commit_to_retain
+        return self.ectr
+
+    def files_by_partition(self, forced: bool = False) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
-        for d in self.files_to_delete:
+        for d in self.files_if_forced if forced else self.files_to_delete:
             out.setdefault(d.partition, []).append(d)
         return out
 
@@ -153,18 +248,22 @@ class CleanPlan:
             return {SAVEPOINTED_TIMESTAMPS: ",".join(self.savepointed_timestamps)}
         return {}
 
-    def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True) -> dict[str, Any]:
+    def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True,
+                               forced: bool = False) -> dict[str, Any]:
         """The `HoodieCleanerPlan` record (Avro field names) Hudi writes to `T.clean.requested`.
 
         `filePathsToBeDeletedPerPartition` holds full paths under `base_path` (the table URI by
         default), as plan version 2 does; ``with_files=False`` leaves it empty (for callers that
-        only read the plan's ECTR and extra metadata).
+        only read the plan's ECTR and extra metadata). Files and partitions are those of
+        :attr:`files_to_delete` (none when Hudi would not schedule the clean), or with ``forced``
+        those of a forced clean.
         """
+        partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
         base = (base_path or self.base_uri).rstrip("/")
         ectr = self.earliest_commit_to_retain
         return {
             "earliestInstantToRetain": (
-                {"timestamp": ectr.requested_time, "action": ectr.action, "state": ectr.state.name}
+                {"timestamp": self.recorded_ectr, "action": ectr.action, "state": ectr.state.name}
                 if ectr else None
             ),
             "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
@@ -174,23 +273,25 @@ class CleanPlan:
             "filePathsToBeDeletedPerPartition": {
                 partition: [{"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
                             for d in decisions]
-                for partition, decisions in (sorted(self.files_by_partition().items()) if with_files else ())
+                for partition, decisions in (sorted(self.files_by_partition(forced).items()) if with_files else ())
             },
-            "partitionsToBeDeleted": list(self.partitions_to_delete),
+            "partitionsToBeDeleted": list(partitions_deleted),
             "extraMetadata": self.extra_metadata(),
         }
 
     def to_hoodie_clean_metadata(self, clean_time: str, time_taken_ms: int = 0,
-                                 failed: Mapping[str, list[str]] | None = None) -> dict[str, Any]:
+                                 failed: Mapping[str, list[str]] | None = None, forced: bool = False) -> dict[str, Any]:
         """The `HoodieCleanMetadata` of executing this plan at `clean_time` (`CleanerUtils.convertCleanMetadata`).
 
-        Every planned file counts as deleted unless listed (base names) in `failed`.
+        Every planned file counts as deleted unless listed (base names) in `failed`; ``forced`` as in
+        :meth:`to_hoodie_cleaner_plan`.
         """
         failed = failed or {}
         parts: dict[str, Any] = {}
         total = 0
-        by_partition = self.files_by_partition()
-        for partition in sorted(set(by_partition) | set(self.partitions_to_delete)):
+        by_partition = self.files_by_partition(forced)
+        partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
+        for partition in sorted(set(by_partition) | set(partitions_deleted)):
             names = [d.file for d in by_partition.get(partition, [])]
             bad = [n for n in names if n in set(failed.get(partition, []))]
             ok = [n for n in names if n not in set(bad)]
@@ -201,13 +302,13 @@ class CleanPlan:
                 "deletePathPatterns": names,
                 "successDeleteFiles": ok,
                 "failedDeleteFiles": bad,
-                "isPartitionDeleted": partition in self.partitions_to_delete,
+                "isPartitionDeleted": partition in partitions_deleted,
             }
         return {
             "startCleanTime": clean_time,
             "timeTakenInMillis": time_taken_ms,
             "totalFilesDeleted": total,
-            "earliestCommitToRetain": self.ectr or "",
+            "earliestCommitToRetain": self.recorded_ectr or "",
             "lastCompletedCommitTimestamp": self.last_completed_commit_timestamp,
             "partitionMetadata": parts,
             "version": CLEAN_PLAN_VERSION,
@@ -216,8 +317,17 @@ class CleanPlan:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        """The `plan-clean` JSON."""
+        """The `plan-clean` JSON.
+
+        `files_to_delete` / `partitions_to_delete` are what the next clean deletes: empty when Hudi
+        would not schedule it (`not_scheduled_reason` says why); `files_to_delete_if_forced` /
+        `partitions_to_delete_if_forced` are what a forced clean (trigger met, no clean pending) would
+        delete, present whether or not the clean is scheduled.
+        """
         ectr = self.earliest_commit_to_retain
+        reason = self.not_scheduled_reason
+        forced = [d.to_dict() for d in self.files_if_forced]
+        scheduled = forced if reason is None else []
         return {
             "policy": self.policy,
             "earliest_commit_to_retain": ectr.requested_time if ectr else None,
@@ -231,17 +341,24 @@ class CleanPlan:
             "partitions": list(self.partitions),
             "partition_mode": self.partition_mode,
             "partition_detail": self.partition_detail,
-            "files_to_delete": [d.to_dict() for d in self.files_to_delete],
+            "files_to_delete": scheduled,
             "kept": [d.to_dict() for d in self.kept],
             "partitions_to_delete": list(self.partitions_to_delete),
             "triggered": self.triggered,
             "trigger_detail": self.trigger_detail,
-            "would_schedule": self.would_schedule,
+            "would_schedule": reason is None,
+            "not_scheduled_reason": reason.value if reason is not None else None,
+            "not_scheduled_detail": self.not_scheduled_detail,
+            "files_to_delete_if_forced": forced,
+            "partitions_to_delete_if_forced": list(self.partitions_if_forced),
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
-            "hudi_release": "1.1.x",
+            "hudi_release": self.config.release_label,
+            "not_emulated": self.config.not_emulated(self.is_metadata_table),
+            "empty_clean": self.empty_clean.to_dict() if self.empty_clean is not None else None,
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
+            "ignored_config_keys": self.config.ignored_dicts(),
         }
 
 
@@ -315,7 +432,7 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
 
 def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
                now: dt.datetime | None = None, view: FileSystemView | None = None) -> CleanPlan:
-    """Plan the next clean of `table` as Hudi 1.1.x would, without deleting anything.
+    """Plan the next clean of `table` as Hudi 1.1.x / 1.2.x would (`config.hudi_release`), without deleting anything.
 
     `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
     time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
@@ -342,12 +459,9 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
                           f"hoodie.clean.max.commits={config.clean_max_commits}")
     triggered = n >= config.clean_max_commits
 
-    # 2. ECTR over the commits-and-compaction timeline, at `now`.
-    ectr_res = tls.earliest_commit_to_retain(
-        tls.commits_and_compaction_timeline(timeline), policy, config.commits_retained,
-        config.hours_retained, moment, table.properties.timezone,
-    )
-    ectr = ectr_res.instant
+    # 2. ECTR over the commits-and-compaction timeline, at `now` (1.2: capped by max.commits.to.clean).
+    prev_ectr = (last_meta.earliest_commit_to_retain or "").strip() if last_meta is not None else ""
+    ectr, ectr_detail = next_clean_ectr(timeline, config, moment, table.properties.timezone, prev_ectr)
 
     # 3. Savepoints the plan records (not for the metadata table or a non-partitioned table).
     current_savepoints = tls.savepoint_times(timeline)
@@ -384,15 +498,15 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     plan = CleanPlan(
         policy=policy,
         earliest_commit_to_retain=ectr,
-        ectr_detail=ectr_res.detail,
+        ectr_detail=ectr_detail,
         last_completed_commit_timestamp=last_completed.requested_time if last_completed else "",
         savepointed_timestamps=recorded,
         partitions=partitions,
         partition_mode=mode,
         partition_detail=pdetail,
-        files_to_delete=delete,
+        files_if_forced=delete,
         kept=kept,
-        partitions_to_delete=partitions_to_delete,
+        partitions_if_forced=partitions_to_delete,
         triggered=triggered,
         trigger_detail=trigger_detail,
         pending_cleans=_pending_cleans(timeline),
@@ -400,6 +514,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         earliest_commit_to_not_archive_hudi=None,
         base_uri=table.uri,
         config=config,
+        is_metadata_table=table.is_metadata_table,
     )
     plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
                                                                   current_savepoints)
@@ -408,15 +523,86 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     sp = tls.earliest_replaced_savepoint_in_clean(timeline, policy, hudi_plan)
     plan.earliest_commit_to_not_archive_hudi = sp or (ectr.requested_time if ectr else None)
     _mark_missing_inputs(plan, timeline, fs_view)
+    if config.hudi_release == "1.2" and config.empty_clean_interval_hours > 0:
+        plan.empty_clean = _empty_clean(plan, config, last_clean, prev_ectr, moment, table.properties.timezone)
     return plan
+
+
+def next_clean_ectr(timeline: ActiveTimeline, config: ServiceConfig, moment: dt.datetime, timezone: str,
+                    prev_ectr: str) -> tuple[Instant | None, str]:
+    """The next clean's ECTR and how it was found (`CleanPlanner.getEarliestCommitToRetain`): over the
+    commits-and-compaction timeline at `moment`; under 1.2 capped by `hoodie.clean.max.commits.to.clean`
+    from `prev_ectr`, the last completed clean's ECTR."""
+    ectr_timeline = tls.commits_and_compaction_timeline(timeline)
+    res = tls.earliest_commit_to_retain(ectr_timeline, config.cleaner_policy, config.commits_retained,
+                                        config.hours_retained, moment, timezone)
+    if (config.hudi_release == "1.2" and config.max_commits_to_clean is not None
+            and config.cleaner_policy != KEEP_LATEST_FILE_VERSIONS):
+        return _capped_ectr(ectr_timeline, res.instant, res.detail, prev_ectr, config.max_commits_to_clean)
+    return res.instant, res.detail
+
+
+def _capped_ectr(ectr_timeline: Any, ectr: Instant | None, detail: str, prev_ectr: str,
+                 max_commits: int) -> tuple[Instant | None, str]:
+    """Hudi 1.2's `hoodie.clean.max.commits.to.clean` (PR #18322), as Hudi's `TestCleanerUtils`
+    `testGetEarliestCommitToRetain_WithMaxCommitsToClean_{NoCapping,WithCapping,ExactBoundary,NoPreviousClean,
+    KeepLatestByHours}` specify it: of the completed commits from the last clean's ECTR (inclusive) up to the
+    new ECTR (exclusive), at most `max_commits` are cleaned; with more, the ECTR becomes the one after them.
+    No previous ECTR, no cap."""
+    if ectr is None or not prev_ectr:
+        return ectr, detail
+    between = [i for i in ectr_timeline if i.is_completed and prev_ectr <= i.requested_time < ectr.requested_time]
+    if len(between) <= max_commits:
+        return ectr, (f"{detail}; {len(between)} commits since the last clean's ECTR {prev_ectr} <= "
+                      f"hoodie.clean.max.commits.to.clean={max_commits}")
+    capped = between[max_commits]
+    return capped, (f"{detail}, capped by hoodie.clean.max.commits.to.clean={max_commits}: {len(between)} commits "
+                    f"from the last clean's ECTR {prev_ectr} to {ectr.requested_time}, this clean takes the first "
+                    f"{max_commits}, so the ECTR is {capped.requested_time}")
+
+
+def _empty_clean(plan: CleanPlan, config: ServiceConfig, last_clean: Instant | None, prev_ectr: str,
+                 moment: dt.datetime, timezone: str) -> EmptyClean:
+    """`CleanPlanActionExecutor.requestClean` (1.2, `getIntervalToCreateEmptyCleanHours`): with nothing to
+    clean, incremental cleaning on and an ECTR, an empty clean is written when there is no completed clean or
+    the last one's requested time is more than the interval before now; its ECTR never goes back past the
+    last clean's (the plan's is raised to it). An unparseable last clean time makes Hudi fail."""
+    interval = config.empty_clean_interval_hours
+    next_after = None
+    last_moment = hudi_parse_instant_date(last_clean.requested_time, timezone) if last_clean is not None else None
+    if last_moment is not None:
+        next_after = format_instant_time(last_moment + dt.timedelta(hours=interval))
+    if plan.blocked_by_pending_clean or not plan.triggered:
+        # `execute()` checks the trigger, and the client the pending clean, before `requestClean` runs.
+        return EmptyClean(False, None, "no clean is planned now (pending clean or trigger not met): no empty clean",
+                          next_after)
+    if plan.has_work:
+        return EmptyClean(False, None, "the plan has work: a regular clean is written", next_after)
+    if not config.incremental_mode:
+        return EmptyClean(False, None, "incremental cleaning is off: no empty clean", next_after)
+    if plan.ectr is None:
+        return EmptyClean(False, None, "no earliest commit to retain: no empty clean", next_after)
+    if last_clean is not None and last_moment is None:
+        return EmptyClean(False, None, f"the last clean's time {last_clean.requested_time} is not a date: Hudi fails "
+                                       "here (HoodieException: Unable to parse last clean commit time)", None)
+    if last_clean is not None and last_moment is not None and moment - last_moment <= dt.timedelta(hours=interval):
+        return EmptyClean(False, None, f"the last clean {last_clean.requested_time} is not more than {interval} h "
+                                       f"old: the next empty clean comes after {next_after}", next_after)
+    ectr = plan.ectr
+    why = ("no completed clean yet" if last_clean is None
+           else f"the last clean {last_clean.requested_time} is more than {interval} h old")
+    if prev_ectr and ectr < prev_ectr:
+        return EmptyClean(True, prev_ectr, f"{why}; the plan's ECTR {ectr} is before the last clean's {prev_ectr}, "
+                                           "so the empty clean keeps the latter", next_after)
+    return EmptyClean(True, ectr, f"{why}: an empty clean moves the ECTR to {ectr}", next_after)
 
 
 def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
     """Issue 16: record what the planner could not read; never delete a group whose status is unknown."""
     unknown = view.unknown_replaced
     if unknown:
-        moved = [d for d in plan.files_to_delete if (d.partition, d.file_id) in unknown]
-        plan.files_to_delete = [d for d in plan.files_to_delete if (d.partition, d.file_id) not in unknown]
+        moved = [d for d in plan.files_if_forced if (d.partition, d.file_id) in unknown]
+        plan.files_if_forced = [d for d in plan.files_if_forced if (d.partition, d.file_id) not in unknown]
         plan.kept = [d if (d.partition, d.file_id) not in unknown else replace(d, reason=REPLACED_STATUS_UNKNOWN)
                      for d in plan.kept] + [replace(d, reason=REPLACED_STATUS_UNKNOWN) for d in moved]
     also = last_clean_inputs(timeline) + unknown_groups_input(view)
@@ -585,5 +771,6 @@ def _pending_cleans(timeline: ActiveTimeline) -> list[PendingClean]:
 
 __all__ = [
     "KEEP_LATEST_BY_HOURS", "KEEP_LATEST_COMMITS", "KEEP_LATEST_FILE_VERSIONS", "CleanFileDecision", "CleanPlan",
-    "PendingClean", "plan_clean", "proposed_ectna", "savepointed_files",
+    "EmptyClean", "NotScheduledReason", "PendingClean", "next_clean_ectr", "plan_clean", "proposed_ectna",
+    "savepointed_files",
 ]

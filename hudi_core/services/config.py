@@ -2,8 +2,13 @@
 
 Keys and defaults follow `HoodieCleanConfig`, `HoodieArchivalConfig` and `HoodieCompactionConfig`
 of Hudi 1.1.x (spec `02` §4 and §5.1). 1.x renamed several cleaner keys to `hoodie.clean.*` and
-keeps the old names as alternatives, so both are accepted. Unknown keys are refused with the list
-of known ones: a typo must never silently fall back to a default in a dry run.
+keeps the old names as alternatives, so both are accepted.
+
+Configuration comes as users have it (issue 14): `--conf KEY=VALUE`, Java properties files,
+`hudi-defaults.conf` (whitespace or ``=`` separated) and Spark-style `spark.hadoop.hoodie.*` keys
+(:func:`read_conf_file`). Keys that do not affect cleaning or archival are accepted and listed as
+ignored (:attr:`ServiceConfig.ignored`); a key within two edits of a known key is refused, naming the
+key it resembles: a typo must never silently fall back to a default in a dry run.
 
 Two optional archiver guards have key names that could not be verified in released code (spec
 `02` §3): A6 (`TimelineArchiverV2`, HUDI-9634) and A7 (`TimelineArchiverV1`, PR #18380). Their keys
@@ -12,8 +17,9 @@ are marked ``unverified`` in :data:`KNOWN_KEYS`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import HudiInspectError
@@ -40,11 +46,30 @@ class ConfigKey:
     alternatives: tuple[str, ...] = ()
     choices: tuple[str, ...] = ()
     unverified: bool = False
+    #: The first emulated Hudi release that reads the key (older releases list it as ignored).
+    since: str = "1.1"
+    #: Integers: ``"non_negative"``, ``"positive"`` or ``"minus_one_or_positive"`` (-1 = off).
+    int_rule: str = "non_negative"
+    #: Why the key's behaviour is not emulated (set for 1.2 keys whose semantics could not be read in
+    #: Hudi's source); a plan that sets it says so in `not_emulated`.
+    not_emulated: str = ""
 
     def names(self) -> tuple[str, ...]:
         """The canonical name followed by the alternatives."""
         return (self.name, *self.alternatives)
 
+    @property
+    def min_int(self) -> int:
+        """The smallest integer `int_rule` allows (a form's lower bound; `_parse` enforces the rule)."""
+        return {"minus_one_or_positive": -1, "positive": 1}.get(self.int_rule, 0)
+
+
+#: Emulated Hudi releases (`--hudi-release`), oldest first, and the default (the newest).
+HUDI_RELEASES = ("1.1", "1.2")
+DEFAULT_HUDI_RELEASE = HUDI_RELEASES[-1]
+
+_NOT_EMULATED = ("Hudi 1.2 behaviour not emulated: its planning rules could not be verified in Hudi's source, "
+                 "so this plan is computed as if the key were at its default")
 
 #: Every key :meth:`ServiceConfig.from_conf` accepts.
 KNOWN_KEYS: tuple[ConfigKey, ...] = (
@@ -65,17 +90,19 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "completed commits since the last clean before a new clean is planned",
               ("hoodie.cleaner.trigger.max.commits",)),
     ConfigKey("hoodie.cleaner.incremental.mode", "incremental_mode", "bool", True,
-              "plan from the partitions touched since the last clean's ECTR", ("hoodie.cleaner.incremental.enabled",)),
+              "plan from the partitions touched since the last clean's ECTR",
+              ("hoodie.cleaner.incremental.enabled", "hoodie.clean.incremental.enabled")),
     ConfigKey("hoodie.cleaner.delete.bootstrap.base.file", "clean_bootstrap_base_file", "bool", False,
-              "also delete bootstrap source files"),
+              "also delete bootstrap source files", ("hoodie.clean.delete.bootstrap.base.file",)),
     ConfigKey("hoodie.clean.automatic", "clean_automatic", "bool", True, "clean after each write"),
     ConfigKey("hoodie.clean.async", "clean_async", "bool", False, "clean asynchronously",
               ("hoodie.clean.async.enabled",)),
     # Default false since HUDI-7616 (0.15.0 / 1.0.0), which also deprecated the key.
     ConfigKey("hoodie.clean.allow.multiple", "clean_allow_multiple", "bool", False,
-              "allow scheduling a clean while another is pending"),
+              "allow scheduling a clean while another is pending", ("hoodie.clean.multiple.enabled",)),
     ConfigKey("hoodie.cleaner.policy.failed.writes", "failed_writes_policy", "str", "EAGER",
-              "how failed writes are cleaned (EAGER, LAZY, NEVER)", (), ("EAGER", "LAZY", "NEVER")),
+              "how failed writes are cleaned (EAGER, LAZY, NEVER)", ("hoodie.clean.failed.writes.policy",),
+              ("EAGER", "LAZY", "NEVER")),
     # -- archiver (HoodieArchivalConfig) ------------------------------------------------------------
     ConfigKey("hoodie.keep.min.commits", "keep_min_commits", "int", 20,
               "completed commits the archiver always keeps active"),
@@ -107,6 +134,34 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "delta commits before compaction is scheduled (A2)"),
     ConfigKey("hoodie.metadata.enable", "metadata_enable", "bool", True,
               "metadata table enabled: archival waits for its compaction (A4)"),
+    # -- Hudi 1.2 (spec `06` §1). Names and defaults: `HoodieCleanConfig.MAX_COMMITS_TO_CLEAN` (PR #18322,
+    # default Long.MAX_VALUE), the 1.2.0 release notes and docs/1.2.0 cleaning page. Keys whose planning
+    # rules could not be read in Hudi's source (the snapshot is too large to fetch) are validated and
+    # reported under `not_emulated`, never guessed.
+    # Emulated as Hudi's `TestCleanerUtils.testGetEarliestCommitToRetain_WithMaxCommitsToClean_*` specify it.
+    ConfigKey("hoodie.clean.max.commits.to.clean", "max_commits_to_clean", "int", None,
+              "1.2: cap on commits cleaned per clean (KEEP_LATEST_COMMITS / KEEP_LATEST_BY_HOURS); unbounded by "
+              "default", since="1.2", int_rule="positive"),
+    # Emulated (`CleanPlanActionExecutor.requestClean` of 1.2 reads `getIntervalToCreateEmptyCleanHours()`,
+    # INTERVAL_TO_CREATE_EMPTY_CLEAN_HOURS; name and range from the docs/1.2.0 cleaning page).
+    ConfigKey("hoodie.write.empty.clean.interval.hours", "empty_clean_interval_hours", "int", -1,
+              "1.2: write an empty clean every N hours so the ECTR advances on append-only tables (-1 = off)",
+              since="1.2", int_rule="minus_one_or_positive"),
+    ConfigKey("hoodie.clean.partition.filter.regex", "clean_partition_filter_regex", "str", None,
+              "1.2: full-scan cleans only partitions matching this Java regex (incremental cleaning off)",
+              since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.clean.partition.filter.selected", "clean_partition_filter_selected", "str", None,
+              "1.2: full-scan cleans only these partitions (comma-separated; wins over the regex)",
+              since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.prewrite.cleaner.policy", "prewrite_cleaner_policy", "str", "NONE",
+              "1.2: clean or roll back failed writes before a write starts", (),
+              ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2", not_emulated=_NOT_EMULATED),
+    ConfigKey("hoodie.metadata.derive.from.datatable.clean.policy", "mdt_derive_clean_policy", "bool", True,
+              "1.2: the metadata table's cleaner derives its retention from the data table's (false: the "
+              "configuration given, as this dry run plans)", since="1.2"),
+    ConfigKey("hoodie.timeline.manifest.retained.versions", "timeline_manifest_retained_versions", "int", 3,
+              "1.2: LSM timeline manifest versions retained", unverified=True, since="1.2", int_rule="positive",
+              not_emulated=_NOT_EMULATED),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {n: k for k in KNOWN_KEYS for n in k.names()}
@@ -124,7 +179,11 @@ def _parse(key: ConfigKey, given_name: str, value: Any) -> Any:
             number = int(text)
         except ValueError as exc:
             raise ServiceConfigError(f"{given_name}={value!r} is not an integer") from exc
-        if number < 0:
+        if key.int_rule == "positive" and number < 1:
+            raise ServiceConfigError(f"{given_name}={value!r} must be at least 1")
+        if key.int_rule == "minus_one_or_positive" and number != -1 and number < 1:
+            raise ServiceConfigError(f"{given_name}={value!r} must be -1 (off) or at least 1")
+        if key.int_rule == "non_negative" and number < 0:
             raise ServiceConfigError(f"{given_name}={value!r} must not be negative")
         return number
     if key.kind == "bool":
@@ -138,6 +197,85 @@ def _parse(key: ConfigKey, given_name: str, value: Any) -> Any:
     if key.choices and upper not in key.choices:
         raise ServiceConfigError(f"{given_name}={value!r} is not one of {', '.join(key.choices)}")
     return upper if key.choices else text
+
+
+#: Prefix Spark passes Hadoop/Hudi configuration with (`spark.hadoop.hoodie.*` in spark-defaults.conf).
+SPARK_HADOOP_PREFIX = "spark.hadoop."
+#: Namespaces of cleaner/archiver keys: unmodelled keys there are flagged as such when ignored.
+_SERVICE_NAMESPACES = ("hoodie.clean.", "hoodie.cleaner.", "hoodie.archive.", "hoodie.keep.",
+                       "hoodie.commits.archival.")
+#: Most edits between a given key and a known one for the given key to count as a typo of it.
+TYPO_DISTANCE = 2
+
+
+@dataclass(frozen=True)
+class IgnoredKey:
+    """A key given that does not affect the dry runs: where it came from and why it is ignored."""
+
+    key: str
+    value: str
+    source: str
+    reason: str
+    given_as: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"key": self.key, "value": self.value, "source": self.source, "reason": self.reason,
+                "given_as": self.given_as}
+
+
+def strip_spark_prefix(key: str) -> str:
+    """`spark.hadoop.hoodie.x` → `hoodie.x` (how Spark hands Hadoop-side configuration to Hudi)."""
+    return key[len(SPARK_HADOOP_PREFIX):] if key.startswith(SPARK_HADOOP_PREFIX + "hoodie.") else key
+
+
+def edit_distance(a: str, b: str, limit: int = TYPO_DISTANCE) -> int:
+    """Levenshtein distance of `a` and `b`, or ``limit + 1`` once it exceeds `limit`."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def resembling_key(name: str) -> str | None:
+    """The known key `name` is a likely typo of (within :data:`TYPO_DISTANCE` edits), else ``None``."""
+    best: tuple[int, str] | None = None
+    for known in sorted(_BY_NAME):
+        d = edit_distance(name, known)
+        if d <= TYPO_DISTANCE and (best is None or d < best[0]):
+            best = (d, known)
+    return best[1] if best else None
+
+
+def _refuse_typo(name: str, given: str, source: str) -> None:
+    like = resembling_key(name)
+    if like is not None:
+        shown = given.strip() if given.strip() == name else f"{given.strip()} (read as {name})"
+        raise ServiceConfigError(f"config key {shown!r} from {source} is not a Hudi cleaner/archiver key; "
+                                 f"did you mean {like!r}? (a typo would silently fall back to the default)")
+
+
+#: Parts of key names whose values are never echoed (a pasted spark-defaults.conf carries credentials).
+_SECRET_NAME_PARTS = ("secret", "password", "passwd", "token", "credential", "access.key", "accesskey", "auth",
+                      "session", "private")
+
+
+def _shown_value(name: str, raw: Any) -> str:
+    """An ignored key's value as the plans list it: redacted when the name looks like a credential."""
+    lowered = name.lower()
+    return "<redacted>" if any(part in lowered for part in _SECRET_NAME_PARTS) else str(raw)
+
+
+def _ignored_reason(name: str) -> str:
+    if name.startswith(_SERVICE_NAMESPACES):
+        return "a cleaner/archiver key this dry run does not model (it does not change which files or instants go)"
+    return "does not affect cleaning or archival"
 
 
 @dataclass(frozen=True)
@@ -173,30 +311,70 @@ class ServiceConfig:
     compact_trigger_strategy: str = "NUM_COMMITS"
     compact_max_delta_commits: int = 5
     metadata_enable: bool = True
+    max_commits_to_clean: int | None = None
+    empty_clean_interval_hours: int = -1
+    clean_partition_filter_regex: str | None = None
+    clean_partition_filter_selected: str | None = None
+    prewrite_cleaner_policy: str = "NONE"
+    mdt_derive_clean_policy: bool = True
+    timeline_manifest_retained_versions: int = 3
+    #: The emulated Hudi release (`--hudi-release`).
+    hudi_release: str = DEFAULT_HUDI_RELEASE
     explicit: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: Keys given that do not affect cleaning or archival (accepted, listed in the plans).
+    ignored: tuple[IgnoredKey, ...] = field(default=(), compare=False)
 
     @classmethod
-    def from_conf(cls, conf: Mapping[str, Any] | None = None) -> ServiceConfig:
-        """Build from ``{hudi key: value}``; refuse unknown keys, listing the known ones.
+    def from_conf(cls, conf: Mapping[str, Any] | None = None,
+                  hudi_release: str = DEFAULT_HUDI_RELEASE) -> ServiceConfig:
+        """Build from ``{hudi key: value}`` (see :meth:`from_layers`)."""
+        return cls.from_layers([("--conf", conf or {})], hudi_release)
+
+    @classmethod
+    def from_layers(cls, layers: Iterable[tuple[str, Mapping[str, Any]]],
+                    hudi_release: str = DEFAULT_HUDI_RELEASE) -> ServiceConfig:
+        """Build from ``(source, {key: value})`` layers, later ones overriding earlier ones (a file, then `--conf`).
+
+        Keys are taken as Hudi takes them: a `spark.hadoop.` prefix is dropped; known keys (canonical or
+        alternative names) are parsed; a key within two edits of a known key is refused as a likely
+        typo; any other key is accepted and recorded in :attr:`ignored`. Within one layer a key set
+        twice (under two of its names) with different values is refused.
 
         When no policy is given, the policy is inferred as Hudi 1.x does (`HoodieCleanConfig.CLEANER_POLICY`
         infer function, `TestHoodieWriteConfig.testInferCleaningPolicy`) only when exactly one of the
         retention keys is set: commits → KEEP_LATEST_COMMITS, hours → KEEP_LATEST_BY_HOURS, file
         versions → KEEP_LATEST_FILE_VERSIONS; with none or several, the default KEEP_LATEST_COMMITS.
+
+        `hudi_release` is the emulated release: keys a release does not read (1.2 keys under 1.1) are
+        listed as ignored, saying so.
         """
+        if hudi_release not in HUDI_RELEASES:
+            raise ServiceConfigError(f"Hudi release {hudi_release!r} is not emulated; choose one of "
+                                     f"{', '.join(HUDI_RELEASES)}")
         values: dict[str, Any] = {}
         explicit: dict[str, Any] = {}
-        for given, raw in (conf or {}).items():
-            key = _BY_NAME.get(given.strip())
-            if key is None:
-                raise ServiceConfigError(
-                    f"unknown config key {given!r}; known keys: {', '.join(known_key_names())}"
-                )
-            parsed = _parse(key, given, raw)
-            if key.field in values and values[key.field] != parsed:
-                raise ServiceConfigError(f"{key.name} is set twice with different values (also as {given})")
-            values[key.field] = parsed
-            explicit[key.name] = parsed
+        ignored: dict[str, IgnoredKey] = {}
+        for source, conf in layers:
+            seen: dict[str, tuple[str, Any]] = {}
+            for given, raw in conf.items():
+                name = strip_spark_prefix(given.strip())
+                key = _BY_NAME.get(name)
+                if key is None:
+                    _refuse_typo(name, given, source)
+                    ignored[name] = IgnoredKey(name, _shown_value(name, raw), source, _ignored_reason(name),
+                                               given.strip())
+                    continue
+                if HUDI_RELEASES.index(key.since) > HUDI_RELEASES.index(hudi_release):
+                    ignored[name] = IgnoredKey(name, str(raw), source, f"a Hudi {key.since} key: Hudi {hudi_release} "
+                                               "does not read it", given.strip())
+                    continue
+                parsed = _parse(key, given, raw)
+                if key.field in seen and seen[key.field][1] != parsed:
+                    raise ServiceConfigError(f"{key.name} is set twice with different values in {source} "
+                                             f"(as {seen[key.field][0]} and as {given})")
+                seen[key.field] = (given, parsed)
+                values[key.field] = parsed
+                explicit[key.name] = parsed
         if "cleaner_policy" not in values:
             inferred = [policy for fld, policy in (("commits_retained", KEEP_LATEST_COMMITS),
                                                    ("hours_retained", KEEP_LATEST_BY_HOURS),
@@ -204,17 +382,106 @@ class ServiceConfig:
                         if fld in values]
             if len(inferred) == 1:
                 values["cleaner_policy"] = inferred[0]
-        config = cls(**values, explicit=explicit)
-        if config.keep_max_commits < config.keep_min_commits:
+        config = cls(**values, hudi_release=hudi_release, explicit=explicit,
+                     ignored=tuple(ignored[k] for k in sorted(ignored)))
+        # `HoodieWriteConfig.Builder.validate` (1.1/1.2 as 0.x): only under KEEP_LATEST_COMMITS, and strictly
+        # greater, so keep.max == keep.min is refused there and accepted under the other policies.
+        if config.cleaner_policy == KEEP_LATEST_COMMITS and config.keep_max_commits <= config.keep_min_commits:
             raise ServiceConfigError(
-                f"hoodie.keep.max.commits={config.keep_max_commits} is less than "
-                f"hoodie.keep.min.commits={config.keep_min_commits} (Hudi refuses this)"
+                f"Increase hoodie.keep.max.commits={config.keep_max_commits} to be greater than "
+                f"hoodie.keep.min.commits={config.keep_min_commits} (Hudi's HoodieWriteConfig refuses this "
+                "under KEEP_LATEST_COMMITS)"
             )
         return config
+
+    def ignored_dicts(self) -> list[dict[str, str]]:
+        """The plans' `ignored_config_keys`."""
+        return [k.to_dict() for k in self.ignored]
+
+    @property
+    def release_label(self) -> str:
+        """The plans' `hudi_release` (``"1.2.x"``)."""
+        return f"{self.hudi_release}.x"
+
+    def not_emulated(self, is_metadata_table: bool = False) -> list[dict[str, Any]]:
+        """The plans' `not_emulated`: settings of the emulated release whose behaviour this plan does not
+        reproduce (so the plan may differ from Hudi's), each with `key`, `value` and `reason`."""
+        out = [{"key": k.name, "value": self.explicit[k.name], "reason": k.not_emulated}
+               for k in KNOWN_KEYS if k.not_emulated and k.name in self.explicit and self.explicit[k.name] != k.default]
+        if is_metadata_table and self.hudi_release == "1.2" and self.mdt_derive_clean_policy:
+            out.append({"key": "hoodie.metadata.derive.from.datatable.clean.policy", "value": True,
+                        "reason": "Hudi 1.2 derives the metadata table's cleaner retention from the data table's by "
+                                  "default; not emulated: this plan uses the configuration given"})
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         """Every known key's canonical name with its effective value."""
         return {k.name: getattr(self, k.field) for k in KNOWN_KEYS}
+
+
+#: Largest configuration file read (a hudi-defaults.conf is a few KiB).
+CONF_FILE_LIMIT = 4 * 1024 * 1024
+
+
+def parse_conf_text(text: str, source: str) -> dict[str, str]:
+    """Java properties / `hudi-defaults.conf` text as ``{key: value}``.
+
+    As Hudi's `DFSPropertiesConfiguration`: blank lines and `#` / `!` comments are skipped, runs of
+    whitespace count as one, and a line splits at its first ``=`` if it has one, else at its first
+    whitespace; from Java properties, `key: value` / `key:value` and a trailing backslash continuing a
+    line. Later lines win. A line with a key and no separator is refused, naming the file and line.
+    """
+    out: dict[str, str] = {}
+    pending = ""
+    start = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not pending and (not line or line.startswith(("#", "!"))):
+            continue
+        if not pending:
+            start = number
+        if line.endswith("\\") and not line.endswith("\\\\"):
+            pending += line[:-1]
+            continue
+        line, pending = pending + line, ""
+        line = " ".join(line.split())
+        sep = "=" if "=" in line else " " if " " in line else ":" if ":" in line else ""
+        if not sep:
+            raise ServiceConfigError(f"{source}, line {start}: {line!r} has no value (expected KEY=VALUE or KEY VALUE)")
+        key, _, value = line.partition(sep)
+        if sep == " " and key.endswith(":"):  # Java properties' `key: value`
+            key = key[:-1]
+        if not key.strip():
+            raise ServiceConfigError(f"{source}, line {start}: no key before {sep!r}")
+        out[key.strip()] = value.strip()
+    if pending:
+        raise ServiceConfigError(f"{source}, line {start}: the last line ends with a continuation backslash")
+    return out
+
+
+def read_conf_file(path: str | Path) -> dict[str, str]:
+    """A local configuration file (Java properties, `hudi-defaults.conf`, spark-defaults.conf) as ``{key: value}``."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            raise ServiceConfigError(f"--conf-file {path}: not a regular file")
+        if p.stat().st_size > CONF_FILE_LIMIT:
+            raise ServiceConfigError(f"--conf-file {path}: larger than {CONF_FILE_LIMIT} bytes")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ServiceConfigError(f"--conf-file {path}: cannot be read ({exc.strerror or exc})") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # java.util.Properties.load(InputStream) reads ISO 8859-1
+    return parse_conf_text(text, str(path))
+
+
+def conf_layers(conf_files: list[str] | None, pairs: list[str] | None) -> list[tuple[str, dict[str, str]]]:
+    """The CLI's `--conf-file` files (in order) then its `--conf` pairs, as :meth:`ServiceConfig.from_layers` layers."""
+    layers = [(str(f), read_conf_file(f)) for f in conf_files or []]
+    layers.append(("--conf", parse_conf_pairs(pairs)))
+    return layers
 
 
 def parse_conf_pairs(pairs: list[str] | None) -> dict[str, str]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
-from hudi_core.services.clean import proposed_ectna
+from hudi_core.services.clean import next_clean_ectr, proposed_ectna
 from hudi_core.services.config import ServiceConfig
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import State
@@ -185,10 +185,9 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
         ectr_recorded = plan.earliest_instant_to_retain.timestamp or None
     recorded_sps = meta.savepointed_timestamps if meta else (plan.savepointed_timestamps if plan else [])
 
-    nxt = tls.earliest_commit_to_retain(
-        tls.commits_and_compaction_timeline(timeline), config.cleaner_policy, config.commits_retained,
-        config.hours_retained, now or dt.datetime.now(dt.UTC), table.properties.timezone,
-    )
+    nxt = tls.EctrResult(*next_clean_ectr(timeline, config, now or dt.datetime.now(dt.UTC),
+                                          table.properties.timezone,
+                                          ((meta.earliest_commit_to_retain or "") if meta else "").strip()))
     current_sps = tls.savepoint_times(timeline)
     guard = tls.clustering_guard(timeline, config.cleaner_policy, savepoint_guard=True)
 

@@ -6,6 +6,7 @@ Rules from spec `01` §1.3-1.7, emulating Hudi 1.1.x (`InstantGeneratorV1/V2`,
 
 from __future__ import annotations
 
+import calendar
 import datetime as dt
 import re
 from dataclasses import dataclass, field
@@ -181,6 +182,27 @@ def parse_instant_time(value: str, timezone: str = "UTC") -> dt.datetime | None:
             except (OverflowError, OSError, ValueError):
                 return None
     return None
+
+
+def hudi_parse_instant_date(value: str, timezone: str = "UTC") -> dt.datetime | None:
+    """`HoodieInstantTimeGenerator.parseDateFromInstantTime` (1.x), or ``None`` where it throws `ParseException`.
+
+    Stricter than :func:`parse_instant_time`, as Hudi is: a 14-digit time gets ``999`` milliseconds
+    (`fixInstantTimeCompatibility`), a longer one than 17 is cut to 17 (metadata-table suffixes), and
+    the result must be a real `yyyyMMddHHmmssSSS` date (year ≥ 1, month 1–12, …); no epoch fallback, so
+    `00000000000000001` or `001` are not dates. A day past the month's end is clamped to its last day,
+    as `java.time`'s SMART resolver does.
+    """
+    text = value + "999" if len(value) == 14 else value[:17] if len(value) > 17 else value
+    if len(text) != 17 or not (text.isascii() and text.isdigit()):
+        return None
+    year, month, day = int(text[0:4]), int(text[4:6]), int(text[6:8])
+    hour, minute, second, milli = int(text[8:10]), int(text[10:12]), int(text[12:14]), int(text[14:17])
+    if year < 1 or not 1 <= month <= 12 or not 1 <= day <= 31 or hour > 23 or minute > 59 or second > 59:
+        return None
+    last_day = calendar.monthrange(year, month)[1]
+    tz = dt.UTC if timezone.upper() == "UTC" else dt.datetime.now().astimezone().tzinfo
+    return dt.datetime(year, month, min(day, last_day), hour, minute, second, milli * 1000, tzinfo=tz)
 
 
 # -- the logical instant ------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from hudi_core.pipeline.engine import get_executor as engine_executor
 from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
 from hudi_core.services.clean import CleanPlan, plan_clean
-from hudi_core.services.config import ServiceConfig
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
 from hudi_core.ui import charts, frames, scenario_tables
 
@@ -159,6 +159,8 @@ class DryRun:
 
     config: dict[str, str]
     savepoint_guard: bool
+    #: The Hudi release emulated (`services.config.HUDI_RELEASES`).
+    hudi_release: str
     clean: CleanPlan
     archive: ArchivePlan
     archive_other_guard: ArchivePlan
@@ -169,21 +171,21 @@ class DryRun:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON download (the CLI's documents of each plan)."""
-        return {"config": self.config, "savepoint_guard": self.savepoint_guard, "clean_plan": self.clean.to_dict(),
-                "archive_plan": self.archive.to_dict(), "archive_plan_other_guard": self.archive_other_guard.to_dict(),
-                "markers": self.markers.to_dict()}
+        return {"config": self.config, "savepoint_guard": self.savepoint_guard, "hudi_release": self.hudi_release,
+                "clean_plan": self.clean.to_dict(), "archive_plan": self.archive.to_dict(),
+                "archive_plan_other_guard": self.archive_other_guard.to_dict(), "markers": self.markers.to_dict()}
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
-                 engine_name: str = "local") -> DryRun:
-    """Cleaner and archiver dry runs for one configuration (the guard's other setting too), and the markers
-    before and after the planned archival."""
+                 engine_name: str = "local", hudi_release: str = DEFAULT_HUDI_RELEASE) -> DryRun:
+    """Cleaner and archiver dry runs for one configuration and emulated Hudi release (the guard's other
+    setting too), and the markers before and after the planned archival."""
     table = get_table(uri, engine_name)
-    config = ServiceConfig.from_conf(dict(conf))
+    config = ServiceConfig.from_layers([("dashboard", dict(conf))], hudi_release)
     archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
     before = timeline_markers(table, config, plan=archive)
-    return DryRun(dict(conf), savepoint_guard, plan_clean(table, config), archive,
+    return DryRun(dict(conf), savepoint_guard, hudi_release, plan_clean(table, config), archive,
                   plan_archive(table, config, savepoint_guard=not savepoint_guard), compute_markers(table, config),
                   before, markers_after_archival(table, before, archive))
 
