@@ -38,7 +38,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.timeline.commands",
     "hudi_core.services.commands",
     "hudi_core.scenarios.commands",
-    "hudi_core.pipeline.commands",
+    "hudi_core.pipeline.scan_command",
 )
 
 

@@ -84,3 +84,23 @@ def test_console_entry_point_runs_as_module(table_path, tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.strip().startswith("hudi-inspect: no instant 999")
     assert "Traceback" not in proc.stderr
+
+
+def test_help_imports_no_heavy_module() -> None:
+    """Issue 11: building the parser (`--help`, usage errors) imports neither pyarrow, fsspec, numpy
+    nor the engine's readers; a command imports them when it opens a table."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from hudi_core.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in ('pyarrow', 'fsspec', 'numpy', 'pandas', 'fastavro', 'hudi_core.table', "
+            "'hudi_core.fsview', 'hudi_core.services.archive', 'hudi_core.logfile.duplicates') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_generate_sizes_are_the_generator_presets() -> None:
+    from hudi_core.scenarios.commands import GENERATE_SIZES
+    from hudi_core.scenarios.scale import SIZES
+
+    assert sorted(GENERATE_SIZES) == sorted(SIZES)

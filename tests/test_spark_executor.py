@@ -24,8 +24,9 @@ from hudi_core.fsview import LISTING_SCHEMA, discover_partitions, list_folders_b
 from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
 from hudi_core.pipeline import engine
 from hudi_core.pipeline.commands import SCAN_STAGES, canonical, full_scan, table_digest
-from hudi_core.pipeline.engine import EngineError, ReportingLocalExecutor, get_executor, resolve_engine
+from hudi_core.pipeline.engine import EngineError, get_executor, resolve_engine
 from hudi_core.pipeline.executor import LocalExecutor, run_batches
+from hudi_core.pipeline.local import ReportingLocalExecutor
 from hudi_core.pipeline.progress import ProgressEvent, TerminalProgressBar, cli_progress, report_progress
 from hudi_core.pipeline.spark import SparkExecutionError, SparkExecutor, transport_for
 from hudi_core.scenarios.build import build_scenario

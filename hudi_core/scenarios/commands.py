@@ -86,6 +86,37 @@ def register(add: AddFn, sub: Any) -> None:
                    help="stop after step K (0-based), to see the table before a later step")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_scenario_build)
-    from hudi_core.scenarios.scale import register_generate
+    _register_generate(sub)  # `generate`: synthetic tables of a chosen size (issue 4)
 
-    register_generate(sub)  # `generate`: synthetic tables of a chosen size (issue 4)
+
+#: The size presets of :data:`hudi_core.scenarios.scale.SIZES` (a test keeps them equal): the parser is
+#: built without importing the generator, which imports pyarrow (issue 11: `--help` stays fast).
+GENERATE_SIZES = ("L", "M", "S")
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from hudi_core.scenarios.scale import cmd_generate
+
+    return cmd_generate(args)
+
+
+def _register_generate(sub: Any) -> None:
+    """Add the `generate` subcommand to the `hudi-inspect` subparsers (called from
+    `hudi_core.scenarios.commands.register`)."""
+    p = sub.add_parser("generate", help="write a synthetic Hudi table of a chosen size (S, M, L)",
+                       description="Write a synthetic Hudi table into a new directory: partitions, file groups, "
+                                   "an active timeline with real metadata naming the files on disk, and an "
+                                   "archived timeline in the table's layout.")
+    p.add_argument("out_dir", help="new (or empty) directory to create the table in")
+    p.add_argument("--size", default="S", choices=GENERATE_SIZES, help="preset size (default S)")
+    p.add_argument("--layout", type=int, choices=[1, 2], help="timeline layout (1: table v6, 2: v8/v9)")
+    p.add_argument("--table-type", default="COPY_ON_WRITE", type=str.upper, choices=["COPY_ON_WRITE", "MERGE_ON_READ"])
+    p.add_argument("--table-version", type=int, choices=[6, 8, 9])
+    for name in ("partitions", "file-groups", "active-instants", "archived-instants", "log-files", "files"):
+        p.add_argument(f"--{name}", type=int, dest=name.replace("-", "_"), help=f"override the preset's {name}")
+    p.add_argument("--lsm-codec", default="zstd", choices=["gzip", "snappy", "zstd", "none"],
+                   help="parquet codec of layout-2 history files (Hudi's default is gzip)")
+    p.add_argument("--format", choices=["table", "json"], default="table")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.set_defaults(func=_cmd_generate)
+

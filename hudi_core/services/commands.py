@@ -9,10 +9,7 @@ from typing import Any
 
 from hudi_core.errors import HudiInspectError
 from hudi_core.output import render_json, render_table
-from hudi_core.services.archive import plan_archive
-from hudi_core.services.clean import plan_clean
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
-from hudi_core.services.markers import compute_markers
 from hudi_core.timeline.instant import parse_instant_time
 
 AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
@@ -51,6 +48,8 @@ def _config(args: argparse.Namespace) -> ServiceConfig:
 
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
+    from hudi_core.services.markers import compute_markers  # the engine: not at start-up (issue 11)
+
     table = _cli()._open(args)
     payload = compute_markers(table, _config(args), now=_now(args)).to_dict()
     _note_clean_inputs(args, table)
@@ -70,6 +69,8 @@ def cmd_markers(args: argparse.Namespace) -> int:
 
 def cmd_plan_clean(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-clean TABLE [--conf K=V ...]`."""
+    from hudi_core.services.clean import plan_clean
+
     table = _cli()._open(args)
     plan = plan_clean(table, _config(args), now=_now(args))
     payload = plan.to_dict()
@@ -110,6 +111,8 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
 
 def cmd_plan_archive(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-archive TABLE [--conf K=V ...] [--without-savepoint-guard]`."""
+    from hudi_core.services.archive import plan_archive
+
     table = _cli()._open(args)
     plan = plan_archive(table, _config(args), savepoint_guard=not args.without_savepoint_guard)
     payload = plan.to_dict()

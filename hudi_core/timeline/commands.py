@@ -13,17 +13,18 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from hudi_core.output import render_csv, render_json, render_table
-from hudi_core.timeline.archived_v2 import LsmFile
 
 EXIT_OK = 0
 
 
 def archive_summary(table: Any, since: str | None = None, until: str | None = None) -> dict[str, Any]:
     """The archive of `table` (a :class:`~hudi_core.table.HudiTable`) as a JSON-ready dict."""
+    import pyarrow as pa  # not at start-up (issue 11)
+    import pyarrow.compute as pc
+
+    from hudi_core.timeline.archived_v2 import LsmFile
+
     arch = table.archived_timeline(since, until)
     listing = arch.listing
     counts: dict[str, tuple[int, str | None, str | None]] = {}
