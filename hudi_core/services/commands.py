@@ -111,8 +111,33 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """`hudi-inspect doctor TABLE [--conf K=V ...] [--check ID ...]`: exit 0 healthy, 1 warnings, 2 errors."""
+    from hudi_core.services.doctor import DoctorOptions, run_doctor
+
+    table = _cli()._open(args)
+    options = DoctorOptions(now=_now(args), savepoint_guard=not args.without_savepoint_guard,
+                            stale_hours=args.stale_hours)
+    report = run_doctor(table, parse_conf_pairs(args.conf), options, only=args.check or None)
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, report.to_dict())))
+    else:
+        rows = [{"severity": f.severity.value, "check": f.check, "title": f.title,
+                 "instants": list(f.evidence.instants), "files": len(f.evidence.files)} for f in report.findings]
+        if args.format == "csv":
+            _cli()._emit(args, rows, columns=["severity", "check", "title", "instants", "files"])
+        else:
+            status = report.worst.value if report.worst else "healthy"
+            print(f"{len(report.checks)} checks; status {status}; {len(report.findings)} findings")
+            if rows:
+                print(render_table(rows, ["severity", "check", "title", "instants", "files"], max_width=100))
+    # Findings of the engine itself are a check (`engine_findings`): they do not turn the code into 1.
+    args._findings_reported = True
+    return report.exit_code
+
+
 def register(add: AddFn, sub: Any) -> None:
-    """Add `markers`, `plan-clean` and `plan-archive` to the CLI."""
+    """Add `markers`, `plan-clean`, `plan-archive` and `doctor` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
                                     "replaced file groups")
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
@@ -124,3 +149,12 @@ def register(add: AddFn, sub: Any) -> None:
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi archiver config; repeatable")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")
+    p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 1 warnings, "
+                                  "2 errors)")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    p.add_argument("--now", metavar="INSTANT", help="measure ages from this instant time (UTC) instead of now")
+    p.add_argument("--check", action="append", metavar="ID", help="run only this check; repeatable")
+    p.add_argument("--stale-hours", type=float, default=24.0,
+                   help="pending instants and plans older than this are warnings (default 24)")
+    p.add_argument("--without-savepoint-guard", action="store_true",
+                   help="plan archival as Hudi did before HUDI-7779 (releases without the guard)")
