@@ -268,6 +268,32 @@ class DoctorContext:
                     out.update(posixpath.basename(f) for f in pm.success_delete_files)
         return out
 
+    def relative(self, uri: str) -> str:
+        """A table-relative path of a URI the engine reported (unchanged when outside the table)."""
+        base = self.table.storage.uri.rstrip("/") + "/"
+        return uri[len(base):] if uri.startswith(base) else uri
+
+    @cached_property
+    def unreadable(self) -> list[tuple[Instant, Finding]]:
+        """Completed instants whose body could not be used (decoded in bulk, once)."""
+        tl = self.timeline
+        tl.decode_all(self.table.executor)
+        by_name = {f.name: inst for inst in tl.all_instants for f in inst.files}
+        out = []
+        for f in _unique(tl.findings):
+            if f.code in ("body_decode_failed", "empty_completed_instant") and f.severity is Severity.ERROR:
+                inst = by_name.get(f.path.rsplit("/", 1)[-1])
+                if inst is not None:
+                    out.append((inst, f))
+        return out
+
+    def unreadable_of(self, actions: Iterable[str]) -> list[str]:
+        """Requested times of completed instants of `actions` whose completed body is unusable."""
+        wanted = set(actions)
+        return sorted({i.requested_time for i, f in self.unreadable if i.is_completed
+                       and (i.action in wanted or i.completed_action in wanted)
+                       and f.path.endswith("/" + (i.file(State.COMPLETED) or i.files[0]).name)})
+
     def blocks_of(self, inst: Instant) -> tuple[str, ...]:
         """What a pending instant holds back, in Hudi's terms."""
         out: list[str] = []
@@ -560,16 +586,16 @@ def _slice_files(s: ClusteringSlice) -> list[str]:
 
 
 def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterable[Result]:
-    slices = {(s.partition, s.file_id): s for s in ctx.view.latest_slices_including_inflight()}
     for inst, ops in _pending_plans(ctx, actions):
         age = ctx.age_hours(inst.requested_time)
         groups = tuple(FileGroupRef(p, f) for p, f, _ in ops)
-        log_bytes = {f"{p}/{f}": sum(lg.size for lg in slices[(p, f)].log_files) if (p, f) in slices else 0
-                     for p, f, _ in ops}
+        # Log bytes per group: the log files the plan reads, as listed on storage now.
+        log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
+                     for p, f, files in ops}
         sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
         yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age} h old", Evidence(
             instants=(inst.requested_time,), file_groups=groups, age_hours=age, count=len(groups),
-            bytes=sum(log_bytes.values()),
+            files=tuple(x for _, _, files in ops for x in files), bytes=sum(log_bytes.values()),
             detail=", ".join(f"{k}: {v} log bytes" for k, v in log_bytes.items()))
 
 
@@ -598,13 +624,17 @@ def _compaction_cadence(ctx: DoctorContext) -> Iterable[Result]:
     deltas = [i.requested_time for i in tl.completed() if i.action == ia.DELTA_COMMIT and i.requested_time > base]
     limit = ctx.config.compact_max_delta_commits
     if len(deltas) > limit:
-        what = f"last compaction {base}" if base else "no compaction on the active timeline"
-        yield Severity.WARNING, f"{len(deltas)} delta commits since the {what}, none pending", Evidence(
+        what = f"the last compaction {base}" if base else "the start of the active timeline (no compaction)"
+        yield Severity.WARNING, f"{len(deltas)} delta commits since {what}, no compaction pending", Evidence(
             instants=tuple(x for x in (base, deltas[0], deltas[-1]) if x), count=len(deltas), limit=limit,
             age_hours=ctx.age_hours(base) if base else None)
 
 
 def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
+    skip = _not_checked(ctx, (ia.CLEAN, ia.ROLLBACK, ia.RESTORE), "the files cleans and rollbacks deleted")
+    if skip is not None:
+        yield skip
+        return
     latest: dict[tuple[str, str], str] = {}
     for path, (t, p, fid) in ctx.written.items():
         if parse_base_file_name(posixpath.basename(path)):
@@ -629,6 +659,11 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
+    skip = _not_checked(ctx, (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.ROLLBACK, ia.RESTORE),
+                        "the files writes named")
+    if skip is not None:
+        yield skip
+        return
     tl = ctx.timeline
     first = tl.first_non_savepoint()
     if first is None:
@@ -667,7 +702,16 @@ def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:
         state = next((x.state for x in inst.files if f.path.endswith("/" + x.name)), None)
         sev = f.severity if state is State.COMPLETED else Severity.WARNING
         yield sev, f"{inst.action} {inst.requested_time} ({state.name.lower() if state else '?'}): {f.message}", \
-            Evidence(instants=(inst.requested_time,), files=(f.path,), detail=f.code)
+            Evidence(instants=(inst.requested_time,), files=(ctx.relative(f.path),), detail=f.code)
+
+
+def _not_checked(ctx: DoctorContext, actions: Iterable[str], what: str) -> Result | None:
+    """An info result when bodies this check needs are unreadable: no answer rather than a wrong one."""
+    bad = ctx.unreadable_of(actions)
+    if not bad:
+        return None
+    title = f"not checked: {', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
+    return Severity.INFO, title, Evidence(instants=tuple(bad))
 
 
 def _unique(findings: Iterable[Finding]) -> list[Finding]:
@@ -689,22 +733,24 @@ def _mdt_sync(ctx: DoctorContext) -> Iterable[Result]:
     mdt = ctx.mdt
     if mdt is None:
         return
-    data = {i.requested_time: i for i in ctx.timeline if i.action in _MDT_SYNCED_ACTIONS
-            or i.completed_action in _MDT_SYNCED_ACTIONS}
-    mdt_deltas = {i.requested_time: i for i in mdt.timeline if i.action == ia.DELTA_COMMIT}
-    mdt_times = [t for t in mdt_deltas if not t.startswith("0000000000")]
-    if not mdt_times:
+    data_done = {i.requested_time for i in ctx.timeline.completed()}
+    # A data-table write, clean, rollback or restore is applied to the metadata table at the same
+    # requested time: a delta commit, or (Hudi 1.x) a rollback of the metadata table's own delta commit.
+    mdt_done = {i.requested_time for i in mdt.timeline.completed()}
+    mdt_deltas = sorted(i.requested_time for i in mdt.timeline.completed() if i.action == ia.DELTA_COMMIT
+                        and not i.requested_time.startswith("0000000000"))
+    if not mdt_deltas:
         return
-    start = min(mdt_times)
-    behind = [t for t, i in sorted(data.items()) if i.is_completed and t >= start
-              and not (t in mdt_deltas and mdt_deltas[t].is_completed)]
-    ahead = [t for t in sorted(mdt_times) if mdt_deltas[t].is_completed
-             and not (t in data and data[t].is_completed)
-             and not ctx.table.archived_timeline(t, t).get(t)]
+    start = mdt_deltas[0]
+    behind = [i.requested_time for i in ctx.timeline.completed() if i.requested_time >= start
+              and (i.action in _MDT_SYNCED_ACTIONS or i.completed_action in _MDT_SYNCED_ACTIONS)
+              and i.requested_time not in mdt_done]
+    # The indexer writes delta commits at its own (indexing) instant: any completed data instant counts.
+    ahead = [t for t in mdt_deltas if t not in data_done and ctx.table.archived_timeline(t, t).get(t) is None]
     if behind:
-        yield Severity.ERROR, f"metadata table behind: {len(behind)} completed instants have no completed delta " \
-                              "commit in it", Evidence(instants=tuple(behind), count=len(behind),
-                                                       detail=f"metadata table's last delta commit {max(mdt_times)}")
+        yield Severity.ERROR, f"metadata table behind: {len(behind)} completed instants have no completed instant " \
+                              "in it", Evidence(instants=tuple(behind), count=len(behind),
+                                                detail=f"metadata table's last delta commit {mdt_deltas[-1]}")
     if ahead:
         yield Severity.WARNING, f"metadata table ahead: {len(ahead)} of its delta commits name no completed " \
                                 "data-table instant", Evidence(instants=tuple(ahead), count=len(ahead))
@@ -715,8 +761,8 @@ def _mdt_blocks_archival(ctx: DoctorContext) -> Iterable[Result]:
         return
     plan = ctx.archive_plan
     a4 = plan.guard("A4")
-    if a4 is None or not a4.binding:
-        return
+    if a4 is None or not a4.binding or len(tls.completed_commits(ctx.timeline)) <= plan.max_to_keep:
+        return  # not binding, or archival would not be triggered anyway
     pending = tuple(i.requested_time for i in ctx.mdt.timeline.pending())
     yield Severity.WARNING, f"metadata table holds back data-table archival: {a4.detail}", Evidence(
         instants=tuple(x for x in (a4.instant, *pending) if x), detail=f"metadata table pending: {len(pending)}")
