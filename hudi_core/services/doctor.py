@@ -196,6 +196,12 @@ class DoctorContext:
         return plan_archive(self.table, self.config, savepoint_guard=self.options.savepoint_guard)
 
     @cached_property
+    def archived(self) -> Any:
+        """The archived timeline up to where the active one starts (Hudi prunes archive files by range)."""
+        first = self.timeline.first_non_savepoint()
+        return self.table.archived_timeline(None, first.requested_time if first else None)
+
+    @cached_property
     def clean_plan(self) -> CleanPlan:
         from hudi_core.services.clean import plan_clean
 
@@ -434,7 +440,8 @@ def _archival_blocked(ctx: DoctorContext) -> Iterable[Result]:
     since = plan.boundary_instant
     age = ctx.age_hours(since) if since else None
     detail = guard.detail if guard else plan.boundary_guard or ""
-    yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard} at {since} ({age} h); {completed} completed "
+    where = f" at {since} ({age} h old)" if since else ""
+    yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard}{where}; {completed} completed "
                              f"commits > hoodie.keep.max.commits {plan.max_to_keep}"), Evidence(
         instants=tuple(x for x in (since,) if x), count=completed, limit=plan.max_to_keep, age_hours=age,
         detail=detail)
@@ -519,8 +526,7 @@ def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
-    active_first = ctx.timeline.first_non_savepoint()
-    archived = ctx.table.archived_timeline(None, active_first.requested_time if active_first else None)
+    archived = ctx.archived
     visible = {(s.partition, s.file_id) for s in ctx.view.latest_slices()}
     for inst in archived:
         if inst.completed_action != ia.REPLACE_COMMIT or not inst.is_completed:
@@ -723,6 +729,9 @@ def _unique(findings: Iterable[Finding]) -> list[Finding]:
 
 def _engine_findings(ctx: DoctorContext) -> Iterable[Result]:
     skip = {"body_decode_failed", "empty_completed_instant", "properties_from_backup"}
+    # Load what the other checks read, so its findings are there even when this check runs alone.
+    for part in ("timeline", "view", "archived"):
+        getattr(ctx, part)
     for f in _unique(ctx.table.findings):
         if f.code in skip or f.severity is Severity.INFO:
             continue
