@@ -136,6 +136,25 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    """`hudi-inspect history TABLE --file-id F [--partition P] | --path FILE`."""
+    from hudi_core.services.history import file_group_history
+
+    table = _cli()._open(args)
+    history = file_group_history(table, args.file_id, args.partition, args.path, args.since, args.until)
+    rows = [e.to_dict() for e in history.events]
+    columns = ["requested_time", "action", "state", "source", "event", "partition", "files", "detail"]
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, history.to_dict())))
+    elif args.format == "csv":
+        _cli()._emit(args, rows, columns=columns)
+    else:
+        what = history.path or f"{history.partition + '/' if history.partition else ''}{history.file_id}"
+        print(f"history of {what}: {len(rows)} events in {history.instants_read} instants (active and archived)")
+        print(render_table(rows, columns, max_width=100))
+    return 0
+
+
 def register(add: AddFn, sub: Any) -> None:
     """Add `markers`, `plan-clean`, `plan-archive` and `doctor` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
@@ -158,3 +177,11 @@ def register(add: AddFn, sub: Any) -> None:
                    help="pending instants and plans older than this are warnings (default 24)")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="plan archival as Hudi did before HUDI-7779 (releases without the guard)")
+    p = add("history", cmd_history, "every instant, active and archived, that wrote, compacted, clustered, "
+                                    "replaced, cleaned or rolled back a file group or file")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--file-id", help="the file group's id")
+    which.add_argument("--path", help="one base or log file (table-relative path or file name)")
+    p.add_argument("--partition", help="only the group in this partition (with --file-id)")
+    p.add_argument("--since", help="only instants requested at or after this time")
+    p.add_argument("--until", help="only instants requested at or before this time")
