@@ -155,6 +155,32 @@ def cmd_history(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diff(args: argparse.Namespace) -> int:
+    """`hudi-inspect diff TABLE --from T1 --to T2`."""
+    from hudi_core.services.diff import diff_instants
+
+    table = _cli()._open(args)
+    diff = diff_instants(table, args.from_time, args.to_time)
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, diff.to_dict())))
+        return 0
+    rows = [a.to_dict() for a in diff.actions]
+    columns = ["requested_time", "action", "state", "operation", "records_written", "bytes_written",
+               "files_written", "files_deleted", "groups_replaced"]
+    if args.format == "csv":
+        _cli()._emit(args, rows, columns=columns)
+        return 0
+    print(f"from {diff.from_time} to {diff.to_time}: {len(diff.actions)} instants")
+    for label, values in (("file groups added", diff.groups_added), ("file groups removed", diff.groups_removed),
+                          ("file groups replaced", diff.groups_replaced)):
+        print(f"{label}: {len(values)}" + "".join(f"\n  {p}/{f}" if p else f"\n  {f}" for p, f in values))
+    print(f"files added: {len(diff.files_added)}; files removed: {len(diff.files_removed)}")
+    print(f"partitions created: {', '.join(diff.partitions_created) or '-'}; "
+          f"deleted: {', '.join(diff.partitions_deleted) or '-'}")
+    print(render_table(rows, columns))
+    return 0
+
+
 def register(add: AddFn, sub: Any) -> None:
     """Add `markers`, `plan-clean`, `plan-archive` and `doctor` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
@@ -185,3 +211,7 @@ def register(add: AddFn, sub: Any) -> None:
     p.add_argument("--partition", help="only the group in this partition (with --file-id)")
     p.add_argument("--since", help="only instants requested at or after this time")
     p.add_argument("--until", help="only instants requested at or before this time")
+    p = add("diff", cmd_diff, "file groups, files and partitions added, removed and replaced between two instants, "
+                              "with records and bytes written per instant")
+    p.add_argument("--from", dest="from_time", required=True, metavar="T1", help="the earlier instant time")
+    p.add_argument("--to", dest="to_time", required=True, metavar="T2", help="the later instant time")

@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.facts import RollbackFact, rollback_facts, savepoint_facts
+from hudi_core.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
 from hudi_core.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
@@ -33,8 +33,6 @@ from hudi_core.timeline.records import (
     CommitMetadata,
     CompactionPlan,
     RequestedReplaceMetadata,
-    RestoreMetadata,
-    RollbackMetadata,
 )
 
 if TYPE_CHECKING:
@@ -250,7 +248,7 @@ class DoctorContext:
                             out.setdefault(_rel(p, posixpath.basename(log)), (inst.requested_time, p,
                                                                               s.file_id or ""))
             elif inst.action in (ia.ROLLBACK, ia.RESTORE):
-                for meta in _rollback_metadatas(tl.record(inst, State.COMPLETED)):
+                for meta in rollback_metadatas(tl.record(inst, State.COMPLETED)):
                     for p, pm in meta.partition_metadata.items():
                         for log in pm.rollback_log_files:
                             name = posixpath.basename(log)
@@ -269,7 +267,7 @@ class DoctorContext:
             if isinstance(rec, CleanMetadata):
                 for pm in rec.partition_metadata.values():
                     out.update(posixpath.basename(f) for f in pm.success_delete_files)
-            for meta in _rollback_metadatas(rec):
+            for meta in rollback_metadatas(rec):
                 for pm in meta.partition_metadata.values():
                     out.update(posixpath.basename(f) for f in pm.success_delete_files)
         return out
@@ -321,14 +319,6 @@ class DoctorContext:
         if inst.action == ia.RESTORE:
             out.append("every write and table service: the table is mid-restore")
         return tuple(out)
-
-
-def _rollback_metadatas(rec: Any) -> list[RollbackMetadata]:
-    if isinstance(rec, RollbackMetadata):
-        return [rec]
-    if isinstance(rec, RestoreMetadata):
-        return [m for ms in rec.rollbacks.values() for m in ms]
-    return []
 
 
 # -- the catalogue -------------------------------------------------------------------------------------

@@ -20,18 +20,8 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.errors import HudiInspectError
 from hudi_core.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.timeline import instant as ia
+from hudi_core.timeline import records as recs
 from hudi_core.timeline.instant import Instant, State
-from hudi_core.timeline.records import (
-    CleanerPlan,
-    CleanMetadata,
-    CommitMetadata,
-    CompactionPlan,
-    RequestedReplaceMetadata,
-    RestoreMetadata,
-    RollbackMetadata,
-    SavepointMetadata,
-    WriteStat,
-)
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -127,7 +117,7 @@ class _Collector:
         return self._match(partition, file_id_of(posixpath.basename(name)))
 
     def add(self, inst: Instant, kind: EventKind, partition: str, files: Iterable[str], detail: str = "",
-            stats: list[WriteStat] | None = None, state: State | None = None) -> None:
+            stats: list[recs.WriteStat] | None = None, state: State | None = None) -> None:
         names = tuple(dict.fromkeys(posixpath.basename(f) for f in files))
         records = sum(s.num_writes or 0 for s in stats) if stats else None
         written = sum(s.total_write_bytes or 0 for s in stats) if stats else None
@@ -142,7 +132,7 @@ class _Collector:
         tl = self.timeline
         if inst.is_completed and inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
             meta = tl.commit_metadata(inst)
-            if isinstance(meta, CommitMetadata):
+            if isinstance(meta, recs.CommitMetadata):
                 self._write(inst, meta)
             return
         if inst.is_pending and inst.pending_action in (ia.COMPACTION, ia.LOG_COMPACTION, ia.CLUSTERING,
@@ -154,14 +144,14 @@ class _Collector:
         elif inst.action in (ia.ROLLBACK, ia.RESTORE) and inst.is_completed:
             self._rollback(inst)
         elif inst.action == ia.SAVEPOINT and inst.is_completed:
-            rec = tl.record(inst, State.COMPLETED)
-            if isinstance(rec, SavepointMetadata):
-                for p, names in sorted(rec.partition_files.items()):
+            body = tl.record(inst, State.COMPLETED)
+            if isinstance(body, recs.SavepointMetadata):
+                for p, names in sorted(body.partition_files.items()):
                     mine = [n for n in names if self._match_name(p, n)]
                     if mine:
                         self.add(inst, EventKind.SAVEPOINTED, p, mine, "files pinned for a restore")
 
-    def _write(self, inst: Instant, meta: CommitMetadata) -> None:
+    def _write(self, inst: Instant, meta: recs.CommitMetadata) -> None:
         compaction = inst.pending_action == ia.COMPACTION or meta.operation_type == "COMPACT"
         log_compaction = inst.pending_action == ia.LOG_COMPACTION or meta.operation_type == "LOG_COMPACT"
         clustering = meta.is_replace and (inst.pending_action == ia.CLUSTERING or meta.operation_type == "CLUSTER")
@@ -197,13 +187,13 @@ class _Collector:
 
     def _plan(self, inst: Instant) -> None:
         plan = self.timeline.record(inst, State.REQUESTED)
-        if isinstance(plan, CompactionPlan):
+        if isinstance(plan, recs.CompactionPlan):
             for op in plan.operations:
                 if self._match(op.partition_path, op.file_id):
                     files = ([op.data_file_path] if op.data_file_path else []) + list(op.delta_file_paths)
                     self.add(inst, EventKind.COMPACTION_SCHEDULED, op.partition_path, files,
                              f"compaction of the slice based on {op.base_instant_time}", state=inst.state)
-        elif isinstance(plan, RequestedReplaceMetadata):
+        elif isinstance(plan, recs.RequestedReplaceMetadata):
             for s in plan.clustering_slices:
                 if self._match(s.partition_path, s.file_id):
                     files = ([s.data_file_path] if s.data_file_path else []) + list(s.delta_file_paths)
@@ -214,7 +204,7 @@ class _Collector:
         tl = self.timeline
         if inst.is_completed:
             meta = tl.record(inst, State.COMPLETED)
-            if not isinstance(meta, CleanMetadata):
+            if not isinstance(meta, recs.CleanMetadata):
                 return
             ectr = f"earliest commit to retain {meta.earliest_commit_to_retain}"
             for p, pm in sorted(meta.partition_metadata.items()):
@@ -226,7 +216,7 @@ class _Collector:
                     self.add(inst, EventKind.CLEAN_FAILED, p, failed, f"delete failed; {ectr}")
             return
         plan = tl.record(inst, State.REQUESTED)
-        if isinstance(plan, CleanerPlan):
+        if isinstance(plan, recs.CleanerPlan):
             ectr = plan.earliest_instant_to_retain.timestamp if plan.earliest_instant_to_retain else None
             for p, infos in sorted(plan.file_paths_to_delete.items()):
                 mine = [i.file_path for i in infos if self._match_name(p, i.file_path)]
@@ -235,12 +225,12 @@ class _Collector:
                              state=inst.state)
 
     def _rollback(self, inst: Instant) -> None:
-        rec = self.timeline.record(inst, State.COMPLETED)
-        if isinstance(rec, RollbackMetadata):
-            parts = [(rec, ", ".join(i.timestamp for i in rec.instants_rollback) or ", ".join(rec.commits_rollback))]
+        body = self.timeline.record(inst, State.COMPLETED)
+        if isinstance(body, recs.RollbackMetadata):
+            parts = [(body, ", ".join(i.timestamp for i in body.instants_rollback) or ", ".join(body.commits_rollback))]
             kind = EventKind.ROLLED_BACK
-        elif isinstance(rec, RestoreMetadata):
-            parts = [(m, t) for t, ms in sorted(rec.rollbacks.items()) for m in ms]
+        elif isinstance(body, recs.RestoreMetadata):
+            parts = [(m, t) for t, ms in sorted(body.rollbacks.items()) for m in ms]
             kind = EventKind.RESTORED
         else:
             return
