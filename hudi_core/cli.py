@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.services.commands",
     "hudi_core.scenarios.commands",
     "hudi_core.pipeline.commands",
+    "hudi_core.ui.commands",
 )
 
 

@@ -28,6 +28,7 @@ from hudi_core.inspect import INSTANTS_SCHEMA, instant_row
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
+    from hudi_core.ui.markers import Marker
 
 
 class NotAvailable(Exception):
@@ -185,6 +186,46 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | None = None) -> 
     """`services.markers.compute_markers` (recomputed ECTR, EarliestCommitToNotArchive, ...)."""
     fn = _attr("hudi_core.services.markers", "compute_markers", "Recomputed markers")
     return to_plain(fn(table, dict(conf or {})))
+
+
+def replaced_map(table: HudiTable) -> dict[str, list[str]]:
+    """Replacecommit requested time → the file groups (``partition/file_id``) its metadata replaced."""
+    tl = table.timeline
+    tl.decode_all(table.executor)
+    out: dict[str, list[str]] = {}
+    for inst in tl.completed().filter(["replacecommit"]):
+        meta = tl.commit_metadata(inst)
+        if meta is None:
+            continue
+        groups = [f"{p}/{fid}" if p else fid for p, ids in sorted(meta.partition_to_replace_file_ids.items())
+                  for fid in ids]
+        if groups:
+            out[inst.requested_time] = groups
+    return out
+
+
+def table_markers(table: HudiTable, conf: Mapping[str, Any]) -> tuple[list[Marker], str]:
+    """Recorded markers, the archived/active split and, when built in, the engine's recomputed markers
+    and the next archival's boundary under `conf`; plus a note on the parts this build lacks."""
+    from hudi_core.ui import markers
+
+    found = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
+    arrow, _ = instants_table(table)
+    split = markers.boundary_marker(arrow)
+    if split:
+        found.append(split)
+    notes = []
+    try:
+        found.extend(markers.markers_from_engine(compute_markers(table, conf)))
+    except NotAvailable as exc:
+        notes.append(str(exc))
+    try:
+        boundary = markers.boundary_from_plan(plan_archive(table, conf, check_safety=False))
+        if boundary:
+            found.append(boundary)
+    except NotAvailable as exc:
+        notes.append(str(exc))
+    return markers.dedupe(found), "; ".join(notes)
 
 
 def archived_by_plan(plan: Mapping[str, Any]) -> list[str]:

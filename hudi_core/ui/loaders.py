@@ -119,44 +119,14 @@ def load_inspect(uri: str, name: str, engine_name: str = "local", as_of: str | N
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_replaced_map(uri: str, engine_name: str = "local") -> dict[str, list[str]]:
     """Replacecommit requested time → the file groups (``partition/file_id``) its metadata replaced."""
-    table = get_table(uri, engine_name)
-    tl = table.timeline
-    tl.decode_all(table.executor)
-    out: dict[str, list[str]] = {}
-    for inst in tl.completed().filter(["replacecommit"]):
-        meta = tl.commit_metadata(inst)
-        if meta is None:
-            continue
-        groups = [f"{p}/{fid}" if p else fid for p, ids in sorted(meta.partition_to_replace_file_ids.items())
-                  for fid in ids]
-        if groups:
-            out[inst.requested_time] = groups
-    return out
+    return engine.replaced_map(get_table(uri, engine_name))
 
 
 @st.cache_data(show_spinner="Computing markers…", max_entries=32, ttl=TTL_SECONDS)
 def load_markers(uri: str, engine_name: str = "local") -> tuple[list[markers.Marker], str]:
     """Recorded markers, the archived/active split and, when built in, the engine's recomputed
     markers and the next archival's boundary (Hudi's defaults, or a scenario table's own config)."""
-    table = get_table(uri, engine_name)
-    conf = engine.table_conf(uri)
-    found = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
-    arrow, _ = engine.instants_table(table)
-    split = markers.boundary_marker(arrow)
-    if split:
-        found.append(split)
-    notes = []
-    try:
-        found.extend(markers.markers_from_engine(engine.compute_markers(table, conf)))
-    except engine.NotAvailable as exc:
-        notes.append(str(exc))
-    try:
-        boundary = markers.boundary_from_plan(engine.plan_archive(table, conf, check_safety=False))
-        if boundary:
-            found.append(boundary)
-    except engine.NotAvailable as exc:
-        notes.append(str(exc))
-    return markers.dedupe(found), "; ".join(notes)
+    return engine.table_markers(get_table(uri, engine_name), engine.table_conf(uri))
 
 
 @st.cache_data(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
