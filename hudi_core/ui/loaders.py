@@ -221,3 +221,29 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
     except engine.NotAvailable:
         replaced = {}
     return charts.timeline_figure(shown, marks, replaced), shown
+
+
+@st.cache_data(show_spinner="Running the health checks…", max_entries=16, ttl=TTL_SECONDS)
+def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> dict[str, Any]:
+    """The doctor's report (`services.doctor.run_doctor`) under the table's scenario config, as plain data."""
+    run = engine._attr("hudi_core.services.doctor", "run_doctor", "The health checks")
+    options = engine._attr("hudi_core.services.doctor", "DoctorOptions", "The health checks")
+    table = get_table(uri, engine_name)
+    return dict(run(table, engine.table_conf(uri), options(savepoint_guard=savepoint_guard)).to_dict())
+
+
+@st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)
+def load_report_html(uri: str, engine_name: str = "local", redacted: bool = False) -> str:
+    """The self-contained postmortem report (`hudi_core.ui.report`) of the table."""
+    from hudi_core.ui import report
+
+    table = get_table(uri, engine_name)
+    document = report.build_report(table, engine.table_conf(uri))
+    return report.report_html(report.redact(document, table.uri) if redacted else document)
+
+
+@st.cache_data(show_spinner="Reading the file group's history…", max_entries=32, ttl=TTL_SECONDS)
+def load_history(uri: str, file_id: str, partition: str | None, engine_name: str = "local") -> dict[str, Any]:
+    """`services.history.file_group_history` over the active and archived timelines, as plain data."""
+    fn = engine._attr("hudi_core.services.history", "file_group_history", "File-group history")
+    return dict(fn(get_table(uri, engine_name), file_id, partition).to_dict())
