@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from hudi_core.cli import main as cli_main
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.model import scenario_from_dict
-from hudi_core.services.diff import diff_instants
+from hudi_core.services.diff import diff_copies, diff_instants
 
 P, Q = "p=a", "p=b"
 STEPS = [
@@ -129,3 +130,42 @@ def test_cli_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out["incomplete"] is False
     assert cli_main(["diff", r.uri, "--from", r.time("t7"), "--to", r.time("t1")]) == 1
     assert "--from must be before --to" in capsys.readouterr().err
+
+
+def _saved_copy(r: BuildResult, dst: Path) -> Path:
+    """Only the `.hoodie` folder of a table, as a user saves it before an incident."""
+    shutil.copytree(Path(r.uri) / ".hoodie", dst / ".hoodie")
+    return dst
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_saved_copy_against_the_table_now(tmp_path: Path, version: int, capsys: pytest.CaptureFixture[str]) -> None:
+    sc = load_builtin("blog_rollback_t20")
+    before = build_scenario(sc, tmp_path / "before", version, upto_step=1)  # t20 still inflight
+    saved = _saved_copy(before, tmp_path / "saved")
+    now = build_scenario(sc, tmp_path / "now", version)  # t25 rolled t20 back
+    d = diff_copies(open_table(str(saved)), open_table(now.uri))
+    assert [(c.requested_time, c.action, c.change, c.before, c.after, c.detail) for c in d.instants] == [
+        (now.time("t20"), "commit", "rolled_back", "INFLIGHT (active)", None, f"by rollback {now.time('t25')}"),
+        (now.time("t25"), "rollback", "added", None, "COMPLETED (active)", "")]
+    assert d.properties == {}
+    assert d.since is not None and (d.since.from_time, d.since.to_time) == (now.time("t10"), now.time("t25"))
+    assert [(a.action, a.files_deleted) for a in d.since.actions] == [("rollback", 1)]
+    assert cli_main(["diff", now.uri, "--against", str(saved), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["change"] for c in out["instants"]] == ["rolled_back", "added"]
+
+
+def test_saved_copy_before_archival_and_savepoint_deletion(tmp_path: Path) -> None:
+    sc = load_builtin("hudi7779_case_b")
+    upto = next(s.index for s in sc.steps if s.op == "clean")
+    saved = _saved_copy(build_scenario(sc, tmp_path / "before", 9, upto_step=upto), tmp_path / "saved")
+    now = build_scenario(sc, tmp_path / "now", 9)
+    d = diff_copies(open_table(str(saved)), open_table(now.uri))
+    assert [(c.requested_time, c.action, c.change) for c in d.instants] == [
+        (now.time("t1"), "commit", "archived"), (now.time("t2"), "commit", "archived"),
+        (now.time("t3"), "commit", "archived"), (now.time("t3"), "savepoint", "removed")]
+    assert d.instants[0].after == "COMPLETED (archived)"
+    assert d.instants[3].detail == "no rollback or restore names it"
+    assert d.since is None  # nothing written since the copy
+    assert cli_main(["diff", now.uri, "--against", str(saved), "--from", now.time("t1")]) == 1

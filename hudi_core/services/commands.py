@@ -156,10 +156,36 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    """`hudi-inspect diff TABLE --from T1 --to T2`."""
-    from hudi_core.services.diff import diff_instants
+    """`hudi-inspect diff TABLE --from T1 --to T2` or `diff TABLE --against OLD_COPY`."""
+    from hudi_core.services.diff import diff_copies, diff_instants
 
     table = _cli()._open(args)
+    if args.against:
+        if args.from_time or args.to_time:
+            raise HudiInspectError("diff takes --from/--to or --against, not both")
+        from hudi_core.table import open_table
+
+        copy = open_table(args.against, dict(table.storage.spec.options))
+        args._opened_tables.append(copy)
+        changes = diff_copies(copy, table)
+        if args.format == "json":
+            print(render_json(_cli().with_findings(args, changes.to_dict())))
+            return 0
+        rows = [c.to_dict() for c in changes.instants]
+        columns = ["requested_time", "action", "change", "before", "after", "detail"]
+        if args.format == "csv":
+            _cli()._emit(args, rows, columns=columns)
+            return 0
+        print(f"{args.against} (saved copy) against {table.uri}: {len(rows)} instants changed")
+        print(render_table(rows, columns, max_width=100))
+        for key, (before, after) in sorted(changes.properties.items()):
+            print(f"hoodie.properties {key}: {before!r} -> {after!r}")
+        if changes.since is not None:
+            print(f"written since the copy ({changes.since.from_time} to {changes.since.to_time}): "
+                  f"{len(changes.since.files_added)} files added, {len(changes.since.files_removed)} removed")
+        return 0
+    if not (args.from_time and args.to_time):
+        raise HudiInspectError("diff needs --from T1 --to T2, or --against OLD_COPY")
     diff = diff_instants(table, args.from_time, args.to_time)
     if args.format == "json":
         print(render_json(_cli().with_findings(args, diff.to_dict())))
@@ -213,5 +239,7 @@ def register(add: AddFn, sub: Any) -> None:
     p.add_argument("--until", help="only instants requested at or before this time")
     p = add("diff", cmd_diff, "file groups, files and partitions added, removed and replaced between two instants, "
                               "with records and bytes written per instant")
-    p.add_argument("--from", dest="from_time", required=True, metavar="T1", help="the earlier instant time")
-    p.add_argument("--to", dest="to_time", required=True, metavar="T2", help="the later instant time")
+    p.add_argument("--from", dest="from_time", metavar="T1", help="the earlier instant time")
+    p.add_argument("--to", dest="to_time", metavar="T2", help="the later instant time")
+    p.add_argument("--against", metavar="OLD_COPY", help="a saved copy of this table (at least its .hoodie) to "
+                                                         "compare the table now with")

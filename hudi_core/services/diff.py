@@ -1,4 +1,5 @@
-"""What changed between two instants (issue 15): `hudi-inspect diff TABLE --from T1 --to T2`.
+"""What changed between two instants (issue 15): `hudi-inspect diff TABLE --from T1 --to T2`; and between two
+copies of one table (`--against OLD`: a `.hoodie` saved before an incident against the table now).
 
 Replays the instant bodies of the active and archived timelines in Hudi's order up to `T2` (commit
 and replace metadata: files written, groups replaced; clean, rollback and restore metadata: files
@@ -217,3 +218,74 @@ def diff_instants(table: HudiTable, from_time: str, to_time: str) -> TableDiff:
         partitions_deleted=sorted(before.partitions - state.partitions),
         actions=actions,
     )
+
+
+# -- two copies of one table --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InstantChange:
+    """One instant that differs between the saved copy and the table now."""
+
+    requested_time: str
+    action: str
+    change: str  # added | removed | rolled_back | archived | state_changed
+    before: str | None  # "STATE (source)" in the saved copy
+    after: str | None  # "STATE (source)" now
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"requested_time": self.requested_time, "action": self.action, "change": self.change,
+                "before": self.before, "after": self.after, "detail": self.detail}
+
+
+@dataclass
+class CopyDiff:
+    """The saved copy against the table now: instants, table config, and the data written since."""
+
+    instants: list[InstantChange]
+    properties: dict[str, tuple[str | None, str | None]]
+    since: TableDiff | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instants": [c.to_dict() for c in self.instants],
+                "properties": {k: {"before": b, "after": a} for k, (b, a) in sorted(self.properties.items())},
+                "since_saved_copy": self.since.to_dict() if self.since else None}
+
+
+def _where(inst: Instant) -> str:
+    return f"{inst.state.name} ({inst.source})"
+
+
+def diff_copies(before: HudiTable, after: HudiTable) -> CopyDiff:
+    """Every instant added, removed, rolled back, archived or moved on since the copy `before` was saved,
+    the `hoodie.properties` keys that changed, and (:func:`diff_instants`) what the table wrote since."""
+    old = {i.key(): i for i in before.unified_timeline()}
+    now_tl = after.unified_timeline()
+    new = {i.key(): i for i in now_tl}
+    undone: dict[str, str] = {}
+    for inst in now_tl:
+        if inst.action in (ia.ROLLBACK, ia.RESTORE) and inst.is_completed:
+            for meta in rollback_metadatas(now_tl.record(inst, State.COMPLETED)):
+                for t in [i.timestamp for i in meta.instants_rollback] or list(meta.commits_rollback):
+                    undone.setdefault(t, f"{inst.action} {inst.requested_time}")
+    changes: list[InstantChange] = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a is None and b is not None:
+            changes.append(InstantChange(key[0], b.action, "added", None, _where(b)))
+        elif b is None and a is not None:
+            by = undone.get(key[0])
+            changes.append(InstantChange(key[0], a.action, "rolled_back" if by else "removed", _where(a), None,
+                                         f"by {by}" if by else "no rollback or restore names it"))
+        elif a is not None and b is not None and (a.state, a.source) != (b.state, b.source):
+            kind = "archived" if a.source == "active" and b.source != "active" else "state_changed"
+            changes.append(InstantChange(key[0], b.action, kind, _where(a), _where(b)))
+    props_a, props_b = before.properties.raw, after.properties.raw
+    keys = sorted(k for k in set(props_a) | set(props_b) if props_a.get(k) != props_b.get(k))
+    last_old = [i.requested_time for i in old.values() if i.is_completed]
+    last_new = [i.requested_time for i in new.values()]
+    since = None
+    if last_old and last_new and max(last_new) > max(last_old):
+        since = diff_instants(after, max(last_old), max(last_new))
+    return CopyDiff(changes, {k: (props_a.get(k), props_b.get(k)) for k in keys}, since)
