@@ -386,6 +386,12 @@ def test_clustering_backlog(tables: dict[str, BuildResult], tmp_path: Path) -> N
     assert f.severity is Severity.INFO
     assert f.title == f"pending clustering {r.time('t3')}: 2 file groups, 1.9 h old"
     assert set(f.evidence.file_groups) == {FileGroupRef(P, r.file_id("fg1")), FileGroupRef(P, r.file_id("fg2"))}
+    pending = one(doctor(r.uri, None, "pending_instant"), "pending_instant")
+    assert pending.evidence.blocks == (
+        "archival (guard A1: nothing from the completed commit before it is archived)",
+        "cleaning (the earliest commit to retain is capped before it)",
+        "archival (guard A3 keeps the first replace/clustering instant)",
+        "updates to the file groups it clusters")
     done = builtin(tmp_path, "blog_clustering_t5")
     assert doctor(done.uri, None, "clustering_backlog").findings == []
 

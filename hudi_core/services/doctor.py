@@ -311,8 +311,12 @@ class DoctorContext:
             out.append("cleaning of the file slices it compacts")
         if inst.pending_action in (ia.CLUSTERING, ia.REPLACE_COMMIT):
             out.append("archival (guard A3 keeps the first replace/clustering instant)")
-            out.append("writes to the file groups it clusters (update conflicts)")
-        if inst.action == ia.CLEAN:
+            plan = self.timeline.plan(inst)
+            clustering = inst.pending_action == ia.CLUSTERING or (
+                isinstance(plan, RequestedReplaceMetadata) and plan.operation_type == "CLUSTER")
+            if clustering:  # updates to file groups under clustering are rejected (SparkRejectUpdateStrategy)
+                out.append("updates to the file groups it clusters")
+        if inst.action == ia.CLEAN and not self.config.clean_allow_multiple:
             out.append("cleaning (no new clean is scheduled while one is pending)")
         if inst.action == ia.ROLLBACK:
             out.append("the rolled-back write's files stay on storage until the rollback completes")
