@@ -508,6 +508,19 @@ def test_metadata_table_behind_and_ahead(table_path: Any, tmp_path: Path) -> Non
     assert f.evidence.instants == (t,)
 
 
+def test_metadata_table_itself_is_healthy(table_path: Any) -> None:
+    """Doctor on `.hoodie/metadata`: its file-group initialisation logs (token 0-0-0) are not orphans, its
+    HFiles are not "small files", and it compacts on its own cadence (10 delta commits)."""
+    mdt = open_table(str(table_path("v9_txns_simple_meta"))).metadata_table()
+    assert mdt is not None
+    report = run_doctor(mdt, None, DoctorOptions(now=NOW))
+    assert report.findings == []
+    cadence = run_doctor(mdt, None, DoctorOptions(now=NOW, mdt_compact_max_delta_commits=6),
+                         only=["compaction_cadence"])
+    assert one(cadence, "compaction_cadence").title == ("7 delta commits since the last compaction "
+                                                        "20260307162612567, no compaction pending")
+
+
 def test_metadata_blocks_archival(table_path: Any) -> None:
     src = table_path("v9_txns_simple_overwrite")
     small = {"hoodie.keep.min.commits": "1", "hoodie.keep.max.commits": "2", "hoodie.cleaner.commits.retained": "0"}

@@ -48,6 +48,8 @@ EXIT_ERRORS = 2
 
 #: `HoodieMetadataConfig.COMPACT_NUM_DELTA_COMMITS` default: metadata-table delta commits between compactions.
 MDT_COMPACT_MAX_DELTA_COMMITS = 10
+#: Write token of the log files `HoodieBackedTableMetadataWriter.initializeFileGroups` creates (spec `06` §2).
+MDT_INIT_WRITE_TOKEN = "0-0-0"
 #: `hoodie.parquet.small.file.limit` default (`HoodieCompactionConfig.PARQUET_SMALL_FILE_LIMIT`): 100 MiB.
 SMALL_FILE_LIMIT_BYTES = 104_857_600
 #: Data-table actions the metadata table records as a delta commit of the same requested time
@@ -622,7 +624,9 @@ def _compaction_cadence(ctx: DoctorContext) -> Iterable[Result]:
     last = [i for i in tl.completed() if i.action == ia.COMMIT]
     base = last[-1].requested_time if last else ""
     deltas = [i.requested_time for i in tl.completed() if i.action == ia.DELTA_COMMIT and i.requested_time > base]
-    limit = ctx.config.compact_max_delta_commits
+    # The metadata table compacts on its own cadence (hoodie.metadata.compact.max.delta.commits).
+    limit = ctx.options.mdt_compact_max_delta_commits if ctx.table.is_metadata_table \
+        else ctx.config.compact_max_delta_commits
     if len(deltas) > limit:
         what = f"the last compaction {base}" if base else "the start of the active timeline (no compaction)"
         yield Severity.WARNING, f"{len(deltas)} delta commits since {what}, no compaction pending", Evidence(
@@ -683,6 +687,8 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
             continue  # written before the active timeline starts, or by a write still in flight
         if parsed_log and v6_logs and any(t >= instant for t in pending_delta):
             continue  # table version 6 names log files by base instant: a pending delta commit may own it
+        if parsed_log and ctx.table.is_metadata_table and parsed_log.write_token == MDT_INIT_WRITE_TOKEN:
+            continue  # written by the metadata table's file-group initialisation, which no commit names
         orphans.append(path)
     if orphans:
         yield Severity.WARNING, f"{len(orphans)} data files no completed instant names", Evidence(
@@ -818,6 +824,8 @@ def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _small_files(ctx: DoctorContext) -> Iterable[Result]:
+    if ctx.table.is_metadata_table:
+        return  # HFiles sized per index partition by design
     o = ctx.options
     by_partition: dict[str, list[int]] = {}
     for b in ctx.view.latest_base_files():
