@@ -197,9 +197,8 @@ class DoctorContext:
 
     @cached_property
     def archived(self) -> Any:
-        """The archived timeline up to where the active one starts (Hudi prunes archive files by range)."""
-        first = self.timeline.first_non_savepoint()
-        return self.table.archived_timeline(None, first.requested_time if first else None)
+        """The whole archived timeline (the same cached object `unified_timeline()` reads)."""
+        return self.table.archived_timeline()
 
     @cached_property
     def clean_plan(self) -> CleanPlan:
@@ -523,6 +522,9 @@ def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
 
 def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
     archived = ctx.archived
+    listing = archived.listing
+    if "replacecommit" not in set(listing["completed_action"].unique().to_pylist()):
+        return  # no archived replacecommit: nothing can have come back (no instant objects built)
     visible = {(s.partition, s.file_id) for s in ctx.view.latest_slices()}
     for inst in archived:
         if inst.completed_action != ia.REPLACE_COMMIT or not inst.is_completed:
@@ -546,7 +548,8 @@ def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
         return
     from hudi_core.logfile.duplicates import duplicate_analysis
 
-    for r in duplicate_analysis(ctx.table, only_interesting=True):
+    # Header-only scan: the verdicts need no record counts (decoding them would read every data block).
+    for r in duplicate_analysis(ctx.table, only_interesting=True, decode_counts=False):
         if not (r.has_duplicates or r.risks):
             continue
         sev = {"error": Severity.ERROR, "warning": Severity.WARNING}.get(r.risk_level, Severity.INFO)
