@@ -169,3 +169,20 @@ def test_saved_copy_before_archival_and_savepoint_deletion(tmp_path: Path) -> No
     assert d.instants[3].detail == "no rollback or restore names it"
     assert d.since is None  # nothing written since the copy
     assert cli_main(["diff", now.uri, "--against", str(saved), "--from", now.time("t1")]) == 1
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_diff_over_a_compaction(tmp_path: Path, version: int) -> None:
+    steps = [{"op": "insert", "at": "t1", "file_groups": {"fg1": {"partition": P, "keys": ["k1", "k2"]}}},
+             {"op": "upsert", "at": "t2", "file_groups": ["fg1"]},
+             {"op": "schedule_compaction", "at": "t3", "file_groups": ["fg1"]}, {"op": "run_compaction", "at": "t3"}]
+    sc = scenario_from_dict({"name": "mor", "title": "mor", "description": "", "source": "test",
+                             "table_type": "MERGE_ON_READ", "table_versions": [6, 8, 9], "partitions": [P],
+                             "conf": {}, "steps": steps}, "mor")
+    r = build_scenario(sc, tmp_path / "mor", version)
+    d = diff_instants(open_table(r.uri), r.time("t1"), r.time("t3"))
+    assert [(a.action, a.operation, a.files_written, a.records_written) for a in d.actions] == [
+        ("deltacommit", "UPSERT", 1, 2), ("commit", "COMPACT", 1, 2)]
+    log = next(p.name for p in Path(r.uri).rglob(f".{r.file_id('fg1')}_*.log.*"))
+    assert d.files_added == sorted([f"{P}/{log}", base(r, "fg1", "t3")])
+    assert (d.groups_added, d.groups_removed, d.groups_replaced) == ([], [], [])
