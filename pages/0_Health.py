@@ -26,7 +26,7 @@ render.verdict(f"**{status}**: {counts['error']} errors, {counts['warning']} war
                f"({len(report['checks'])} checks)", tone)
 
 ICONS = {"error": ":material/dangerous:", "warning": ":material/warning:", "info": ":material/info:"}
-for f in report["findings"]:
+for f in report["health_findings"]:
     ev = f["evidence"]
     with st.expander(f"{f['severity'].upper()} · {f['check']} · {f['title']}", icon=ICONS[f["severity"]],
                      expanded=f["severity"] == "error"):

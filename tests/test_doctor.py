@@ -609,7 +609,8 @@ def test_cli_json_and_exit_codes(tables: dict[str, BuildResult], capsys: pytest.
     healthy = tables["healthy"]
     assert cli_main(["doctor", healthy.uri, "--format", "json", "--now", "20240101020000000"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert (out["status"], out["exit_code"], out["findings"], out["incomplete"]) == ("healthy", 0, [], False)
+    assert (out["status"], out["exit_code"], out["health_findings"], out["findings"], out["incomplete"]) == (
+        "healthy", 0, [], [], False)
     assert out["checks"] == list(CHECK_IDS)
     r = tables["case_b_before"]
     conf = [x for k, v in r.scenario.conf.items() for x in ("--conf", f"{k}={v}")]
@@ -621,7 +622,8 @@ def test_cli_json_and_exit_codes(tables: dict[str, BuildResult], capsys: pytest.
     assert code == 2
     out = json.loads(capsys.readouterr().out)
     assert out["status"] == "error" and out["counts"] == {"info": 0, "warning": 3, "error": 1}
-    first = out["findings"][0]
+    assert (out["findings"], out["incomplete"]) == ([], False)  # engine findings: none
+    first = out["health_findings"][0]
     assert first["check"] == "archival_exposes_replaced" and first["severity"] == "error"
     assert first["evidence"]["file_groups"] == [{"partition": "region=us", "file_id": r.file_id("fg2")},
                                                 {"partition": "region=us", "file_id": r.file_id("fg3")}]

@@ -131,4 +131,4 @@ def test_report_opens_offline_in_chromium(case_b: BuildResult, tmp_path: Path) -
     assert canvases > 0
     assert embedded == json.loads(json_path.read_text())
     assert status.startswith("Health: warning (0 errors, 4 warnings, 0 info; 27 checks)")
-    assert [t.split(" ", 2)[1] for t in titles] == [f["check"] for f in embedded["doctor"]["findings"]]
+    assert [t.split(" ", 2)[1] for t in titles] == [f["check"] for f in embedded["doctor"]["health_findings"]]

@@ -155,7 +155,9 @@ class DoctorReport:
         counts = {s.value: sum(1 for f in self.findings if f.severity is s) for s in Severity}
         return {"table": self.table, "now": self.now, "savepoint_guard": self.savepoint_guard,
                 "status": self.worst.value if self.worst else "healthy", "exit_code": self.exit_code,
-                "counts": counts, "checks": list(self.checks), "findings": [f.to_dict() for f in self.findings]}
+                "counts": counts, "checks": list(self.checks),
+                # Not `findings`: in every command's JSON that key holds what the engine noticed while reading.
+                "health_findings": [f.to_dict() for f in self.findings]}
 
 
 # -- the context every check reads -------------------------------------------------------------------

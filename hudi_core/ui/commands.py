@@ -35,7 +35,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.out:
         raise HudiInspectError("report needs --out FILE for HTML (or --format json)")
     _write(args.out, report_html(document))
-    print(f"wrote {args.out}: {document['doctor']['status']}, {len(document['doctor']['findings'])} findings")
+    print(f"wrote {args.out}: {document['doctor']['status']}, {len(document['doctor']['health_findings'])} findings")
     return 0
 
 

@@ -185,7 +185,7 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         _table([{"key": k, "value": v} for k, v in facts.items()], ["key", "value"]),
         "<h2>Timeline</h2>", f"<p class='muted'>{_e(document['timeline']['source'])}</p>", figure_html,
         "<h2 id='doctor'>Doctor</h2>",
-        "".join(_finding_html(f) for f in doctor["findings"]) or "<p class='healthy sev'>no findings</p>",
+        "".join(_finding_html(f) for f in doctor["health_findings"]) or "<p class='healthy sev'>no findings</p>",
         "<h2>Clean dry-run</h2>",
         f"<p>policy {_e(clean['policy'])}; earliest commit to retain <code>{_e(clean['earliest_commit_to_retain'])}"
         f"</code> ({_e(clean['earliest_commit_to_retain_detail'])}); triggered: {_e(clean['triggered'])} "
