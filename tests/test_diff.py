@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from services_tables import T, TableWriter
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
@@ -186,3 +191,24 @@ def test_diff_over_a_compaction(tmp_path: Path, version: int) -> None:
     log = next(p.name for p in Path(r.uri).rglob(f".{r.file_id('fg1')}_*.log.*"))
     assert d.files_added == sorted([f"{P}/{log}", base(r, "fg1", "t3")])
     assert (d.groups_added, d.groups_removed, d.groups_replaced) == ([], [], [])
+
+
+def test_partition_deleted_by_a_clean(tmp_path: Path) -> None:
+    w = TableWriter(tmp_path / "t", version=9)
+    w.commit(T(1), [("p=x", "f1"), ("p=y", "f2")], operation="insert")
+    assert w.slices[("p=x", "f1")] == [T(1)]
+    name = next(p.name for p in (tmp_path / "t" / "p=x").glob("f1_*.parquet"))
+    plan = {"earliestInstantToRetain": None, "lastCompletedCommitTimestamp": T(1), "policy": "KEEP_LATEST_COMMITS",
+            "filesToBeDeletedPerPartition": {}, "version": 2, "filePathsToBeDeletedPerPartition": {},
+            "partitionsToBeDeleted": ["p=x"], "extraMetadata": {}}
+    meta = {"startCleanTime": T(2), "timeTakenInMillis": 0, "totalFilesDeleted": 1, "earliestCommitToRetain": "",
+            "lastCompletedCommitTimestamp": T(1), "version": 2, "bootstrapPartitionMetadata": {}, "extraMetadata": {},
+            "partitionMetadata": {"p=x": {"partitionPath": "p=x", "policy": "KEEP_LATEST_COMMITS",
+                                          "deletePathPatterns": [name], "successDeleteFiles": [name],
+                                          "failedDeleteFiles": [], "isPartitionDeleted": True}}}
+    w.write_clean(T(2), plan, meta)
+    d = diff_instants(open_table(w.scratch.uri), T(1), T(2))
+    assert d.partitions_deleted == ["p=x"]
+    assert d.files_removed == [f"p=x/{name}"]
+    assert d.groups_removed == [("p=x", "f1")]
+    assert [(a.action, a.files_deleted, a.partitions) for a in d.actions] == [("clean", 1, ("p=x",))]
