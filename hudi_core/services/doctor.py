@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from hudi_core.services.clean import CleanPlan
     from hudi_core.services.markers import Markers
     from hudi_core.table import HudiTable
+    from hudi_core.timeline.active import ActiveTimeline
+    from hudi_core.timeline.unified import ArchivedTimeline
 
 EXIT_HEALTHY = 0
 EXIT_WARNINGS = 1
@@ -177,7 +179,7 @@ class DoctorContext:
         self.now = options.now or dt.datetime.now(dt.UTC)
 
     @property
-    def timeline(self) -> Any:
+    def timeline(self) -> ActiveTimeline:
         return self.table.timeline
 
     def age_hours(self, ts: str) -> float | None:
@@ -198,7 +200,7 @@ class DoctorContext:
         return plan_archive(self.table, self.config, savepoint_guard=self.options.savepoint_guard)
 
     @cached_property
-    def archived(self) -> Any:
+    def archived(self) -> ArchivedTimeline:
         """The whole archived timeline (the same cached object `unified_timeline()` reads)."""
         return self.table.archived_timeline()
 
