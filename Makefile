@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
 
-.PHONY: install install-dev run test lint bench fuzz clean
+.PHONY: install install-dev run test lint bench bench-breakdown fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -31,9 +31,16 @@ test: install-dev
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
-# `make bench BENCH_ARGS="--sizes fixtures,S,M,L"` for the full run (L tables take minutes to generate).
+# What users wait for (issues 11, 12): every command as a whole process next to hudi-rs and the I/O
+# floor, on local disk and on the loopback S3 server (20 ms a request), plus the dashboard in Chromium.
+# `make bench BENCH_ARGS="--sizes S,M,L --s3 M --dashboard M,L"` adds L (minutes to generate).
+BENCH_ARGS ?= --sizes S,M --layouts 1,2 --rounds 3 --s3 M --dashboard M
 bench: install-dev
-	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench $(BENCH_ARGS)
+	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench.commands $(BENCH_ARGS)
+
+# The stage breakdown inside one warm process (engines local / spark), never the headline.
+bench-breakdown: install-dev
+	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench $(BREAKDOWN_ARGS)
 
 # Issue 16: the parser fuzz targets (tests/test_fuzz.py) with a long budget; `make test` runs them with a
 # small fixed one. FUZZ_PROFILE=fuzz (3000 examples per target, random); crashes become regression tests.

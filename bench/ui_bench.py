@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         import streamlit as st
 
         from hudi_core.scenarios.scale import generate_table
-        from hudi_core.ui import charts, engine, loaders
+        from hudi_core.ui import charts, loaders
 
         table_dir = Path(tmp) / "t10k"
         started = time.perf_counter()
@@ -78,9 +78,8 @@ def main(argv: list[str] | None = None) -> None:
             breakdown[label] = round(time.perf_counter() - started, 3)
 
         table = loaders.get_table(uri)
-        arrow, _ = engine.instants_table(table)
-        frame = arrow.to_pandas()
-        marks, _ = loaders.load_markers(uri)
+        frame = table.inspect.instants(archived=True).to_pandas()
+        marks = loaders.load_markers(uri)
         started = time.perf_counter()
         fig = charts.timeline_figure(frame, marks, loaders.load_replaced_map(uri))
         figure_seconds = time.perf_counter() - started

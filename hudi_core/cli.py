@@ -134,10 +134,19 @@ def instant_json(inst: Instant) -> dict[str, Any]:
     }
 
 
+def wants_envelope(args: argparse.Namespace) -> bool:
+    """`--format json --envelope`: list-shaped answers as one object that carries their findings."""
+    return args.format == "json" and bool(getattr(args, "envelope", False))
+
+
 def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = None,
           columns: Sequence[str] | None = None) -> None:
     if args.format == "json":
-        print(render_json(rows if payload is None else payload))
+        out = rows if payload is None else payload
+        if wants_envelope(args):
+            # Issue 16: the findings travel in the same JSON document as the rows they bear on.
+            out = with_findings(args, out if isinstance(out, dict) else {"rows": out})
+        print(render_json(out))
     elif args.format == "csv":
         sys.stdout.write(render_csv(rows, columns))
     else:
@@ -288,6 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
                        help="fsspec storage option (credentials, endpoint); repeatable")
         p.add_argument("--metadata-table", action="store_true", help="inspect the table's metadata table")
+        p.add_argument("--envelope", action="store_true",
+                       help="with --format json: list-shaped answers as {\"rows\": [...], \"findings\": [...], "
+                            "\"incomplete\": ...} instead of a list (findings then stay off stderr)")
         add_engine_options(p)
         p.set_defaults(func=fn)
         return p

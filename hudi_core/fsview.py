@@ -33,7 +33,6 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -52,9 +51,6 @@ from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.records import CompactionPlan, RequestedReplaceMetadata, SavepointMetadata
-
-if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
 
 #: `(partition path, file id)`: Hudi's `HoodieFileGroupId`.
 FileGroupId = tuple[str, str]
@@ -570,21 +566,20 @@ class FileSystemView:
     # -- building ---------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, table: HudiTable, archived_completion_times: Mapping[str, str] | None = None,
+    def build(cls, storage: ReadOnlyStorage, timeline: ActiveTimeline, table_version: int, base_file_format: str,
+              executor: Executor, archived_completion_times: Mapping[str, str] | None = None,
               batch_size: int = LISTING_BATCH_SIZE) -> FileSystemView:
-        """List the table's partitions (through its executor) and build every file group.
+        """List the table's partitions (through `executor`) and build every file group.
 
         `archived_completion_times` (requested → completion time) may come from the archived
         timeline; without it archived delta commits count as completed at their requested time.
         """
         with paused_gc():
             listing_findings: list[Finding] = []
-            listing = discover_partitions(table.storage.spec, inline_if_local(table.executor, table.storage),
-                                          batch_size, listing_findings)
-            view = cls.from_listing(
-                listing, table.timeline, table.properties.version, table.properties.base_file_format,
-                storage=table.storage, archived_completion_times=archived_completion_times,
-            )
+            listing = discover_partitions(storage.spec, inline_if_local(executor, storage), batch_size,
+                                          listing_findings)
+            view = cls.from_listing(listing, timeline, table_version, base_file_format, storage=storage,
+                                    archived_completion_times=archived_completion_times)
             view.findings[:0] = listing_findings
             return view
 

@@ -17,9 +17,11 @@ its per-call overhead, which dominates when a table has a million files.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import posixpath
 import stat as stat_mode
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,9 +157,27 @@ def describe_error(exc: BaseException) -> str:
         return f"no such bucket ({text})"
     if "could not connect" in lowered or "connection refused" in lowered or "endpointconnectionerror" in lowered:
         return f"cannot reach the storage endpoint ({text})"
-    if "slowdown" in lowered or "throttl" in lowered or "503" in lowered:
+    if ("slowdown" in lowered or "throttl" in lowered or "503" in lowered or "service unavailable" in lowered
+            or getattr(exc, "errno", None) == errno.EBUSY):  # s3fs maps 503 to EBUSY
         return f"the store kept throttling requests after retries ({text})"
     return f"{name}: {text}" if name not in text else text
+
+
+def _backend_errors() -> tuple[type[BaseException], ...]:
+    """What a file-system back-end raises for a failed request: OSError/ValueError, plus botocore's own
+    errors that s3fs lets through (`NoCredentialsError` is not an OSError). Evaluated when an error
+    is being matched, so botocore is never imported for it."""
+    errors: tuple[type[BaseException], ...] = (OSError, ValueError)
+    botocore_exceptions = sys.modules.get("botocore.exceptions")
+    if botocore_exceptions is not None:
+        errors += (botocore_exceptions.BotoCoreError,)
+    return errors
+
+
+def _is_unsatisfiable_range(exc: BaseException) -> bool:
+    """An object store's answer to a range past the end of an object (HTTP 416 / InvalidRange)."""
+    text = f"{exc} {exc.__cause__ or ''}"
+    return "InvalidRange" in text or "not satisfiable" in text or "416" in text.split()
 
 
 def normalize_relative(path: str) -> str:
@@ -220,6 +240,8 @@ class ReadOnlyStorage:
         self._uri = uri.rstrip("/")
         # Plain local files: list/read without fsspec's per-call overhead (see the module doc).
         self._local = type(fs) is LocalFileSystem and self._root.startswith("/")
+        self._options = dict(storage_options or {})
+        self._lister: Any = None if self._local else False  # False: not decided yet (see `_fast_lister`)
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -312,14 +334,30 @@ class ReadOnlyStorage:
         target = self._abs(path)
         if self._local:
             return self._list_local(normalize_relative(path), path)
+        entries = None
+        lister = self._fast_lister()
+        if lister is not None:
+            try:
+                entries = lister.ls(target)
+            except Exception:  # any trouble: s3fs lists, and words the error, from now on
+                self._lister = None
         try:
-            entries = self._fs.ls(target, detail=True)
+            if entries is None:
+                entries = self._fs.ls(target, detail=True)
         except FileNotFoundError:
             return []
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
         infos = [self._info(e) for e in entries]
         return sorted((i for i in infos if i.path != normalize_relative(path)), key=lambda i: i.path)
+
+    def _fast_lister(self) -> Any:
+        """obstore's S3 listing where it answers as s3fs does (:mod:`hudi_core.s3_listing`), else None."""
+        if self._lister is False:
+            from hudi_core.s3_listing import S3Lister
+
+            self._lister = S3Lister.for_options(self.protocol, self._root, self._options)
+        return self._lister
 
     def _list_local(self, rel: str, path: str) -> list[FileInfo]:
         """`list` on a local folder: what `LocalFileSystem.ls(detail=True)` + `_info` give, entry for
@@ -339,7 +377,7 @@ class ReadOnlyStorage:
         except (FileNotFoundError, NotADirectoryError):
             return []  # fsspec: a missing path lists empty; a file lists as itself, which `list` drops
         except OSError as exc:
-            raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+            raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
         out: list[tuple[str, int, int | None, bool]] = []
         with entries:
             for entry in entries:
@@ -366,7 +404,7 @@ class ReadOnlyStorage:
                 except FileNotFoundError:
                     continue  # removed while listing, as fsspec skips it
                 except OSError as exc:
-                    raise StorageError(f"cannot list {self.uri_of(path)}: {exc}") from exc
+                    raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
                 # Local modification times are always seconds (no milliseconds heuristic).
                 out.append((entry.name, int(size or 0), int(st.st_mtime * 1000), stat_mode.S_ISDIR(st.st_mode)))
         out.sort()
@@ -384,12 +422,15 @@ class ReadOnlyStorage:
     def stat(self, path: str) -> FileInfo:
         if self._local:
             return self._stat_local(path)
+        lister = self._fast_lister()
+        raw = lister.cached_info(self._abs(path)) if lister else None
         try:
-            raw = self._fs.info(self._abs(path))
+            if raw is None:
+                raw = self._fs.info(self._abs(path))
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot stat {self.uri_of(path)}: {self._why(exc)}") from exc
         return self._info(raw)
 
     def _stat_local(self, path: str) -> FileInfo:
@@ -401,7 +442,7 @@ class ReadOnlyStorage:
                 st = os.stat(target, follow_symlinks=True)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
+        except _backend_errors() as exc:
             raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
         return FileInfo(self._rel(target), int(st.st_size or 0), int(st.st_mtime * 1000),
                         stat_mode.S_ISDIR(st.st_mode))
@@ -413,7 +454,7 @@ class ReadOnlyStorage:
             return bool(self._fs.exists(self._abs(path)))
         except FileNotFoundError:
             return False
-        except OSError as exc:
+        except _backend_errors() as exc:
             if self._local:
                 return False
             raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
@@ -421,8 +462,14 @@ class ReadOnlyStorage:
     def is_dir(self, path: str) -> bool:
         try:
             return bool(self._fs.isdir(self._abs(path)))
-        except OSError:
-            return False
+        except _backend_errors() as exc:
+            if self._local:
+                return False
+            raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
+
+    def _why(self, exc: BaseException) -> str:
+        """The reason in an error message: the OS's words locally, a readable line for a store."""
+        return str(exc) if self._local else describe_error(exc)
 
     def limit_of(self, path: str) -> int:
         """The size limit of a file read whole (:func:`read_kind`, :func:`read_limits`)."""
@@ -454,30 +501,38 @@ class ReadOnlyStorage:
                 with os.fdopen(self._open_local(path), "rb") as fh:
                     data = fh.read(limit + 1)
             else:
-                with self._fs.open(self._abs(path), "rb") as handle:
-                    size = getattr(handle, "size", None)
-                    if isinstance(size, int) and size > limit:
-                        raise StorageError(f"{self.uri_of(path)} is {size} bytes, over the {limit}-byte limit "
-                                           f"for {read_kind(normalize_relative(path))} files: not read")
-                    data = handle.read(limit + 1)
+                # One ranged GET (no HEAD first, as `fs.open` would do): at most one byte past the limit,
+                # which is enough to tell an oversized file.
+                data = self._remote_range(path, 0, limit + 1)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except IsADirectoryError as exc:
             raise StorageError(f"{self.uri_of(path)} is a folder, not a file") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot read {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)}: {self._why(exc)}") from exc
         if len(data) > limit:
             raise StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
                                f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
         return data
 
+    def _remote_range(self, path: str, start: int, end: int) -> bytes:
+        """Bytes [start, end) of an object in one ranged GET. A range that starts at or past the end
+        of the object is "not satisfiable" (HTTP 416) on S3, GCS and Azure: there is nothing to read,
+        and an empty object is read that way too."""
+        try:
+            return self._fs.cat_file(self._abs(path), start=start, end=end)
+        except OSError as exc:
+            if _is_unsatisfiable_range(exc):
+                return b""
+            raise
+
     def read_many(self, paths: Sequence[str]) -> dict[str, bytes | StorageError]:
         """Whole files, fetched together: each path maps to its bytes or to the :class:`StorageError`
         that reading it raised (one bad file never fails the rest).
 
-        On an object store this is one concurrent wave of GETs (fsspec's async `cat`, batched by
-        `gather_batch_size`) instead of one round trip after another, so latency is paid once per
-        wave, not once per file. Locally it is a loop over :meth:`read`.
+        On an object store this is one concurrent wave of ranged GETs (obstore on S3 where it applies,
+        else fsspec's async `cat_ranges`) instead of one round trip after another, so latency is paid
+        once per wave, not once per file. Locally it is a loop over :meth:`read`.
         """
         if not paths:
             return {}
@@ -489,26 +544,102 @@ class ReadOnlyStorage:
                 except StorageError as exc:
                     out[path] = exc
             return out
-        targets = {self._abs(p): p for p in paths}
+        unique = list(dict.fromkeys(paths))
+        limits = [self.limit_of(p) for p in unique]
+        fast = self._fast_ranges([(p, 0, limit + 1) for p, limit in zip(unique, limits, strict=True)])
+        if fast is not None:
+            result = {p: self._checked(p, limit, data) for p, limit, data in zip(unique, limits, fast, strict=True)
+                      if data is not None}
+            rest = [p for p, data in zip(unique, fast, strict=True) if data is None]
+            if rest:
+                result.update(self._read_many_s3fs(rest))
+            return {p: result[p] for p in unique}
+        return self._read_many_s3fs(unique)
+
+    def _fast_ranges(self, ranges: list[tuple[str, int, int]]) -> list[bytes | None] | None:
+        """Ranges read through obstore (:mod:`hudi_core.s3_listing`): bytes, or None for an item it
+        could not read (the caller reads those through s3fs, which words the error); None when
+        obstore does not serve this storage."""
+        lister = self._fast_lister()
+        if lister is None or not ranges:
+            return None
         try:
-            fetched = self._fs.cat(list(targets), on_error="return")
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot read {len(paths)} files under {self.uri}: {describe_error(exc)}") from exc
-        if not isinstance(fetched, dict):  # a single path comes back as bytes
-            fetched = {next(iter(targets)): fetched}
+            fetched = lister.get_ranges([(self._abs(p), start, end) for p, start, end in ranges])
+        except Exception:  # any trouble with the batch: s3fs reads it
+            return None
+        if fetched is None:
+            return None
+        return [value if isinstance(value, bytes) else None for value in fetched]
+
+    def _checked(self, path: str, limit: int, data: bytes) -> bytes | StorageError:
+        if len(data) > limit:
+            return StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
+                                f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
+        return data
+
+    def _read_many_s3fs(self, unique: list[str]) -> dict[str, bytes | StorageError]:
+        if not unique:
+            return {}
+        limits = [self.limit_of(p) for p in unique]
+        try:
+            # Ranged GETs (0 .. limit+1): one request per file. An unranged `cat` costs a HEAD first on
+            # s3fs (it sizes the object to decide on a chunked download), and a range also bounds
+            # what an oversized file can cost.
+            fetched = self._fs.cat_ranges([self._abs(p) for p in unique], [0] * len(unique),
+                                          [limit + 1 for limit in limits], on_error="return")
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {len(unique)} files under {self.uri}: {describe_error(exc)}") from exc
         result: dict[str, bytes | StorageError] = {}
-        for target, path in targets.items():
-            value = fetched.get(target)
-            if value is None:
-                value = fetched.get(self._fs._strip_protocol(target))
+        for path, limit, value in zip(unique, limits, fetched, strict=True):
+            if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
+                value = b""  # an empty object
             if isinstance(value, (bytes, bytearray)):
-                result[path] = bytes(value)
+                result[path] = self._checked(path, limit, bytes(value))
             elif isinstance(value, FileNotFoundError):
                 result[path] = StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)")
             elif isinstance(value, BaseException):
                 result[path] = StorageError(f"cannot read {self.uri_of(path)}: {describe_error(value)}")
             else:
                 result[path] = StorageError(f"cannot read {self.uri_of(path)}: no data returned")
+        return result
+
+    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+        """`(path, start, length)` ranges fetched together, in order: each its bytes (fewer at the end
+        of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
+        on an object store (fsspec's `cat_ranges`); a loop over :meth:`read_range` locally."""
+        if self._local or not getattr(self._fs, "async_impl", False):
+            out: list[bytes | StorageError] = []
+            for path, start, length in ranges:
+                try:
+                    out.append(self.read_range(path, start, length))
+                except StorageError as exc:
+                    out.append(exc)
+            return out
+        if not ranges:
+            return []
+        fast = self._fast_ranges([(p, start, start + n) for p, start, n in ranges])
+        if fast is not None:
+            rest = [r for r, data in zip(ranges, fast, strict=True) if data is None]
+            slow = iter(self._read_ranges_s3fs(rest) if rest else [])
+            return [data if data is not None else next(slow) for data in fast]
+        return self._read_ranges_s3fs(ranges)
+
+    def _read_ranges_s3fs(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+        try:
+            fetched = self._fs.cat_ranges([self._abs(p) for p, _, _ in ranges], [s for _, s, _ in ranges],
+                                          [s + n for _, s, n in ranges], on_error="return")
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {len(ranges)} ranges under {self.uri}: {describe_error(exc)}") from exc
+        result: list[bytes | StorageError] = []
+        for (path, start, _), value in zip(ranges, fetched, strict=True):
+            if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
+                value = b""
+            if isinstance(value, (bytes, bytearray)):
+                result.append(bytes(value))
+            elif isinstance(value, FileNotFoundError):
+                result.append(StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)"))
+            else:
+                result.append(StorageError(f"cannot read {self.uri_of(path)} at {start}: {describe_error(value)}"))
         return result
 
     def read_range(self, path: str, start: int, length: int) -> bytes:
@@ -527,11 +658,12 @@ class ReadOnlyStorage:
                         raise ValueError("read length must be non-negative or -1")
                     fh.seek(start)
                     return fh.read(length)
-            return self._fs.read_block(self._abs(path), start, length)
+            # One ranged GET; `read_block` would open the file first (a HEAD for its size).
+            return self._remote_range(path, start, start + length)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot read {self.uri_of(path)} at {start}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot read {self.uri_of(path)} at {start}: {self._why(exc)}") from exc
 
     def open_read(self, path: str, block_size: int | None = None) -> Any:
         """A seekable binary reader (for pyarrow/parquet footers and ranged scans)."""
@@ -542,8 +674,8 @@ class ReadOnlyStorage:
             return self._fs.open(self._abs(path), "rb", **kwargs)
         except FileNotFoundError as exc:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
-        except (OSError, ValueError) as exc:
-            raise StorageError(f"cannot open {self.uri_of(path)}: {exc}") from exc
+        except _backend_errors() as exc:
+            raise StorageError(f"cannot open {self.uri_of(path)}: {self._why(exc)}") from exc
 
     def open(self, path: str, mode: str = "rb") -> Any:
         if mode != "rb":

@@ -9,6 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, PropertiesError, Severity, StorageError, TableNotFoundError
+from hudi_core.fsview import FileSystemView
 from hudi_core.properties import (
     TESTED_TABLE_VERSIONS,
     TableProperties,
@@ -19,7 +20,6 @@ from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
 
 if TYPE_CHECKING:
-    from hudi_core.fsview import FileSystemView
     from hudi_core.inspect import TableInspector
     from hudi_core.pipeline.executor import Executor
     from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
@@ -126,9 +126,8 @@ class HudiTable:
 
     @cached_property
     def _fs_view(self) -> FileSystemView:
-        from hudi_core.fsview import FileSystemView
-
-        return FileSystemView.build(self)
+        return FileSystemView.build(self.storage, self.timeline, self.properties.version,
+                                    self.properties.base_file_format, self.executor)
 
     def fs_view(self) -> FileSystemView:
         """The file-system view over the active timeline (built once)."""

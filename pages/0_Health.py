@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hudi_core.errors import Severity
 from hudi_core.ui import loaders, picker, render
 
 uri, eng = picker.require_table()
@@ -19,24 +20,23 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
-counts = report["counts"]
-status = report["status"]
+counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
+status = report.worst.value if report.worst else "healthy"
 tone = {"error": "bad", "warning": "warn", "healthy": "good"}.get(status, "info")
-render.verdict(f"**{status}**: {counts['error']} errors, {counts['warning']} warnings, {counts['info']} info "
-               f"({len(report['checks'])} checks)", tone)
+render.verdict(f"**{status}**: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
+               f"{counts[Severity.INFO]} info ({len(report.checks)} checks)", tone)
 
-ICONS = {"error": ":material/dangerous:", "warning": ":material/warning:", "info": ":material/info:"}
-for f in report["health_findings"]:
-    ev = f["evidence"]
-    with st.expander(f"{f['severity'].upper()} · {f['check']} · {f['title']}", icon=ICONS[f["severity"]],
-                     expanded=f["severity"] == "error"):
-        st.markdown(f"**Why it matters.** {f['why']}")
-        st.markdown(f"**What to do.** {f['what_to_do']}")
-        facts = {k: v for k, v in ev.items() if v not in (None, "", [])}
-        groups = facts.pop("file_groups", [])
-        if groups:
-            facts["file_groups"] = [f"{g['partition']}/{g['file_id']}" for g in groups]
-        st.json(facts, expanded=True)
+ICONS = {Severity.ERROR: ":material/dangerous:", Severity.WARNING: ":material/warning:",
+         Severity.INFO: ":material/info:"}
+for f in report.findings:
+    with st.expander(f"{f.severity.value.upper()} · {f.check} · {f.title}", icon=ICONS[f.severity],
+                     expanded=f.severity is Severity.ERROR):
+        st.markdown(f"**Why it matters.** {f.why}")
+        st.markdown(f"**What to do.** {f.what_to_do}")
+        evidence = {k: v for k, v in f.evidence.to_dict().items() if v not in (None, "", [])}
+        if "file_groups" in evidence:
+            evidence["file_groups"] = [f"{g['partition']}/{g['file_id']}" for g in evidence["file_groups"]]
+        st.json(evidence, expanded=True)
 
 st.subheader("Postmortem report")
 redacted = st.checkbox("Redact the table's path and bucket", value=False)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.ui import charts, loaders, picker, render, state
+from hudi_core.errors import Severity
+from hudi_core.ui import charts, loaders, markers, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
@@ -34,10 +35,11 @@ with st.expander(f"Table facts ({len(facts)})"):
 if findings:
     with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
         for f in findings[:50]:
-            icon = ":material/dangerous:" if f.get("severity") == "error" else ":material/warning:"
-            st.warning(f"**{f.get('code', '')}** — {f.get('message', '')} — `{f.get('path', '')}`", icon=icon)
+            icon = ":material/dangerous:" if f.severity is Severity.ERROR else ":material/warning:"
+            st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=icon)
         if len(findings) > 50:
-            render.table(render.frame(findings), "findings", "findings", caption=f"all {len(findings)} findings")
+            render.table(render.frame([f.to_dict() for f in findings]), "findings", "findings",
+                         caption=f"all {len(findings)} findings")
 else:
     st.success("No findings: every timeline file was read as expected.")
 
@@ -45,31 +47,15 @@ lanes, counts = loaders.load_lanes_and_counts(uri, eng)
 
 # -- markers -------------------------------------------------------------------------------------
 st.subheader("Markers")
-markers, markers_note = [], ""
+marks = []
 with render.guard():
-    markers, markers_note = loaders.load_markers(uri, eng)
-if markers:
-    by_kind: dict[str, list[str]] = {}
-    for m in markers:
-        by_kind.setdefault(m.kind, []).append(m.time)
-    said = []
-    boundary = next((m for m in markers if m.kind == "archival_boundary"), None)
-    if boundary:
-        guard = boundary.detail.split(";")[0].replace("binding guard ", "") if boundary.detail else ""
-        said.append(f"next archival stops at `{boundary.time}`" + (f" (guard {guard})" if guard else ""))
-    for kind, label in (("ectr_recorded", "recorded ECTR"), ("ectr_recomputed", "next clean's ECTR"),
-                        ("ectna_proposed", "EarliestCommitToNotArchive (proposed)"),
-                        ("ectna_hudi", "Hudi's EarliestCommitToNotArchive"), ("savepoint", "savepoint(s)")):
-        if kind in by_kind:
-            said.append(f"{label} " + ", ".join(f"`{t}`" for t in sorted(set(by_kind[kind]))))
-    if said:
-        st.markdown("**At a glance**: " + " · ".join(said))
-    render.table(render.frame([m.to_dict() for m in markers]), "markers", "markers",
+    marks = loaders.load_markers(uri, eng)
+if marks:
+    st.markdown("**At a glance**: " + markers.at_a_glance(marks))
+    render.table(render.frame(markers.marker_rows(marks)), "markers", "markers",
                  column_config={"detail": st.column_config.TextColumn(width="large")})
 else:
     st.caption("No markers: the table has no completed clean, savepoint or archived part.")
-if markers_note:
-    st.info(f"{markers_note}. Recorded markers are shown; recomputed ones appear once that part is built in.")
 
 # -- filters -------------------------------------------------------------------------------------
 st.subheader("Timeline")
@@ -93,10 +79,10 @@ try:
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
-st.plotly_chart(fig, key="timeline_chart", config={"scrollZoom": True, "displaylogo": False})
+st.plotly_chart(fig, key="timeline_chart", width="stretch", config={"scrollZoom": True, "displaylogo": False})
 st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time; "
-           "pending instants are dashed to the chart's end · times in the table's timezone · hover a replacecommit "
-           "for the groups it replaced.")
+           "pending instants are dashed to the chart's end · times in the table's timezone · hover an instant for "
+           "its instant times, a replacecommit for the groups it replaced, a marker label for its explanation.")
 
 # -- counts --------------------------------------------------------------------------------------
 left, right = st.columns([2, 3])
@@ -104,7 +90,7 @@ with left:
     st.subheader("Counts by action and state")
     render.table(counts, "counts", "counts")
 with right:
-    st.plotly_chart(charts.counts_figure(counts), key="counts_chart")
+    st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
 
 # -- instants table ------------------------------------------------------------------------------
 with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):

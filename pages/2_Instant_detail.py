@@ -37,8 +37,8 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
-inst = detail["instant"]
-stats = render.frame(detail["write_stats"])
+inst = detail.instant
+stats = render.frame(detail.write_stats)
 render.facts([
     render.Fact("Action", inst["action"], mono=False),
     render.Fact("State", inst["state"], tone="" if inst["state"] == "COMPLETED" else "warn"),
@@ -51,17 +51,16 @@ render.facts([
 did = []
 if not stats.empty:
     did.append(f"wrote {len(stats)} file(s), {int(stats['num_writes'].fillna(0).sum())} record(s)")
-if detail["replaced"]:
-    did.append(f"replaced {len(detail['replaced'])} file group(s)")
-if detail["deleted"]:
-    # A rollback's metadata summarises its deletions in one row ("3 files in 2 partitions").
-    summary = [str(r.get("file")) for r in detail["deleted"] if r.get("source") == "rollback metadata"]
-    did.append("deleted " + ("; ".join(summary) if summary else f"{len(detail['deleted'])} file(s)"))
-if detail["rolls_back"]:
-    did.append("rolled back " + ", ".join(f"{r['action']} `{r['instant']}`" for r in detail["rolls_back"][:5]))
-if detail["rolled_back_by"]:
+if detail.replaced:
+    did.append(f"replaced {len(detail.replaced)} file group(s)")
+if detail.deleted:
+    # A rollback's metadata summarises its deletions in one line ("3 files in 2 partitions").
+    did.append("deleted " + (detail.rollback_deleted_summary or f"{len(detail.deleted)} file(s)"))
+if detail.rolls_back:
+    did.append("rolled back " + ", ".join(f"{r['action']} `{r['instant']}`" for r in detail.rolls_back[:5]))
+if detail.rolled_back_by:
     did.append("**was rolled back** by " + ", ".join(f"{r['action']} `{r['instant']}`"
-                                                      for r in detail["rolled_back_by"][:5]))
+                                                      for r in detail.rolled_back_by[:5]))
 if did:
     st.markdown(f"**{inst['action']} {inst['requested_time']}** " + "; ".join(did) + ".")
 st.caption(f"{inst['source']} · planned as `{inst['pending_action']}`, completes as "
@@ -70,12 +69,12 @@ for err in inst["errors"]:
     st.warning(err, icon=":material/dangerous:")
 
 # Tab labels carry their counts; the first tab with content opens (a clean opens on its deleted files).
-n_replaced, n_rollback = len(detail["replaced"]) + len(detail["deleted"]), len(detail["rolls_back"]) + len(
-    detail["rolled_back_by"])
+n_replaced, n_rollback = len(detail.replaced) + len(detail.deleted), len(detail.rolls_back) + len(
+    detail.rolled_back_by)
 labels = [f"Write stats ({len(stats)})", f"Files replaced / deleted ({n_replaced})", f"Rollbacks ({n_rollback})",
           "Metadata (decoded)", "Raw JSON"]
 opening = next((lb for lb, n in zip(labels, (len(stats), n_replaced, n_rollback, 1), strict=False) if n), labels[3])
-if detail["rolls_back"]:
+if detail.rolls_back:
     opening = labels[2]  # a rollback or restore: what it undid comes first
 tabs = st.tabs(labels, default=opening)
 with tabs[0]:
@@ -92,31 +91,31 @@ with tabs[0]:
         render.table(stats, f"write_stats_{choice}", "write_stats", caption="Files added or appended to")
 with tabs[1]:
     st.markdown("**Replaced file groups** (`partitionToReplaceFileIds`)")
-    if detail["replaced"]:
-        render.table(render.frame(detail["replaced"]), f"replaced_{choice}", "replaced")
+    if detail.replaced:
+        render.table(render.frame(detail.replaced), f"replaced_{choice}", "replaced")
     else:
         st.caption("None.")
     st.markdown("**Deleted files**")
-    if detail["deleted"]:
-        render.table(render.frame(detail["deleted"]), f"deleted_{choice}", "deleted")
+    if detail.deleted:
+        render.table(render.frame(detail.deleted), f"deleted_{choice}", "deleted")
     else:
         st.caption("None.")
 with tabs[2]:
     st.markdown("**Rolls back**")
-    if detail["rolls_back"]:
-        render.table(render.frame(detail["rolls_back"]), f"rolls_back_{choice}", "rolls_back")
+    if detail.rolls_back:
+        render.table(render.frame(detail.rolls_back), f"rolls_back_{choice}", "rolls_back")
     else:
         st.caption("Nothing (not a rollback or restore).")
     st.markdown("**Rolled back by**")
-    if detail["rolled_back_by"]:
-        render.table(render.frame(detail["rolled_back_by"]), f"rolled_back_by_{choice}", "rolled_back_by")
+    if detail.rolled_back_by:
+        render.table(render.frame(detail.rolled_back_by), f"rolled_back_by_{choice}", "rolled_back_by")
     else:
         st.caption("No rollback or restore names this instant.")
 with tabs[3]:
-    for body in detail["bodies"]:
-        st.markdown(f"**{body['state']}** · `{body['file']}` · {body['size']} bytes · {body['format']} · "
-                    f"{body['record_type'] or 'no record'}")
-        data = body["data"]
+    for body in detail.bodies:
+        st.markdown(f"**{body.state}** · `{body.file}` · {body.size} bytes · {body.format} · "
+                    f"{body.record_type or 'no record'}")
+        data = body.data
         if isinstance(data, dict):
             scalars = {k: v for k, v in data.items() if not isinstance(v, (dict, list))}
             if scalars:
@@ -126,10 +125,10 @@ with tabs[3]:
                 if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
                     st.caption(k)
                     st.dataframe(render.frame(v), width="stretch", hide_index=True)
-        for err in body["errors"]:
+        for err in body.errors:
             st.warning(err, icon=":material/dangerous:")
 with tabs[4]:
-    for body in detail["bodies"]:
-        st.markdown(f"`{body['file']}`")
-        st.json(body["data"] if body["data"] is not None else {}, expanded=False)
-    render.json_download(detail, f"instant_{choice}", "instant_json")
+    for body in detail.bodies:
+        st.markdown(f"`{body.file}`")
+        st.json(body.data if body.data is not None else {}, expanded=False)
+    render.json_download(detail.to_dict(), f"instant_{choice}", "instant_json")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pyarrow as pa
 import streamlit as st
 
-from hudi_core.ui import charts, engine, loaders, markers, picker, render
+from hudi_core.services.config import KNOWN_KEYS, ConfigKey
+from hudi_core.ui import charts, frames, loaders, picker, render, scenario_tables
 
 uri, eng = picker.require_table()
 ss = st.session_state
@@ -16,7 +16,7 @@ st.title("Cleaner & archival dry-run")
 st.caption("What Hudi 1.1.x's cleaner and archiver would do next, computed read-only. Nothing is written.")
 try:
     loaders.ensure_decoded(uri, eng)
-    keys = engine.config_keys()
+    keys = list(KNOWN_KEYS)
     instants, source_note = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
@@ -26,17 +26,15 @@ MAIN_KEYS = ["hoodie.clean.policy", "hoodie.clean.commits.retained", "hoodie.cle
              "hoodie.clean.hours.retained", "hoodie.keep.min.commits", "hoodie.keep.max.commits",
              "hoodie.archive.beyond.savepoint"]
 by_name = {k.name: k for k in keys}
-scenario = engine.scenario_of_table(uri)
+scenario = scenario_tables.scenario_of_table(uri)
 seed: dict[str, str] = {}
 if scenario:
-    with render.guard():
-        sconf = engine.scenario_info(scenario)["conf"]
-        seed = {k.name: v for k in keys for n in k.names() for kk, v in sconf.items() if kk == n}
-        st.info(f"Built from scenario `{scenario}`: the form starts from its configuration "
-                + ", ".join(f"`{k}={v}`" for k, v in sconf.items()))
+    seed = {k.name: v for k in keys for n in k.names() for kk, v in scenario.conf.items() if kk == n}
+    st.info(f"Built from scenario `{scenario.name}`: the form starts from its configuration "
+            + ", ".join(f"`{k}={v}`" for k, v in scenario.conf.items()))
 
 
-def _default(key: Any) -> Any:
+def _default(key: ConfigKey) -> Any:
     """The form's starting value: the scenario's setting, else Hudi's default."""
     if key.name not in seed:
         return key.default
@@ -48,7 +46,7 @@ def _default(key: Any) -> Any:
     return raw
 
 
-def _widget(key: Any, container: Any) -> Any:
+def _widget(key: ConfigKey, container: Any) -> Any:
     """One form widget for a `services.config.ConfigKey`."""
     label = key.name
     help_text = key.description + (f" (also: {', '.join(key.alternatives)})" if key.alternatives else "")
@@ -98,21 +96,20 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
-clean, archive, other = result["clean_plan"], result["archive_plan"], result["archive_plan_other_guard"]
-boundary = archive.get("boundary") or {}
-to_archive = engine.archived_by_plan(archive)
-other_archive = engine.archived_by_plan(other)
-exposed = render.frame(archive.get("exposed_file_groups", []))
-other_exposed = render.frame(other.get("exposed_file_groups", []))
-binding = next((g for g in archive.get("guards", []) if g.get("binding")), None)
+clean, archive, other = result.clean, result.archive, result.archive_other_guard
+to_archive = archive.to_archive
+other_archive = other.to_archive
+exposed = render.frame([e.to_dict() for e in archive.exposed_file_groups])
+other_exposed = render.frame([e.to_dict() for e in other.exposed_file_groups])
+binding = archive.binding_guard
 
 # -- the answer first ----------------------------------------------------------------------------
-if boundary.get("instant"):
-    stop = f"Archival stops at `{boundary['instant']}`: guard **{boundary.get('guard') or '?'}**"
-    if binding and "HUDI-7779" in str(binding.get("detail", "")):
+if archive.boundary_instant:
+    stop = f"Archival stops at `{archive.boundary_instant}`: guard **{archive.boundary_guard or '?'}**"
+    if binding is not None and binding.savepoint_bound:
         stop += " (HUDI-7779)"
 elif not to_archive:
-    why = next((r for d in archive.get("instants", []) for r in d.get("reasons") or []), "")
+    why = next((r for d in archive.decisions for r in d.reasons), "")
     stop = "Archival would not archive anything" + (f": {why}" if why else "")
 else:
     stop = "Archival has no boundary: no guard holds it back"
@@ -122,72 +119,62 @@ flip = "without" if guard else "with"
 answer += (f"  \n{flip.capitalize()} the HUDI-7779 guard it would archive {len(other_archive)} instant(s) and expose "
            f"{len(other_exposed) or 'no'} replaced file group(s).")
 with answer_box:
-    render.incomplete_warning([*clean.get("findings", []), *archive.get("findings", [])],
-                              [*clean.get("missing_inputs", []),
-                               *[m for m in archive.get("missing_inputs", [])
-                                 if m not in clean.get("missing_inputs", [])]])
+    render.incomplete_warning(missing_inputs=[*clean.missing_inputs, *archive.missing_inputs])
     render.verdict(answer, "bad" if not exposed.empty else "warn" if not other_exposed.empty else "good")
-    if binding:
-        st.caption(f"Binding guard {binding['name']}: {binding.get('detail', '')}")
+    if binding is not None:
+        st.caption(f"Binding guard {binding.name}: {binding.detail}")
 st.caption("Configuration: " + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
            + f" · guard {'on' if guard else 'off'}")
-render.json_download(result, "dry_run", "dry_run_json")
+render.json_download(result.to_dict(), "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------
 st.header("Cleaner")
-ectna = clean.get("earliest_commit_to_not_archive") or {}
 render.facts([
-    render.Fact("Policy", clean["policy"], mono=True),
-    render.Fact("ECTR (next clean)", clean["earliest_commit_to_retain"] or "none",
-                sub=clean.get("earliest_commit_to_retain_detail") or ""),
-    render.Fact("ECTNA proposed / Hudi", f"{ectna.get('proposed') or '–'}", sub=f"Hudi: {ectna.get('hudi') or '–'}",
-                mono=True),
-    render.Fact("Would schedule", "yes" if clean["would_schedule"] else "no"),
-    render.Fact("Files to delete", len(clean["files_to_delete"]), tone="warn" if clean["files_to_delete"] else ""),
-    render.Fact("Files kept", len(clean["kept"])),
+    render.Fact("Policy", clean.policy, mono=True),
+    render.Fact("ECTR (next clean)", clean.ectr or "none", sub=clean.ectr_detail or ""),
+    render.Fact("ECTNA proposed / Hudi", clean.earliest_commit_to_not_archive_proposed or "–",
+                sub=f"Hudi: {clean.earliest_commit_to_not_archive_hudi or '–'}", mono=True),
+    render.Fact("Would schedule", "yes" if clean.would_schedule else "no"),
+    render.Fact("Files to delete", len(clean.files_to_delete), tone="warn" if clean.files_to_delete else ""),
+    render.Fact("Files kept", len(clean.kept)),
 ])
-st.markdown(f"- **Trigger**: {clean['trigger_detail']}\n"
-            f"- **Partitions** ({clean['partition_mode']}): {clean['partition_detail']}")
-for pending in clean.get("pending_cleans", []):
-    st.warning(f"A {pending['state']} clean {pending['requested_time']} runs first "
-               f"({pending['files']} files).")
-c1, c2 = st.columns(2)
-with c1:
-    st.subheader(f"Files to delete ({len(clean['files_to_delete'])})")
-    if clean["files_to_delete"]:
-        render.table(render.frame(clean["files_to_delete"]), "clean_files_to_delete", "clean_delete")
-    else:
-        st.caption("None: every file is still needed under this policy.")
-with c2:
-    st.subheader(f"Files kept, with reason ({len(clean['kept'])})")
-    if clean["kept"]:
-        render.table(render.frame(clean["kept"]), "clean_files_kept", "clean_kept")
-    else:
-        st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
+st.markdown(f"- **Trigger**: {clean.trigger_detail}\n"
+            f"- **Partitions** ({clean.partition_mode}): {clean.partition_detail}")
+for pending in clean.pending_cleans:
+    st.warning(f"A {pending.state} clean {pending.requested_time} runs first ({pending.files} files).")
+# One table under the other, full width: file ids and names are long (side by side they were cut).
+st.subheader(f"Files to delete ({len(clean.files_to_delete)})")
+if clean.files_to_delete:
+    render.table(render.frame([d.to_dict() for d in clean.files_to_delete]), "clean_files_to_delete", "clean_delete")
+else:
+    st.caption("None: every file is still needed under this policy.")
+st.subheader(f"Files kept, with reason ({len(clean.kept)})")
+if clean.kept:
+    render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
+else:
+    st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
 
 # -- archiver ------------------------------------------------------------------------------------
 st.header("Archiver")
-decisions = render.frame(archive["instants"])
+decisions = render.frame([{**d.to_dict(), "reasons": "; ".join(d.reasons)} for d in archive.decisions])
 render.facts([
-    render.Fact("Archiver", archive["archiver"], mono=True),
-    render.Fact("Keep min / max", f"{archive['min_to_keep']} / {archive['max_to_keep']}",
-                sub=archive.get("min_max_detail") or ""),
-    render.Fact("Boundary", boundary.get("instant") or "none"),
-    render.Fact("Binding guard", boundary.get("guard") or "none"),
+    render.Fact("Archiver", archive.archiver, mono=True),
+    render.Fact("Keep min / max", f"{archive.min_to_keep} / {archive.max_to_keep}", sub=archive.min_max_detail or ""),
+    render.Fact("Boundary", archive.boundary_instant or "none"),
+    render.Fact("Binding guard", archive.boundary_guard or "none", mono=archive.boundary_guard is not None),
     render.Fact("Instants to archive", len(to_archive), tone="warn" if to_archive else ""),
 ])
 st.subheader("Guards")
-guards = render.frame(archive["guards"])
+guards = render.frame([g.to_dict() for g in archive.guards])
 if not guards.empty:
     render.table(guards, "archive_guards", "guards_csv", caption="The binding guard (highlighted) sets the boundary: "
                  "instants at or after it stay active.",
                  row_style=lambda r: "background-color: #fff3cd" if r["binding"] else "",
                  column_config={"detail": st.column_config.TextColumn(width="large")})
-    render.json_download(archive["guards"], "archive_guards", "guards_json")
+    render.json_download([g.to_dict() for g in archive.guards], "archive_guards", "guards_json")
 n_keep = int((decisions["decision"] == "keep").sum()) if not decisions.empty else 0
 st.subheader(f"Decisions ({len(to_archive)} archive · {n_keep} keep)")
 if not decisions.empty:
-    decisions["reasons"] = decisions["reasons"].map(lambda r: "; ".join(r) if isinstance(r, list) else r)
     render.table(decisions, "archive_decisions", "archive_decisions",
                  row_style=lambda r: "background-color: #fde0dc" if r["decision"] == "archive" else "",
                  column_config={"reasons": st.column_config.TextColumn(width="large")})
@@ -195,16 +182,13 @@ else:
     st.caption("The archiver considers no instant (the active timeline is too short).")
 
 st.subheader("Timeline before and after the archival")
-arrow_before = loaders.load_instants(uri, eng)[0]
-after = engine.after_archival(pa.Table.from_pandas(arrow_before, preserve_index=False), archive).to_pandas()
-marks_before, _ = loaders.load_markers(uri, eng)
-marks_after = markers.markers_from_engine(result.get("markers") or {})
-b = markers.boundary_from_plan(archive)
-if b:
-    marks_after.append(b)
-st.plotly_chart(charts.before_after_figure(arrow_before, after, marks_before, markers.dedupe(marks_after),
-                                           highlight=to_archive, highlight_label="archived by this plan",
-                                           titles=("Before", "After the planned archival")), key="before_after")
+after = frames.instants_after_archival(instants, to_archive)
+timezone = loaders.get_table(uri, eng).properties.timezone
+st.plotly_chart(charts.before_after_figure(instants, after, result.markers_before, result.markers_after,
+                                           highlight=[i.requested_time for i in to_archive],
+                                           highlight_label="archived by this plan",
+                                           titles=("Before", "After the planned archival"), timezone=timezone),
+                key="before_after", width="stretch")
 
 # -- exposure ------------------------------------------------------------------------------------
 st.subheader("Replaced file groups an archival would expose")
@@ -223,7 +207,7 @@ if guard:
         st.warning(f"Without the HUDI-7779 guard the archival would expose {len(unguarded)} replaced file "
                    "group(s):", icon=":material/dangerous:")
         render.table(unguarded, "exposed_file_groups_unguarded", "exposed_unguarded", row_style=lambda r: danger)
-diff = sorted(set(other_archive) ^ set(to_archive))
+diff = sorted({i.requested_time for i in other_archive} ^ {i.requested_time for i in to_archive})
 if diff:
     st.info(f"Flipping the guard changes the decision for {len(diff)} instant(s): "
             + ", ".join(f"`{t}`" for t in diff[:20]) + (" …" if len(diff) > 20 else ""))

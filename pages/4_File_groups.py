@@ -31,8 +31,8 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
-render.incomplete_warning(data.get("findings"))
-partitions = ["(all)", *data["partitions"]]
+render.incomplete_warning(data.findings)
+partitions = ["(all)", *data.partitions]
 state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
 part = st.selectbox("Partition", partitions, key="partition",
                     format_func=lambda p: "(non-partitioned)" if p == "" else p)
@@ -43,12 +43,12 @@ def _in_part(rows: list[dict]) -> list[dict]:
     return rows if part == "(all)" else [r for r in rows if r["partition"] == part]
 
 
-groups = render.frame(_in_part(data["groups"]))
-slices = render.frame(_in_part(data["slices"]))
-replaced = render.frame(_in_part(data["replaced"]))
-pins = render.frame(_in_part(data["pins"]))
+groups = render.frame(_in_part(data.groups))
+slices = render.frame(_in_part(data.slices))
+replaced = render.frame(_in_part(data.replaced))
+pins = render.frame(_in_part(data.pins))
 m = st.columns(5)
-m[0].metric("Partitions", len(data["partitions"]))
+m[0].metric("Partitions", len(data.partitions))
 m[1].metric("File groups", len(groups))
 m[2].metric("Slices", len(slices))
 m[3].metric("Replaced groups", len(replaced))
@@ -58,7 +58,7 @@ m[4].metric("Savepoint-pinned files", len(pins))
 as_of_text = "latest" if as_of == LATEST else f"as of `{as_of}`"
 lingering = replaced[replaced["files_exist"].astype(bool)] if not replaced.empty and "files_exist" in replaced else \
     replaced.iloc[0:0]
-summary = (f"{len(groups)} file group(s) in {len(data['partitions'])} partition(s), {as_of_text}; "
+summary = (f"{len(groups)} file group(s) in {len(data.partitions)} partition(s), {as_of_text}; "
            f"{len(replaced)} replaced")
 if not lingering.empty:
     by = ", ".join(sorted({f"`{t}`" for t in lingering["replacecommit"]}))
@@ -102,8 +102,8 @@ else:
     render.table(pins, "savepoint_pins", "pins")
 
 st.subheader("History of a file group")
-choices = sorted({(g["partition"], g["file_id"]) for g in _in_part(data["groups"])} |
-                 {(r["partition"], r["file_id"]) for r in _in_part(data["replaced"])})
+choices = sorted({(g["partition"], g["file_id"]) for g in _in_part(data.groups)} |
+                 {(r["partition"], r["file_id"]) for r in _in_part(data.replaced)})
 if not choices:
     st.caption("No file group to trace.")
 else:
@@ -116,5 +116,5 @@ else:
         partition, _, file_id = picked.rpartition("/")
         with render.guard():
             history = loaders.load_history(uri, file_id, partition, eng)
-            st.caption(f"{len(history['events'])} events in {history['instants_read']} instants")
-            render.table(render.frame(history["events"]), "file_group_history", "history_csv")
+            st.caption(f"{len(history.events)} events in {history.instants_read} instants")
+            render.table(render.frame([e.to_dict() for e in history.events]), "file_group_history", "history_csv")

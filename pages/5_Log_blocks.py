@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.ui import charts, engine, loaders, picker, render, state
+from hudi_core.ui import charts, loaders, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
@@ -22,12 +22,12 @@ except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
 
-partitions = ["(all)", *groups["partitions"]]
+partitions = ["(all)", *groups.partitions]
 state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
 part = st.selectbox("Partition", partitions, key="partition",
                     format_func=lambda p: "(non-partitioned)" if p == "" else p)
 state.remember(ss, qp, "partition", part, default="(all)")
-log_count = sum(len(s["log_files"]) for s in groups["slices"] if part in ("(all)", s["partition"]))
+log_count = sum(len(s["log_files"]) for s in groups.slices if part in ("(all)", s["partition"]))
 if facts["table_type"] != "MERGE_ON_READ" and log_count == 0:
     st.info("This is a copy-on-write table: it has no log files.")
     st.stop()
@@ -36,47 +36,46 @@ cache_key = ("log_blocks", uri, eng, part)
 if cache_key not in ss:
     bar = st.progress(0.0, text="Scanning log headers…")
     try:
-        inventory, results = engine.log_block_analysis(
-            loaders.get_table(uri, eng), None if part == "(all)" else part,
+        blocks_result = loaders.load_log_blocks(
+            uri, eng, None if part == "(all)" else part,
             progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
     except Exception as exc:  # every error becomes a readable message
         bar.empty()
         render.show_error(exc)
         st.stop()
     bar.empty()
-    ss[cache_key] = (inventory.to_pandas(), [r.to_dict() for r in results])
-inventory, analysis = ss[cache_key]
+    ss[cache_key] = blocks_result
+inventory, analysis = ss[cache_key].inventory, ss[cache_key].analysis
 
-risky = [a for a in analysis if a["risk"]["findings"]]
-dups = [a for a in analysis if sum(1 for x in a["attempts"] if not x["rolled_back"]) > 1]
+risky = [a for a in analysis if a.risks]
+dups = [a for a in analysis if a.has_duplicates]
 m = st.columns(5)
 m[0].metric("Log files", int(inventory["path"].nunique()) if not inventory.empty else 0)
 m[1].metric("Blocks", len(inventory))
 m[2].metric("Corrupt blocks", int(inventory["corrupt"].fillna(False).sum()) if not inventory.empty else 0)
 m[3].metric("Instants with duplicates", len(dups))
-m[4].metric("Risk flags", sum(len(a["risk"]["findings"]) for a in analysis))
+m[4].metric("Risk flags", sum(len(a.risks) for a in analysis))
 
 st.subheader("Risk flags")
 if not risky:
     st.success("No risk: the reader rules agree with the commit metadata everywhere.")
 for a in risky:
-    for f in a["risk"]["findings"]:
-        st.warning(f"**{f['code']}** ({f['rule']}) · `{a['file_id']}` @ {a['instant_time']}: {f['message']}",
-                   icon=":material/dangerous:" if f["severity"] == "error" else ":material/warning:")
+    for f in a.risks:
+        st.warning(f"**{f.code}** ({f.rule}) · `{a.file_id}` @ {a.instant_time}: {f.message}",
+                   icon=":material/dangerous:" if f.severity == "error" else ":material/warning:")
 
 st.subheader("Verdicts per (file group, instant)")
 rows = []
 for a in analysis:
     rows.append({
-        "partition": a["partition"], "file_id": a["file_id"], "instant_time": a["instant_time"],
-        "attempts": " ".join(f"{x['attempt']}[{','.join('-' if s is None else str(s) for s in x['seqs'])}]"
-                             for x in a["attempts"]),
-        "rolled_back": a["rolled_back"],
-        "proposal": f"{a['verdict_proposal']['status']}: keeps {a['verdict_proposal']['kept_attempts']}",
-        "hudi_014": f"{a['verdict_hudi_014']['status']}: keeps {a['verdict_hudi_014']['kept_attempts']}",
-        "commit_metadata": f"{a['verdict_commit_metadata']['status']}: keeps "
-                           f"{a['verdict_commit_metadata']['kept_attempts']}",
-        "risk": a["risk"]["level"], "corrupt_blocks": len(a["corrupt_blocks"]),
+        "partition": a.partition, "file_id": a.file_id, "instant_time": a.instant_time,
+        "attempts": " ".join(f"{x.key}[{','.join('-' if s is None else str(s) for s in x.seqs)}]"
+                             for x in a.attempts),
+        "rolled_back": a.rolled_back,
+        "proposal": f"{a.verdict_proposal.status}: keeps {a.verdict_proposal.kept_attempts}",
+        "hudi_014": f"{a.verdict_hudi_014.status}: keeps {a.verdict_hudi_014.kept_attempts}",
+        "commit_metadata": f"{a.verdict_commit_metadata.status}: keeps {a.verdict_commit_metadata.kept_attempts}",
+        "risk": a.risk_level, "corrupt_blocks": len(a.corrupt_blocks),
     })
 verdicts = render.frame(rows)
 if verdicts.empty:
@@ -86,24 +85,24 @@ else:
     render.table(verdicts, "log_block_verdicts", "verdicts_csv", caption="red: a reader rule disagrees with the "
                  "commit metadata (data loss or duplicates) · yellow: warning · blue: informational",
                  row_style=lambda r: f"background-color: {colours[r['risk']]}" if r["risk"] in colours else "")
-    render.json_download(analysis, "duplicate_analysis", "analysis_json")
+    render.json_download([a.to_dict() for a in analysis], "duplicate_analysis", "analysis_json")
 
 st.subheader("Block sequences per file slice")
-slice_rows = [s for s in groups["slices"] if s["log_files"] and part in ("(all)", s["partition"])]
+slice_rows = [s for s in groups.slices if s["log_files"] and part in ("(all)", s["partition"])]
 if not slice_rows:
     st.caption("No slice has log files.")
 else:
     labels = [f"{s['partition'] or '(root)'} / {s['file_id']} @ {s['base_instant']}" for s in slice_rows]
-    default = next((n for n, s in enumerate(slice_rows) if any(a["file_id"] == s["file_id"] for a in risky)), 0)
+    default = next((n for n, s in enumerate(slice_rows) if any(a.file_id == s["file_id"] for a in risky)), 0)
     pick = st.selectbox("File slice", range(len(slice_rows)), index=default, format_func=lambda n: labels[n])
     chosen = slice_rows[pick]
     names = set(chosen["log_files"])
     blocks = inventory[inventory["path"].map(lambda p: p.rsplit("/", 1)[-1] in names)] if not inventory.empty \
         else inventory
     verdict = st.radio("Colour by verdict", ["commit_metadata", "proposal", "hudi_014"], horizontal=True)
-    per_group = [a for a in analysis if a["file_id"] == chosen["file_id"] and a["partition"] == chosen["partition"]]
+    per_group = [a for a in analysis if a.file_id == chosen["file_id"] and a.partition == chosen["partition"]]
     block_frame = charts.log_block_rows(per_group)
     block_frame = block_frame[block_frame["path"].map(lambda p: str(p).rsplit("/", 1)[-1] in names)]
-    st.plotly_chart(charts.log_blocks_figure(block_frame, verdict), key="log_blocks_chart")
+    st.plotly_chart(charts.log_blocks_figure(block_frame, verdict), key="log_blocks_chart", width="stretch")
     render.table(blocks, f"log_blocks_{chosen['file_id']}", "blocks_csv",
                  caption="Blocks in reader order (log files by instant, version, write token; then offset).")

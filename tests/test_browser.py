@@ -1,8 +1,10 @@
 """Browser test: Debian's Chromium driven by Playwright opens every page of the running dashboard.
 
 Starts `streamlit run app.py` headless on a free port (demo and scenario tables built into a temp
-cache), opens each page, waits for its chart (or its main table), fails on any Streamlit
-exception or error box, and saves a full-page screenshot per page to `tests/artifacts/`
+cache), opens each page on the demo, on a fixture MOR table and on a generated table, waits for its
+chart (or its main table), fails on any Streamlit exception or error box, on a fact value that
+overflows its cell and on marker labels that overlap one another or a plot (their bounding boxes in
+the rendered Plotly charts), and saves a full-height screenshot per page to `tests/artifacts/`
 (gitignored). Skips with a reason when the `playwright` package or a Chromium binary is missing
 (`.ci/run` installs Debian's `chromium`).
 """
@@ -53,10 +55,17 @@ def browser_path() -> str:
 
 
 @pytest.fixture(scope="module")
-def server(browser_path: str, tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Iterator[str]:
+def browser_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The dashboard's cache folder (always an allowed root): demo, scenario and generated tables."""
+    return tmp_path_factory.mktemp("browser-cache")
+
+
+@pytest.fixture(scope="module")
+def server(browser_path: str, browser_cache: Path, tmp_path_factory: pytest.TempPathFactory,
+           fixtures_dir: Path) -> Iterator[str]:
     """`streamlit run app.py` on a free port; yields its base URL."""
     port = _free_port()
-    cache = tmp_path_factory.mktemp("browser-cache")
+    cache = browser_cache
     env = {**os.environ, "HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ROOTS": str(fixtures_dir),
            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
     log = (tmp_path_factory.mktemp("browser-log") / "streamlit.log").open("w")
@@ -94,11 +103,65 @@ def _wait_idle(page: object, timeout_ms: int) -> None:
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
 
 
-def test_every_page_in_chromium(server: str, browser_path: str, table_path: object) -> None:
+#: The marker labels (annotations on a y "domain" above a plot) and the plot areas of every Plotly chart, as
+#: page boxes, read from the rendered DOM: `g.annotation[data-index=i]` is `layout.annotations[i]`.
+_LABEL_BOXES_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
+  const box = el => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const notes = (gd.layout && gd.layout.annotations) || [];
+  const labels = [...gd.querySelectorAll('g.annotation')]
+    .filter(g => { const a = notes[+g.getAttribute('data-index')]; return a && /domain$/.test(a.yref || ''); })
+    .map(g => ({text: g.textContent, box: box(g)}));
+  return {labels, plots: [...gd.querySelectorAll('.nsewdrag')].map(box),
+          svg: box(gd.querySelector('.main-svg'))};
+})"""
+
+
+def _overlaps(a: list[float], b: list[float], tolerance: float = 0.5) -> bool:
+    return a[0] < b[2] - tolerance and b[0] < a[2] - tolerance and a[1] < b[3] - tolerance and b[1] < a[3] - tolerance
+
+
+def label_problems(charts: list[dict]) -> list[str]:
+    """Marker labels that overlap one another or a plot area, or stick out of their chart."""
+    out = []
+    for n, chart in enumerate(charts):
+        labels = chart["labels"]
+        for i, a in enumerate(labels):
+            for b in labels[i + 1:]:
+                if _overlaps(a["box"], b["box"]):
+                    out.append(f"chart {n}: labels overlap: {a['text']!r} / {b['text']!r}")
+            for plot in chart["plots"]:
+                if _overlaps(a["box"], plot):
+                    out.append(f"chart {n}: label {a['text']!r} overlaps the plot")
+            left, top, right, _ = chart["svg"]
+            if a["box"][0] < left - 0.5 or a["box"][2] > right + 0.5 or a["box"][1] < top - 0.5:
+                out.append(f"chart {n}: label {a['text']!r} runs out of the chart")
+    return out
+
+
+def test_label_overlap_check_finds_overlaps() -> None:
+    plot = [0.0, 100.0, 500.0, 300.0]
+    charts = [{"labels": [{"text": "a", "box": [10, 80, 120, 96]}, {"text": "b", "box": [100, 82, 200, 98]},
+                          {"text": "c", "box": [300, 90, 400, 110]}], "plots": [plot], "svg": [0, 0, 600, 320]}]
+    assert label_problems(charts) == ["chart 0: labels overlap: 'a' / 'b'", "chart 0: label 'c' overlaps the plot"]
+
+
+@pytest.fixture(scope="module")
+def generated_table(browser_cache: Path) -> Path:
+    """A generated table (preset S, merge-on-read: 100 active and 1,000 archived instants) in the cache root."""
+    from hudi_core.scenarios.scale import generate_table
+
+    target = browser_cache / "generated-s-mor"
+    if not (target / ".hoodie" / "hoodie.properties").is_file():
+        generate_table(target, "S", table_type="MERGE_ON_READ")
+    return target
+
+
+def test_every_page_in_chromium(server: str, browser_path: str, table_path: object, generated_table: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     mor = urllib.parse.quote(str(table_path("v6_nonpartitioned_rollback")))  # type: ignore[operator]
     overwrite = urllib.parse.quote(str(table_path("v6_simplekeygen_nonhivestyle_overwritetable")))  # type: ignore[operator]
+    generated = urllib.parse.quote(str(generated_table))
     pages = [  # (name, path and query, element that shows the page finished)
         ("overview", "", '[data-testid="stPlotlyChart"]'),
         ("health", "health", '[data-testid="stExpander"]'),
@@ -107,17 +170,26 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("file_groups", f"file-groups?table={overwrite}", '[data-testid="stDataFrame"]'),
         ("log_blocks", f"log-blocks?table={mor}", '[data-testid="stPlotlyChart"]'),
         ("scenarios", "scenarios", '[data-testid="stPlotlyChart"]'),
+        ("mor_overview", f"?table={mor}", '[data-testid="stPlotlyChart"]'),
+        ("mor_cleaner", f"cleaner?table={mor}", '[data-testid="stPlotlyChart"]'),
+        ("mor_file_groups", f"file-groups?table={mor}", '[data-testid="stDataFrame"]'),
+        ("generated_overview", f"?table={generated}", '[data-testid="stPlotlyChart"]'),
+        ("generated_cleaner", f"cleaner?table={generated}", '[data-testid="stPlotlyChart"]'),
+        ("generated_instant", f"instant?table={generated}", '[data-testid="stTabs"]'),
     ]
     checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
-        "overview": ["At a glance", "20240101000400000"],
+        "overview": ["At a glance", "20240101000400000", "guard A3"],
         "health": ["4 warnings", "archival_blocked"],
         "cleaner": ["Archival stops at 20240101000400000", "KEEP_LATEST_COMMITS", "TimelineArchiverV2"],
         "instant": ["Requested"],
         "scenarios": ["After step"],
+        "mor_overview": ["No markers", "time (the writer's local time"],
+        "generated_overview": ["At a glance", "archived"],
     }
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
     timings: list[str] = []
+    labels_seen = 0
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=browser_path, headless=True,
                                      args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
@@ -129,8 +201,8 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
             for name, path, ready in pages:
                 started = time.monotonic()
                 page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-                page.wait_for_selector(ready, timeout=90_000)
-                _wait_idle(page, 90_000)
+                page.wait_for_selector(ready, timeout=120_000)
+                _wait_idle(page, 120_000)
                 page.wait_for_timeout(500)
                 height = page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]')"
                                        " || document.body).scrollHeight")
@@ -143,6 +215,10 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                     .filter(f => f.querySelector('.v').scrollWidth > f.clientWidth + 1)
                     .map(f => f.innerText.replace(/\\s+/g, ' '))""")
                 problems.extend(f"{name}: fact value overflows: {text}" for text in overflow)
+                # Marker labels: never on one another, never on a plot, never cut off by the chart's edge.
+                charts = page.evaluate(_LABEL_BOXES_JS)
+                labels_seen += sum(len(c["labels"]) for c in charts)
+                problems.extend(f"{name}: {p}" for p in label_problems(charts))
                 body = page.locator('[data-testid="stMain"]').inner_text()
                 for needle in checks.get(name, ()):
                     if needle not in body:
@@ -156,4 +232,5 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
             browser.close()
     print("page load times:", ", ".join(timings))
     assert not problems, "\n".join(problems)
+    assert labels_seen >= 10  # the check looked at real labels
     assert all((ARTIFACTS / f"{name}.png").stat().st_size > 10_000 for name, _, _ in pages)

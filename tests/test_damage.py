@@ -425,3 +425,37 @@ def test_instant_reads_archived_instants(tmp_path: Path, capsys: pytest.CaptureF
     assert payload["bodies"] and payload["bodies"][-1]["record_type"] is not None
     code, _, err = run(capsys, "instant", str(base), "19990101000000000", "--format", "json")
     assert code == 1 and "active or archived timeline" in err
+
+
+# -- findings inside list-shaped JSON (`--envelope`) -------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["timeline", "fsview", "log-blocks", "duplicates"])
+def test_envelope_carries_rows_and_findings(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            command: str) -> None:
+    """`--format json --envelope`: the same rows as the list, plus the findings that bear on them, in
+    one document; nothing on stderr; exit 1 when incomplete, as without the envelope."""
+    from hudi_core.logfile.scenarios import build_log_scenario_table
+
+    base = Path(build_log_scenario_table(tmp_path / "t", 9).path)
+    code, healthy, _ = run(capsys, command, str(base), "--format", "json", "--envelope")
+    code_list, rows, _ = run(capsys, command, str(base), "--format", "json")
+    assert code == code_list == 0
+    assert healthy == {"rows": rows, "findings": [], "incomplete": False}
+    # A delta commit whose body is garbage (duplicates lose an input) and names that are not UTF-8
+    # in the timeline folder and a partition (every listing notices them).
+    damaged = timeline_file(base, ".deltacommit")
+    damaged.write_bytes(b"\x00garbage")
+    part = next(p for p in sorted(base.iterdir()) if p.is_dir() and p.name != ".hoodie")
+    for folder, name in ((part, b"bad\xff.parquet"), (damaged.parent, b"20250101000000000\xfe.commit")):
+        with open(os.path.join(os.fsencode(folder), name), "wb") as fh:
+            fh.write(b"x")
+    code_list, rows, err_list = run(capsys, command, str(base), "--format", "json")
+    code, env, err = run(capsys, command, str(base), "--format", "json", "--envelope")
+    assert err == ""
+    assert env["rows"] == rows
+    assert env == {"rows": rows, **(json.loads(err_list) if err_list else {"findings": [], "incomplete": False})}
+    assert any("\\x" in f["path"] for f in env["findings"]), env["findings"]
+    if command == "duplicates":  # the verdicts need the commit's body; listings do not
+        assert any(f["path"].endswith(damaged.name) for f in env["findings"])
+    assert code == code_list == (1 if env["incomplete"] else 0)

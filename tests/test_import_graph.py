@@ -20,14 +20,15 @@ def _module_name(path: Path) -> str:
 
 
 class _Imports(ast.NodeVisitor):
-    """Collects the module names one file imports at run time (not under TYPE_CHECKING)."""
+    """Collects the module names one file imports at run time (not under TYPE_CHECKING, unless `typing`)."""
 
-    def __init__(self, package: str) -> None:
+    def __init__(self, package: str, typing: bool = False) -> None:
         self.package = package
+        self.typing = typing
         self.names: list[str] = []
 
     def visit_If(self, node: ast.If) -> None:
-        if "TYPE_CHECKING" in ast.unparse(node.test):
+        if "TYPE_CHECKING" in ast.unparse(node.test) and not self.typing:
             for child in node.orelse:
                 self.visit(child)
             return
@@ -45,8 +46,8 @@ class _Imports(ast.NodeVisitor):
         self.names.extend(alias.name for alias in node.names)
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module → the `hudi_core` modules it imports at run time."""
+def import_graph(typing: bool = False) -> dict[str, set[str]]:
+    """Module → the `hudi_core` modules it imports at run time (with `typing`: for type checking too)."""
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
 
     def resolve(name: str) -> str | None:
@@ -56,7 +57,7 @@ def import_graph() -> dict[str, set[str]]:
 
     graph: dict[str, set[str]] = {}
     for module, path in modules.items():
-        visitor = _Imports(module if path.name == "__init__.py" else module.rpartition(".")[0])
+        visitor = _Imports(module if path.name == "__init__.py" else module.rpartition(".")[0], typing)
         visitor.visit(ast.parse(path.read_text(encoding="utf-8")))
         # `from pkg import name` resolves to `pkg.name` when that is a module, else to `pkg`.
         targets = {resolve(n) for n in visitor.names if n.startswith("hudi_core")}
@@ -116,3 +117,14 @@ def test_graph_sees_lazy_imports() -> None:
 
 def test_no_import_cycle_in_hudi_core() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_typing_imports_point_one_way_where_made_so() -> None:
+    # The file-system view is built from storage, timeline and properties: it never names the table;
+    # the safety check takes any plan with `to_archive`: it never names the archiver.
+    graph = import_graph(typing=True)
+    assert "hudi_core.table" not in graph["hudi_core.fsview"]
+    assert "hudi_core.services.archive" not in graph["hudi_core.services.safety"]
+    assert "hudi_core.services.safety" in graph["hudi_core.services.archive"]
+    # The dashboard reaches the engine through its API only: no adapter module is left.
+    assert not any(m == "hudi_core.ui.engine" for m in graph)

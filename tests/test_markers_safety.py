@@ -205,3 +205,47 @@ def test_cli_markers_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["plan-archive", w.scratch.uri, "--without-savepoint-guard"] + [
         x for k, v in SEED.items() for x in ("--conf", f"{k}={v}")]) == 0
     assert "EXPOSED: p1/f1" in capsys.readouterr().out
+
+
+def test_typed_markers_and_guards_on_the_built_case_b(tmp_path: Path) -> None:
+    """The demo scenario (HUDI-7779 case b, built by the scenario builder): every marker as a typed value."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
+    from hudi_core.services.markers import MarkerKind, timeline_markers
+
+    scenario = load_builtin("hudi7779_case_b")
+    build_scenario(scenario, tmp_path / "t", 9)
+    table = open_table(str(tmp_path / "t"))
+    marks = timeline_markers(table, scenario.conf)
+    assert [(m.kind, m.instant) for m in marks] == [
+        (MarkerKind.ECTNA_PROPOSED, "20240101000300000"), (MarkerKind.ECTNA_HUDI, "20240101000300000"),
+        (MarkerKind.ARCHIVAL_BOUNDARY, "20240101000400000"), (MarkerKind.ARCHIVED_SPLIT, "20240101000400000"),
+        (MarkerKind.ECTR_RECORDED, "20240101000700000"), (MarkerKind.ECTR_RECOMPUTED, "20240101000700000"),
+        (MarkerKind.ECTNA_PROPOSED, "20240101000700000")]
+    boundary = next(m for m in marks if m.kind is MarkerKind.ARCHIVAL_BOUNDARY)
+    assert boundary.guard == "A3" and boundary.source == "archive dry run"
+    assert all(m.guard is None for m in marks if m is not boundary)
+    ectr = next(m for m in marks if m.kind is MarkerKind.ECTR_RECORDED)
+    assert ectr.source == "latest completed clean 20240101001001000 (metadata)" and ectr.label == "ECTR (recorded)"
+    assert "policy KEEP_LATEST_COMMITS" in ectr.explanation
+    # The binding guard is a field of the plan, and A3 says the HUDI-7779 savepoint bound as a value.
+    plan = plan_archive(table, scenario.conf)
+    assert plan.binding_guard is not None and plan.binding_guard.name == "A3" == plan.boundary_guard
+    assert plan.binding_guard.savepoint_bound == "20240101000300000"
+    unguarded = plan_archive(table, scenario.conf, savepoint_guard=False)
+    assert unguarded.guard("A3").savepoint_bound is None  # type: ignore[union-attr]
+    assert unguarded.binding_guard is None and unguarded.boundary_guard == "hoodie.keep.min.commits"
+    # Once the unguarded archival ran (t4 and t5 archived), the archived | active split would sit at t6.
+    from hudi_core.services.markers import markers_after_archival
+
+    assert [i.requested_time for i in unguarded.to_archive] == ["20240101000400000", "20240101000500000"]
+    after = markers_after_archival(table, timeline_markers(table, scenario.conf, plan=unguarded), unguarded)
+    split = [m for m in after if m.kind is MarkerKind.ARCHIVED_SPLIT]
+    assert [(m.instant, m.source) for m in split] == [("20240101000600000", "after the planned archival")]
+    assert markers_after_archival(table, marks, plan) == marks  # the guarded plan archives nothing
+    # The JSON documents keep their keys: the typed fields are not added to them.
+    assert set(plan.to_dict()["guards"][2]) == {"name", "instant", "detail", "binding"}
+    assert boundary.to_dict() == {"kind": "archival_boundary", "label": "Archival boundary (next archival)",
+                                  "instant": "20240101000400000", "source": "archive dry run",
+                                  "explanation": "binding guard A3: earlier instants would be archived",
+                                  "guard": "A3"}

@@ -19,6 +19,7 @@ import pytest
 
 from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
 from hudi_core import open_table
+from hudi_core.errors import StorageError
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "hudi_core"]
@@ -45,6 +46,11 @@ def s3(table_path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[L
                         "--upto-step", "12"], check=True, capture_output=True, cwd=REPO)
         local["case_b"] = scenario
         assert upload_tree(server.endpoint, str(scenario), BUCKET, "tables/case_b") > 0
+        logs = tmp_path_factory.mktemp("s3-logs") / "logs"
+        subprocess.run([*CLI, "log-scenarios", str(logs), "--table-version", "9"], check=True, capture_output=True,
+                       cwd=REPO)
+        local["logs"] = logs
+        assert upload_tree(server.endpoint, str(logs), BUCKET, "tables/logs") > 0
         yield server, local
     finally:
         server.stop()
@@ -99,17 +105,28 @@ def test_arrow_api_on_s3_matches_local(s3) -> None:
             want.drop_columns([c for c in want.column_names if "path" in c or "uri" in c]))
 
 
-@pytest.mark.parametrize("command", [["timeline"], ["fsview"], ["plan-clean"], ["plan-archive"], ["markers"]],
-                         ids=" ".join)
-def test_no_file_is_read_twice_in_one_command(s3, command: list[str]) -> None:
-    server, _ = s3
+@pytest.mark.parametrize(("name", "command"), [
+    *(("case_b", c) for c in (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["plan-clean"],
+                              ["plan-archive"], ["markers"])),
+    *(("logs", c) for c in (["log-blocks"], ["log-blocks", "--counts"], ["duplicates"])),
+], ids=lambda v: v if isinstance(v, str) else " ".join(v))
+def test_no_file_is_read_twice_in_one_command(s3, name: str, command: list[str]) -> None:
+    """Every object is fetched at most once per command, by one GET (no HEAD per file: a handful of
+    HEADs check the table's folders), whatever the command reads: bodies, log headers, contents."""
+    server, local = s3
     _stats(server, reset=True)
-    out = _run([*command, f"s3://{BUCKET}/tables/case_b", "--format", "json", "--engine", "local",
+    out = _run([*command, f"s3://{BUCKET}/tables/{name}", "--format", "json", "--engine", "local",
                 *cli_storage_args(server.endpoint)])
     assert out.returncode == 0, out.stderr
     stats = _stats(server)
     assert stats["GET"] > 0
     assert {k: v for k, v in stats["keys"].items() if v > 1} == {}
+    assert stats["HEAD"] <= 3
+    if name == "logs" and command[0] == "duplicates":
+        log_files = [p for p in local["logs"].rglob(".*.log.*") if ".hoodie" not in p.parts]
+        assert len(log_files) == 20
+        # One GET per log file (headers and record counts from its first window), plus the timeline.
+        assert sum(1 for k in stats["keys"] if ".log." in k) == len(log_files)
 
 
 def test_throttling_is_retried_and_the_answer_is_complete(s3) -> None:
@@ -152,3 +169,147 @@ def test_endpoint_down_is_one_readable_line(s3) -> None:
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hudi-inspect: "), out.stderr
+
+
+def _configure(server: LoopbackS3, query: str) -> None:
+    urllib.request.urlopen(urllib.request.Request(server.endpoint + "/__config?" + query, data=b"", method="POST"))
+
+
+def test_reads_are_single_ranged_gets(s3) -> None:
+    """A whole-file read and a range read are one GET each, with no HEAD first; an empty object and a
+    range past the end read as empty (S3 answers those with 416 InvalidRange)."""
+    import boto3
+
+    from bench.s3server import ACCESS_KEY, REGION, SECRET_KEY
+    from hudi_core.storage import ReadOnlyStorage
+
+    server, _ = s3
+    client = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
+                          aws_secret_access_key=SECRET_KEY, region_name=REGION)
+    client.put_object(Bucket=BUCKET, Key="ranges/empty.commit.requested", Body=b"")
+    client.put_object(Bucket=BUCKET, Key="ranges/x.log", Body=b"0123456789")
+    storage = ReadOnlyStorage(f"s3://{BUCKET}/ranges", storage_options(server.endpoint))
+    _stats(server, reset=True)
+    assert storage.read("empty.commit.requested") == b""
+    assert storage.read("x.log") == b"0123456789"
+    assert storage.read_range("x.log", 3, 4) == b"3456"
+    assert storage.read_range("x.log", 8, 10) == b"89"
+    assert storage.read_range("x.log", 12, 4) == b""
+    with pytest.raises(StorageError, match="larger than the 5-byte limit"):
+        storage.read("x.log", max_bytes=5)
+    stats = _stats(server)
+    assert (stats["GET"], stats["HEAD"]) == (6, 0)
+
+
+def test_throttling_that_never_ends_is_one_readable_line(s3) -> None:
+    server, _ = s3
+    _configure(server, "fail=503&fail_count=1000&fail_prefix=tables/case_b")
+    try:
+        out = _run(["timeline", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
+                    *cli_storage_args(server.endpoint)])
+    finally:
+        _configure(server, "fail=0")
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "throttl" in lines[0], out.stderr
+
+
+def test_missing_credentials_is_one_readable_line(s3, tmp_path: Path) -> None:
+    server, _ = s3
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update({"AWS_CONFIG_FILE": str(tmp_path / "none"), "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "none"),
+                "AWS_EC2_METADATA_DISABLED": "true", "PYTHONPATH": str(REPO)})
+    out = subprocess.run([*CLI, "info", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
+                          "--storage-option", f"endpoint_url={server.endpoint}"],
+                         capture_output=True, text=True, cwd=REPO, timeout=120, env=env)
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no credentials found" in lines[0], out.stderr
+
+
+def test_object_deleted_between_listing_and_reading(s3) -> None:
+    """The listing names a replacecommit that is gone when its body is read (NoSuchKey): the answer
+    says which file it could not read and is incomplete (exit 1), never a silent change."""
+    server, local = s3
+    hoodie = local["case_b"] / ".hoodie"
+    victim = sorted(p.name for p in hoodie.iterdir() if p.name.endswith(".replacecommit"))[0]
+    url = f"s3://{BUCKET}/tables/case_b"
+    _configure(server, f"fail=404&fail_count=1000&fail_prefix=tables/case_b/.hoodie/{victim}")
+    try:
+        out = _run(["plan-clean", url, "--format", "json", "--engine", "local", *cli_storage_args(server.endpoint)])
+    finally:
+        _configure(server, "fail=0")
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "unexpected" not in out.stderr
+    plan = json.loads(out.stdout)
+    assert plan["incomplete"] is True
+    assert any(f["path"].endswith(victim) and "does not exist" in f["message"] for f in plan["findings"])
+    assert any(m["path"].endswith(victim) for m in plan["missing_inputs"])
+
+
+def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folder listings go through obstore (Rust) where it applies, entry for entry what s3fs lists;
+    an error falls back to s3fs for good; `HUDI_INSPECTOR_FAST_S3_LIST=0` turns it off."""
+    from hudi_core.s3_listing import S3Lister
+    from hudi_core.storage import ReadOnlyStorage
+
+    server, _ = s3
+    url = f"s3://{BUCKET}/tables/case_b"
+    fast = ReadOnlyStorage(url, storage_options(server.endpoint))
+    assert isinstance(fast._fast_lister(), S3Lister)
+    monkeypatch.setenv("HUDI_INSPECTOR_FAST_S3_LIST", "0")
+    slow = ReadOnlyStorage(url, storage_options(server.endpoint))
+    slow._fs.invalidate_cache()
+    assert slow._fast_lister() is None
+    partition = next(i.path for i in fast.list("") if i.is_dir and i.name != ".hoodie")
+    for folder in ("", ".hoodie", partition):
+        assert fast.list(folder) == slow.list(folder)
+        assert fast.list(folder)
+    assert sorted(fast.walk_files(), key=lambda i: i.path) == sorted(slow.walk_files(), key=lambda i: i.path)
+    listed = next(i for i in fast.list(".hoodie") if not i.is_dir)
+    _stats(server, reset=True)
+    assert fast.stat(listed.path) == listed  # from the listing: no HEAD
+    assert _stats(server)["HEAD"] == 0
+    # A store that refuses the listing: s3fs takes over and words the error.
+    _configure(server, "fail=403&fail_count=100")  # every request, listings included
+    try:
+        fresh = ReadOnlyStorage(url, {**storage_options(server.endpoint), "token": "other-session"})
+        with pytest.raises(StorageError, match="access denied"):
+            fresh.list(".hoodie")
+        assert fresh._fast_lister() is None
+    finally:
+        _configure(server, "fail=0")
+
+
+def test_dashboard_pages_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """`HUDI_INSPECTOR_ROOTS=s3://bucket/prefix` with the standard AWS environment: the picker finds the
+    tables under the prefix, and every page renders an S3 table without an error."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    server, _ = s3
+    for key, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                       "AWS_ENDPOINT_URL": server.endpoint, "AWS_REGION": "us-east-1",
+                       "HUDI_INSPECTOR_ROOTS": f"s3://{BUCKET}/tables",
+                       "HUDI_INSPECTOR_CACHE": str(tmp_path / "cache")}.items():
+        monkeypatch.setenv(key, value)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    url = f"s3://{BUCKET}/tables/case_b"
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["table"] = url
+    at.run()
+    assert not at.exception and not at.error, [*at.exception, *at.error]
+    assert at.query_params["table"] == url
+    at.sidebar.button[[b.label for b in at.sidebar.button].index("Look for tables")].click().run()
+    labels = {b.label for b in at.sidebar.button}
+    assert {"v9_txns_simple_meta", "v6_trips_8i1u", "case_b", "logs"} <= labels
+    glance = next(str(md.value) for md in at.markdown if str(md.value).startswith("**At a glance**"))
+    assert "recorded ECTR `20240101000700000`" in glance
+    for page in ("pages/2_Instant_detail.py", "pages/3_Cleaner_and_archival.py", "pages/4_File_groups.py",
+                 "pages/5_Log_blocks.py"):
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+        at.query_params["table"] = url
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, [*at.exception, *at.error])

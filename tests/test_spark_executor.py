@@ -383,3 +383,17 @@ def test_cli_scan_json_local_and_spark(table_path, spark_session, capsys, monkey
 def test_cli_rejects_bad_spark_conf(table_path, spark_session, capsys) -> None:
     assert main(["fsview", str(table_path("v6_nonpartitioned")), "--engine", "spark", "--spark-conf", "oops"]) == 1
     assert capsys.readouterr().err.strip() == "hudi-inspect: --spark-conf expects KEY=VALUE, got 'oops'"
+
+
+def test_local_master_sends_only_very_large_stages_to_spark(monkeypatch) -> None:
+    """On `local[*]` Spark shares the machine's cores with the thread pool and adds the JVM: only stages
+    of 250,000 items go to it; a cluster master keeps 1,000; the environment overrides both."""
+    monkeypatch.delenv("HUDI_INSPECTOR_SPARK_MIN_ITEMS", raising=False)
+    monkeypatch.delenv("SPARK_MASTER", raising=False)
+    assert engine.get_executor("spark", notice=None).min_items == engine.LOCAL_MASTER_MIN_ITEMS == 250_000
+    assert engine.get_executor("spark", "local[2]", notice=None).min_items == 250_000
+    assert engine.get_executor("spark", "spark://host:7077", notice=None).min_items == 1_000
+    monkeypatch.setenv("SPARK_MASTER", "yarn")
+    assert engine.get_executor("spark", notice=None).min_items == 1_000
+    monkeypatch.setenv("HUDI_INSPECTOR_SPARK_MIN_ITEMS", "7")
+    assert engine.get_executor("spark", "local[*]", notice=None).min_items == 7

@@ -17,7 +17,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from hudi_core.ui import engine
+from hudi_core.scenarios.builtin import builtin_names
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 OVERVIEW = "pages/1_Overview.py"
@@ -122,7 +122,14 @@ def test_first_start_opens_the_demo_scenario_with_its_markers(ui_env: dict[str, 
     labels = [a["text"] for a in timeline["layout"]["annotations"]]
     assert any("<b>20240101000700000</b>" in t and "ECTR" in t for t in labels)  # full instant time on the chart
     assert len({a["yshift"] for a in timeline["layout"]["annotations"]}) >= 2  # crowded labels are stacked
-    assert timeline["layout"]["xaxis"]["tickformat"] == "%Y%m%d%H%M%S%L"
+    # Dates and times on the axis (the demo table's zone), instant strings in the hover.
+    assert "tickformat" not in timeline["layout"]["xaxis"] and timeline["layout"]["xaxis"]["type"] == "date"
+    assert timeline["layout"]["xaxis"]["title"]["text"].startswith("time (")
+    hover = " ".join(h for t in timeline["data"] for h in (t.get("hovertext") or []) if isinstance(h, str))
+    assert "20240101000700000" in hover
+    # No note about engine parts that are "not built in yet": every part is.
+    everything = texts([*at.info, *at.caption, *at.markdown])
+    assert "built in" not in everything and "not available" not in everything
 
 
 def test_paths_outside_the_roots_are_refused(ui_env: dict[str, Path], fixtures_dir: Path) -> None:
@@ -352,20 +359,25 @@ def test_scenario_steps_show_markers_and_decisions_changing(ui_env: dict[str, Pa
 
 
 def test_scenario_page_every_builtin_builds(ui_env: dict[str, Path]) -> None:
-    names = engine.scenario_names()
+    names = builtin_names()
     assert "hudi7779_case_a" in names
     at = open_page(SCENARIOS, scenario="blog_clustering_t5", step="0")
     assert at.query_params["scenario"] == "blog_clustering_t5"
 
 
-def test_missing_engine_part_is_an_informative_message(ui_env: dict[str, Path],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    def missing(*_: Any, **__: Any) -> Any:
-        raise engine.NotAvailable("The cleaner and archival dry-runs", "module hudi_core.services is missing")
+def test_picker_lists_the_tables_under_the_roots(ui_env: dict[str, Path]) -> None:
+    """"Look for tables" lists the folders holding .hoodie/hoodie.properties under each root; a click
+    opens one."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
 
-    monkeypatch.setattr(engine, "config_keys", missing)
-    monkeypatch.setattr(engine, "compute_markers", missing)
-    at = open_page(CLEANER)
-    assert "not available in this build" in texts(at.info)
+    nested = ui_env["extra"] / "warehouse" / "db1"
+    built = build_scenario(load_builtin("hudi7779_case_b"), nested / "case_b", 9, 3).path
     at = open_page(OVERVIEW)
-    assert "not available in this build" in texts(at.info)
+    at.sidebar.button[[b.label for b in at.sidebar.button].index("Look for tables")].click().run()
+    assert_clean(at)
+    labels = [b.label for b in at.sidebar.button]
+    assert "warehouse/db1/case_b" in labels
+    at.sidebar.button[labels.index("warehouse/db1/case_b")].click().run()
+    assert_clean(at)
+    assert at.query_params["table"] == str(Path(built).resolve())

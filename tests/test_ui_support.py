@@ -13,8 +13,10 @@ import pandas as pd
 import pytest
 
 from hudi_core import open_table
-from hudi_core.ui import charts, engine, markers, recent, render, roots, state
-from hudi_core.ui.markers import Marker
+from hudi_core.logfile.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
+from hudi_core.services.archive import GuardName
+from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
+from hudi_core.ui import charts, markers, recent, render, roots, state
 
 # -- allowed roots ---------------------------------------------------------------------------------
 
@@ -117,47 +119,32 @@ def test_query_param_state_round_trip() -> None:
     assert session["actions"] == ["commit"]
 
 
-# -- markers and engine adapters -------------------------------------------------------------------
+# -- markers: typed in the engine, worded here ------------------------------------------------------
 
 
-def test_markers_from_engine_result() -> None:
-    result = {
-        "latest_completed_clean": "20240101001010000",
-        "earliest_commit_to_retain": {"recorded": "20240101000700000", "next_clean": "20240101000800000",
-                                      "next_clean_detail": "retain 4"},
-        "earliest_commit_to_not_archive": {"proposed": "20240101000300000", "proposed_next_clean": None,
-                                           "hudi": "20240101000300000", "hudi_guard_instant": None,
-                                           "hudi_detail": "min savepoint"},
-        "extra_metadata_earliest_commit_to_not_archive": [],
-        "savepoints": [{"savepoint_time": "20240101000300000", "state": "COMPLETED", "pinned_files": 1,
-                        "recorded_by_latest_clean": True}],
-        "some_new_marker": "20240101000900000",
-    }
-    found = {(m.kind, m.time) for m in markers.markers_from_engine(result)}
-    assert found == {("ectr_recorded", "20240101000700000"), ("ectr_recomputed", "20240101000800000"),
-                     ("ectna_proposed", "20240101000300000"), ("ectna_hudi", "20240101000300000"),
-                     ("savepoint", "20240101000300000"), ("other", "20240101000900000")}
-    plan = {"boundary": {"instant": "20240101000400000", "guard": "A3"}}
-    b = markers.boundary_from_plan(plan)
-    assert b is not None and (b.kind, b.time) == ("archival_boundary", "20240101000400000")
-    assert markers.boundary_from_plan({"boundary": {"instant": None}}) is None
-
-
-def test_missing_engine_part_is_not_available() -> None:
-    with pytest.raises(engine.NotAvailable, match="Frobnicator is not available in this build"):
-        engine._attr("hudi_core.no_such_module", "x", "Frobnicator")
-    with pytest.raises(engine.NotAvailable, match=r"hudi_core\.facts\.no_such_function is missing"):
-        engine._attr("hudi_core.facts", "no_such_function", "Frobnicator")
-
-
-def test_recorded_markers_on_fixture(table_path: Callable[[str], Path]) -> None:
+def test_markers_on_a_fixture_without_clean_or_archive(table_path: Callable[[str], Path]) -> None:
     table = open_table(str(table_path("v9_txns_simple_meta")))
-    got = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
-    # The sample table has no completed clean and no savepoint: nothing recorded to mark.
-    assert got == []
-    arrow, note = engine.instants_table(table)
-    assert arrow.num_rows == 15 and "active" in note
-    assert markers.boundary_marker(arrow) is None
+    got = timeline_markers(table)
+    # No completed clean, no savepoint, no archived part: only the recomputed ECTR, Hudi's A3 bound
+    # (no clean yet: the first replacecommit) and the next archival's boundary.
+    kinds = {m.kind for m in got}
+    assert not kinds & {MarkerKind.ECTR_RECORDED, MarkerKind.SAVEPOINT, MarkerKind.ARCHIVED_SPLIT}
+    assert table.inspect.instants(archived=True).num_rows == 15
+
+
+def test_marker_wording_reads_typed_fields() -> None:
+    marks = [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000400000", "archive dry run", "any prose; here",
+                    GuardName.A3),
+             Marker(MarkerKind.ECTR_RECORDED, "20240101000700000", "latest completed clean 20240101001010000"),
+             Marker(MarkerKind.SAVEPOINT, "20240101000300000", "savepoint"),
+             Marker(MarkerKind.SAVEPOINT, "20240101000200000", "savepoint")]
+    assert markers.at_a_glance(marks) == ("next archival stops at `20240101000400000` (guard A3) · recorded ECTR "
+                                          "`20240101000700000` · savepoint(s) `20240101000200000`, "
+                                          "`20240101000300000`")
+    rows = markers.marker_rows(marks)
+    assert rows[0] == {"marker": "Archival boundary (next archival)", "kind": "archival_boundary",
+                       "instant_time": "20240101000400000", "source": "archive dry run", "detail": "any prose; here"}
+    assert markers.instants_by_label(marks)["Savepoint"] == "20240101000200000, 20240101000300000"
 
 
 # -- chart builders (pure: data in, figure out) ----------------------------------------------------
@@ -177,8 +164,8 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
         ("20240101000400000", "clean", "INFLIGHT", None, "active"),
         ("20240101000500000", "commit", "REQUESTED", None, "active"),
     ])
-    marks = [Marker("ectr_recorded", "20240101000200000", "clean"),
-             Marker("savepoint", "20240101000200000", "savepoint")]
+    marks = [Marker(MarkerKind.ECTR_RECORDED, "20240101000200000", "clean"),
+             Marker(MarkerKind.SAVEPOINT, "20240101000200000", "savepoint")]
     fig = charts.timeline_figure(df, marks, {"20240101000300000": ["p1/fg-a", "p1/fg-b"]})
     assert list(fig.layout.yaxis.ticktext) == ["commit", "replacecommit", "clean"]
     assert list(fig.layout.yaxis.tickvals) == [2, 1, 0]  # first lane at the top
@@ -190,7 +177,10 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
     assert [line.split(":")[0] for line in fig.layout.annotations[0].hovertext.split("<br>")] == [
         "ECTR (recorded)", "Savepoint"]
     assert fig.layout.annotations[0].yanchor == "bottom" and fig.layout.annotations[0].y == 1  # above the plot
-    assert fig.layout.xaxis.tickformat == "%Y%m%d%H%M%S%L"  # ticks read like instant times
+    # The time axis reads as dates and times in the table's zone (Plotly's date ticks), over an explicit range.
+    assert fig.layout.xaxis.type == "date" and not fig.layout.xaxis.tickformat
+    assert fig.layout.xaxis.title.text == "time (UTC)" and fig.layout.xaxis.range[0].startswith("2024-01-01T00:")
+    assert "time (the writer's local time" in charts.timeline_figure(df, timezone="LOCAL").layout.xaxis.title.text
     assert fig.layout.legend.orientation == "v" and fig.layout.legend.x > 1  # legend right of the plot
     points = [t for t in fig.data if t.type == "scattergl" and t.mode == "markers"]
     names = {t.name for t in points}
@@ -235,7 +225,9 @@ def test_counts_and_empty_inputs() -> None:
 def test_before_after_and_log_block_figures() -> None:
     before = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active")])
     after = _instants([("20240101000100000", "commit", "COMPLETED", "20240101000105000", "archived")])
-    fig = charts.before_after_figure(before, after, [], [Marker("archival_boundary", "20240101000100000", "plan")],
+    fig = charts.before_after_figure(before, after, [],
+                                     [Marker(MarkerKind.ARCHIVAL_BOUNDARY, "20240101000100000", "plan",
+                                             guard=GuardName.A1)],
                                      highlight=["20240101000100000"], highlight_label="archived")
     assert any(s.name == "archival_boundary" and s.xref == "x2" for s in fig.layout.shapes)
     highlighted = [t for t in fig.data if t.name == "archived"]
@@ -244,10 +236,13 @@ def test_before_after_and_log_block_figures() -> None:
     assert fig.layout.yaxis.domain[0] > fig.layout.yaxis2.domain[1]  # the plots do not overlap
     label = next(a for a in fig.layout.annotations if a.xref == "x2")
     assert label.text.endswith("<b>20240101000100000</b>") and label.yref == "y2 domain"
-    analysis = [{"partition": "p", "file_id": "fg1", "instant_time": "001", "attempts": [
-        {"attempt": "a0", "blocks": [{"path": "p/.fg1_001.log.1_0-7-0", "offset": 0, "type": "AVRO_DATA_BLOCK",
-                                      "seq": 0}], "proposal": "drop", "hudi_014": "drop",
-         "commit_metadata": "committed", "rolled_back": False}]}]
+    block = BlockRef("p/.fg1_001.log.1_0-7-0", "p", "fg1", 0, 0, 100, "AVRO_DATA_BLOCK", "001", None, None, 0, 0, 2,
+                     False, 7)
+    verdict = Verdict("proposal", [], ["a0"], 0, 1, "")
+    analysis = [InstantBlocks("p", "fg1", "001", [AttemptView("a0", "block_identifier", 0, [block.path], [0], [block],
+                                                              proposal="drop", hudi_014="drop",
+                                                              commit_metadata="committed")],
+                              [], False, verdict, verdict, verdict, [])]
     rows = charts.log_block_rows(analysis)
     assert rows[["attempt", "seq", "proposal", "commit_metadata"]].to_dict("records") == [
         {"attempt": "a0", "seq": 0, "proposal": "drop", "commit_metadata": "committed"}]
@@ -271,24 +266,35 @@ def test_filter_instants_by_lane_state_and_time() -> None:
 
 
 def test_marker_labels_never_overlap_and_keep_full_times() -> None:
-    # Seven markers within two minutes of a ten-minute chart: close labels must move up a level.
-    marks = [Marker("ectna_hudi", "20240101000300000", "x"), Marker("ectna_proposed", "20240101000300000", "x"),
-             Marker("active_start", "20240101000400000", "x"), Marker("archival_boundary", "20240101000400000", "x"),
-             Marker("ectna_proposed", "20240101000700000", "x"), Marker("ectr_recomputed", "20240101000700000", "x"),
-             Marker("ectr_recorded", "20240101000700000", "x"), Marker("savepoint", "20240101000710000", "x")]
+    # Eight markers within two minutes of a ten-minute chart: close labels must move up a level.
+    k = MarkerKind
+    marks = [Marker(k.ECTNA_HUDI, "20240101000300000", "x"), Marker(k.ECTNA_PROPOSED, "20240101000300000", "x"),
+             Marker(k.ARCHIVED_SPLIT, "20240101000400000", "x"), Marker(k.ARCHIVAL_BOUNDARY, "20240101000400000", "x"),
+             Marker(k.ECTNA_PROPOSED, "20240101000700000", "x"), Marker(k.ECTR_RECOMPUTED, "20240101000700000", "x"),
+             Marker(k.ECTR_RECORDED, "20240101000700000", "x"), Marker(k.SAVEPOINT, "20240101001050000", "x")]
     lo, hi = (float(v) for v in charts.to_ms(charts.instant_datetimes(["20240101000100000", "20240101001100000"])))
     labels = charts.marker_labels(marks, (lo, hi))
     assert [lb["time"] for lb in labels] == ["20240101000300000", "20240101000400000", "20240101000700000",
-                                             "20240101000710000"]
+                                             "20240101001050000"]
     assert all(lb["text"].endswith(lb["time"]) for lb in labels)
-    assert labels[0]["text"] == "ECTNA Hudi · ECTNA prop. 20240101000300000"
-    span = (hi - lo) * 1.1
-    for level in {lb["level"] for lb in labels}:
-        row = sorted((lb for lb in labels if lb["level"] == level), key=lambda lb: lb["x"])
-        for left, right in itertools.pairwise(row):
-            width = (len(left["text"]) * 6.3 + 14) * span / charts.LABEL_LAYOUT_WIDTH_PX
-            assert left["x"] + width < right["x"], (left["text"], right["text"])
-    assert labels[3]["level"] > labels[2]["level"]  # the savepoint 10 s after ECTR stacks above it
+    # Coincident markers share one label, in the engine's kind order.
+    assert labels[0]["text"] == "ECTNA prop. · ECTNA Hudi 20240101000300000"
+    assert labels[1]["text"] == "archival stops · archived | active 20240101000400000"
+    per_px = (hi - lo) / charts.LABEL_LAYOUT_WIDTH_PX
+
+    def span(lb: dict) -> tuple[float, float]:
+        width = (len(lb["text"]) * charts.LABEL_CHAR_PX + charts.LABEL_PAD_PX) * per_px
+        return (lb["x"], lb["x"] + width) if lb["anchor"] == "left" else (lb["x"] - width, lb["x"])
+
+    for a, b in itertools.combinations(labels, 2):
+        if a["level"] == b["level"]:
+            (a0, a1), (b0, b1) = span(a), span(b)
+            assert a1 < b0 or b1 < a0, (a["text"], b["text"])
+    for lb in labels:  # no label runs past either end of the plot
+        s0, s1 = span(lb)
+        assert lo <= s0 and s1 <= hi, lb["text"]
+    assert labels[3]["anchor"] == "right"  # the savepoint near the right edge reads leftwards
+    assert {lb["level"] for lb in labels} == {0, 1, 2}
 
 
 def test_facts_strip_shows_whole_instant_times() -> None:
@@ -312,3 +318,34 @@ def test_highlight_by_time_and_action_circles_only_that_instant() -> None:
     circled = [t for t in fig.data if t.name == "changed"]
     assert len(circled) == 1 and circled[0].yaxis == "y2" and list(circled[0].y) == [0.0]  # savepoint lane only
     assert circled[0].showlegend is not False
+
+
+# -- display rows read typed engine values -------------------------------------------------------
+
+
+def test_instant_detail_of_a_rollback_carries_its_summary(table_path: Callable[[str], Path]) -> None:
+    from hudi_core.ui import frames
+
+    table = open_table(str(table_path("v6_nonpartitioned_rollback")))
+    detail = frames.instant_detail(table, "20250126040936578")
+    assert detail.instant["action"] == "rollback"
+    assert detail.rolls_back == [{"instant": "20250126040826878", "action": "deltacommit"}]
+    # The one-line summary is a field: the page no longer picks it out of the deleted rows by their source.
+    assert detail.rollback_deleted_summary is not None and detail.rollback_deleted_summary.endswith("partitions")
+    assert {"file": detail.rollback_deleted_summary, "source": "rollback metadata"} in detail.deleted
+    # The rolled-back deltacommit's files are gone (Hudi deletes them); a kept deltacommit has no summary.
+    kept = frames.instant_detail(table, "20250126040823628")
+    assert kept.rolled_back_by == [] and kept.rollback_deleted_summary is None and kept.write_stats
+
+
+def test_instants_after_archival_relabels_only_the_archived_instants() -> None:
+    from hudi_core.timeline.instant import Instant, State
+    from hudi_core.ui import frames
+
+    df = _instants([("20240101000300000", "commit", "COMPLETED", "20240101000301000", "active"),
+                    ("20240101000300000", "savepoint", "COMPLETED", "20240101000302000", "active"),
+                    ("20240101000400000", "commit", "COMPLETED", "20240101000401000", "active")])
+    archived = [Instant("20240101000300000", "commit", State.COMPLETED, "commit", "commit", "20240101000301000")]
+    after = frames.instants_after_archival(df, archived)
+    assert after["source"].tolist() == ["archived", "active", "active"]  # the savepoint at that time stays
+    assert df["source"].tolist() == ["active"] * 3  # the input is not changed

@@ -51,7 +51,7 @@ def cmd_log_blocks(args: argparse.Namespace) -> int:
     table = _open(args)
     inventory = log_block_inventory(table, args.partition, args.file_id, decode_counts=args.counts)
     if args.format == "json":
-        _stream_json_rows(inventory)
+        _stream_json_rows(inventory, args)
         return EXIT_OK
     rows = [block_json(r) for r in inventory.to_pylist()]
     columns = BLOCK_COLUMNS + (["record_count"] if args.counts else []) + ["target_instant", "corrupt_reason"]
@@ -59,25 +59,37 @@ def cmd_log_blocks(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _stream_json_rows(inventory: Any, batch_rows: int = 20_000) -> None:
-    """`render_json([block_json(r) …])`, text for text, written a batch of rows at a time: a damaged
-    file can hold one corrupt block per 6 bytes, and all rows as dicts plus their text at once took
-    gigabytes (issue 16)."""
+def _stream_json_rows(inventory: Any, args: argparse.Namespace, batch_rows: int = 20_000) -> None:
+    """`render_json([block_json(r) …])` (or the `--envelope` object around it), text for text, written a
+    batch of rows at a time: a damaged file can hold one corrupt block per 6 bytes, and all rows as
+    dicts plus their text at once took gigabytes (issue 16)."""
     import sys
 
+    from hudi_core.cli import wants_envelope, with_findings
     from hudi_core.output import render_json
 
     out = sys.stdout
+    envelope = wants_envelope(args)
+    # Inside the envelope the list is the value of "rows": every line one level deeper.
+    pad = "    " if envelope else "  "
+    close = "  ]" if envelope else "]"
+    if envelope:
+        out.write('{\n  "rows": ')
     first = True
     for batch in inventory.to_batches(max_chunksize=batch_rows):
         parts = []
         for row in batch.to_pylist():
             # An item of an indented list: the object's own lines, indented one more level.
-            parts.append("  " + render_json(block_json(row)).replace("\n", "\n  "))
+            parts.append(pad + render_json(block_json(row)).replace("\n", "\n" + pad))
         if parts:
             out.write(("[\n" if first else ",\n") + ",\n".join(parts))
             first = False
-    out.write("[]\n" if first else "\n]\n")
+    out.write("[]" if first else "\n" + close)
+    if envelope:
+        tail = render_json(with_findings(args, {}))  # {"findings": [...], "incomplete": ...}
+        out.write(",\n" + tail[2:] + "\n")  # its keys continue the envelope object
+    else:
+        out.write("\n")
 
 
 def cmd_duplicates(args: argparse.Namespace) -> int:

@@ -52,7 +52,7 @@ from hudi_core.filenames import parse_log_file_name
 from hudi_core.logfile.content import content_version, record_count
 from hudi_core.logfile.errors import LogFileError
 from hudi_core.logfile.format import HeaderKey
-from hudi_core.logfile.reader import LogFileReader, LogFileScan, RangeStorage
+from hudi_core.logfile.reader import DEFAULT_WINDOW, LogFileReader, LogFileScan, RangeStorage
 from hudi_core.pipeline.executor import run_batches
 from hudi_core.storage import StorageSpec, inline_if_local
 from hudi_core.timeline.bulk import paused_gc
@@ -112,12 +112,12 @@ def _scan_one(
 
 
 def _scan_rows(storage: RangeStorage, path: str, size: int | None, decode_counts: bool, keep_blocks: bool,
-               emit: Callable[[dict[str, Any]], None]) -> LogFileScan:
+               emit: Callable[[dict[str, Any]], None], head: bytes | None = None) -> LogFileScan:
     """:func:`_scan_one` handing each row to `emit` as it is made (no list of rows held)."""
     base = _file_columns(path)
     rows = _Emitter(emit)
     try:
-        reader = LogFileReader(storage, path, file_size=size)
+        reader = LogFileReader(storage, path, file_size=size, head=head)
     except LogFileError as exc:
         emit(_error_row(base, exc, None))
         return LogFileScan(path, size or 0, [], exc)
@@ -197,6 +197,7 @@ def scan_log_files(
     """
     storage = storage_spec.open() if isinstance(storage_spec, StorageSpec) else storage_spec
     columns: dict[str, list[Any]] = {name: [] for name in INVENTORY_SCHEMA.names}
+    heads = _first_windows(storage, paths)
     for path in paths:
         size = file_sizes.get(path) if file_sizes else None
         # Columns are filled row by row: no row dict outlives its block (issue 16: O(blocks) memory).
@@ -204,8 +205,19 @@ def scan_log_files(
             for name, values in columns.items():
                 values.append(safe_text(row.get(name)))  # header bytes that are not UTF-8 stay printable
 
-        _scan_rows(storage, path, size, decode_counts, False, add)
+        _scan_rows(storage, path, size, decode_counts, False, add, heads.get(path))
     return pa.table(columns, schema=INVENTORY_SCHEMA)
+
+
+def _first_windows(storage: Any, paths: list[str]) -> dict[str, bytes]:
+    """On an object store, the first window of every file of the batch in one concurrent wave of
+    ranged GETs (a small log file is whole in it): latency once per batch, not once per file.
+    Locally nothing: a read there costs microseconds. Files that fail are left to the reader, which
+    reports them as it would anyway."""
+    if getattr(storage, "is_local", True) or not hasattr(storage, "read_ranges"):
+        return {}
+    fetched = storage.read_ranges([(p, 0, DEFAULT_WINDOW) for p in paths])
+    return {p: data for p, data in zip(paths, fetched, strict=True) if isinstance(data, bytes)}
 
 
 # -- table level ----------------------------------------------------------------------------------

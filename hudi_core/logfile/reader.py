@@ -199,6 +199,16 @@ class _Window:
         self.requests += 1
         return data
 
+    def held_or_fetch(self, start: int, length: int) -> bytes:
+        """`length` bytes at `start` (clipped to the file) from a window already held, else one
+        uncached read: block contents are read once, and a small file's first window often holds
+        them already (one request per file on an object store)."""
+        end = min(start + length, self.file_size)
+        for seg_start, buf in reversed(self.segments):
+            if seg_start <= start and end <= seg_start + len(buf):
+                return buf[start - seg_start : end - seg_start]
+        return self.fetch(start, length)
+
     def get(self, offset: int, length: int, lookbehind: int = 0) -> bytes:
         """`length` bytes at `offset` (fewer at EOF), from a cached window when one covers them."""
         if offset < 0 or offset >= self.file_size:
@@ -245,7 +255,10 @@ class LogFileReader:
         path: str,
         file_size: int | None = None,
         window: int = DEFAULT_WINDOW,
+        head: bytes | None = None,
     ) -> None:
+        """`head`: the file's first bytes when the caller fetched them already (a batch of files
+        read in one concurrent wave on an object store); the reader starts from them."""
         if file_size is None:
             try:
                 file_size = int(storage.stat(path).size)
@@ -255,6 +268,8 @@ class LogFileReader:
         self.path = path
         self.file_size = file_size
         self._io = _Window(storage, path, file_size, window)
+        if head:
+            self._io.segments.append((0, head[:file_size]))
         self._resync_chunk: tuple[int, bytes] | None = None
 
     @property
@@ -433,7 +448,7 @@ class LogFileReader:
                     return self.file_size
                 pos = max(pos, c_start + len(chunk) - (MAGIC_LEN - 1))
         while pos < self.file_size:
-            chunk = self._io.fetch(pos, RESYNC_CHUNK)
+            chunk = self._io.held_or_fetch(pos, RESYNC_CHUNK)
             self._resync_chunk = (pos, chunk)
             found = chunk.find(MAGIC)
             if found >= 0:
@@ -446,13 +461,13 @@ class LogFileReader:
     # -- content on demand ----------------------------------------------------------------------
     def content(self, block: LogBlock) -> bytes:
         """The block's content bytes (for a corrupt block: the damaged span)."""
-        return self._io.fetch(block.content_offset, block.content_length)
+        return self._io.held_or_fetch(block.content_offset, block.content_length)
 
     def content_range(self, block: LogBlock, start: int, length: int) -> bytes:
         """`length` bytes of the content from `start` (relative to the content), clipped to it."""
         start = max(0, min(start, block.content_length))
         length = max(0, min(length, block.content_length - start))
-        return self._io.fetch(block.content_offset + start, length)
+        return self._io.held_or_fetch(block.content_offset + start, length)
 
 
 class _Inconsistent(Exception):

@@ -17,20 +17,22 @@ bug and its fix can be compared. Nothing is written: :class:`ArchivePlan` is a r
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
+from hudi_core.services.safety import ExposedGroup, check_archival_safety
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
 from hudi_core.timeline.instant import Instant
 
 if TYPE_CHECKING:
-    from hudi_core.services.safety import ExposedGroup
     from hudi_core.table import HudiTable
 
 ARCHIVER_V1 = "TimelineArchiverV1"
@@ -40,21 +42,43 @@ HUDI_RELEASE = "1.1.x"
 ARCHIVE = "archive"
 KEEP = "keep"
 
+class GuardName(StrEnum):
+    """What stops an archival: a guard (A1-A7, spec `02` §4.2; `unreadable_input`, issue 16), or the
+    first savepoint and the keep.min / keep.max limits. The value is the name the JSON and the CLI print."""
+
+    A1 = "A1"
+    A2 = "A2"
+    A3 = "A3"
+    A4 = "A4"
+    A5 = "A5"
+    A6 = "A6"
+    A7 = "A7"
+    UNREADABLE_INPUT = "unreadable_input"
+    SAVEPOINT = "savepoint"
+    KEEP_MAX_COMMITS = "hoodie.keep.max.commits"
+    KEEP_MIN_COMMITS = "hoodie.keep.min.commits"
+
+
 #: Actions neither archiver ever archives.
 _NEVER_ARCHIVED = frozenset({ia.SAVEPOINT, ia.RESTORE, ia.INDEXING})
 
 
 @dataclass(frozen=True)
 class Guard:
-    """One guard: `instant` is the retain-from instant X (archive only requested time < X)."""
+    """One guard: `instant` is the retain-from instant X (archive only requested time < X).
 
-    name: str
+    `binding` marks the guard that sets the plan's boundary; `savepoint_bound` (A3 only) is the
+    savepoint the HUDI-7779 step moved A3's lower bound back to, ``None`` when it did not apply.
+    """
+
+    name: GuardName
     instant: str | None
     detail: str
     binding: bool = False
+    savepoint_bound: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "instant": self.instant, "detail": self.detail, "binding": self.binding}
+        return {"name": self.name.value, "instant": self.instant, "detail": self.detail, "binding": self.binding}
 
 
 @dataclass
@@ -85,7 +109,7 @@ class ArchivePlan:
     max_to_keep: int
     min_max_detail: str
     boundary_instant: str | None
-    boundary_guard: str | None
+    boundary_guard: GuardName | None
     guards: list[Guard]
     decisions: list[InstantDecision]
     savepoint_guard: bool
@@ -115,6 +139,11 @@ class ArchivePlan:
     def guard(self, name: str) -> Guard | None:
         return next((g for g in self.guards if g.name == name), None)
 
+    @property
+    def binding_guard(self) -> Guard | None:
+        """The guard that sets the boundary (``None`` when the boundary is a savepoint, keep.min or absent)."""
+        return next((g for g in self.guards if g.binding), None)
+
     def to_dict(self) -> dict[str, Any]:
         """The `plan-archive` JSON."""
         return {
@@ -125,7 +154,8 @@ class ArchivePlan:
             "min_to_keep": self.min_to_keep,
             "max_to_keep": self.max_to_keep,
             "min_max_detail": self.min_max_detail,
-            "boundary": {"instant": self.boundary_instant, "guard": self.boundary_guard},
+            "boundary": {"instant": self.boundary_instant,
+                         "guard": self.boundary_guard.value if self.boundary_guard else None},
             "guards": [g.to_dict() for g in self.guards],
             "instants": [d.to_dict() for d in self.decisions],
             "exposed_file_groups": [e.to_dict() for e in self.exposed_file_groups],
@@ -166,22 +196,22 @@ def guard_a1(timeline: Timeline) -> Guard:
     """A1: the latest completed commit before the earliest pending write (or that pending write)."""
     pending = next((i for i in timeline.write_timeline() if i.is_pending), None)
     if pending is None:
-        return Guard("A1", None, "no pending write")
+        return Guard(GuardName.A1, None, "no pending write")
     before = [i for i in tls.completed_commits(timeline) if i.requested_time < pending.requested_time]
     if before:
-        return Guard("A1", before[-1].requested_time,
+        return Guard(GuardName.A1, before[-1].requested_time,
                      f"earliest pending write {pending.requested_time} ({pending.action} {pending.state.name}); "
                      f"the completed commit before it, {before[-1].requested_time}, stays")
-    return Guard("A1", pending.requested_time,
+    return Guard(GuardName.A1, pending.requested_time,
                  f"earliest pending write {pending.requested_time} ({pending.action} {pending.state.name})")
 
 
 def guard_a2(table: HudiTable, config: ServiceConfig) -> Guard:
     """A2: `CompactionUtils.getEarliestInstantToRetainForCompaction` on MOR tables."""
     if not table.properties.is_mor:
-        return Guard("A2", None, "not a MERGE_ON_READ table")
+        return Guard(GuardName.A2, None, "not a MERGE_ON_READ table")
     if config.compact_trigger_strategy not in ("NUM_COMMITS", "NUM_AND_TIME"):
-        return Guard("A2", None, f"compaction trigger strategy {config.compact_trigger_strategy}")
+        return Guard(GuardName.A2, None, f"compaction trigger strategy {config.compact_trigger_strategy}")
     timeline = table.timeline
     compactions = [i for i in timeline if i.action == ia.COMMIT and i.is_completed]
     deltas = [i for i in timeline if i.action == ia.DELTA_COMMIT]
@@ -194,13 +224,13 @@ def guard_a2(table: HudiTable, config: ServiceConfig) -> Guard:
         window = list(deltas)
         what = f"no compaction yet; first delta commit {base.requested_time}"
     else:
-        return Guard("A2", None, "no delta commit")
+        return Guard(GuardName.A2, None, "no delta commit")
     max_delta = config.compact_max_delta_commits
     if len(window) < max_delta:
-        return Guard("A2", base.requested_time,
+        return Guard(GuardName.A2, base.requested_time,
                      f"{what}; {len(window)} delta commits < hoodie.compact.inline.max.delta.commits={max_delta}")
     x = window[len(window) - max_delta]
-    return Guard("A2", x.requested_time,
+    return Guard(GuardName.A2, x.requested_time,
                  f"{what}; keep the last {max_delta} of {len(window)} delta commits for compaction scheduling")
 
 
@@ -208,7 +238,8 @@ def guard_a3(table: HudiTable, config: ServiceConfig, savepoint_guard: bool) -> 
     """A3: the replace/clustering guard (HUDI-7779 bound unless `savepoint_guard` is off)."""
     g = tls.clustering_guard(table.timeline, config.cleaner_policy, savepoint_guard)
     detail = g.detail if savepoint_guard else f"{g.detail} [without the HUDI-7779 savepoint bound]"
-    return Guard("A3", g.instant.requested_time if g.instant else None, detail)
+    return Guard(GuardName.A3, g.instant.requested_time if g.instant else None, detail,
+                 savepoint_bound=g.savepoint_bound)
 
 
 def mdt_latest_compaction(table: HudiTable) -> str | None:
@@ -235,7 +266,7 @@ def guard_a5(table: HudiTable, config: ServiceConfig) -> Guard:
     suffix = "/.hoodie/metadata"
     data = open_table(uri[: -len(suffix)], dict(table.storage.spec.options)) if uri.endswith(suffix) else None
     if data is None:
-        return Guard("A5", None, "data table not found")
+        return Guard(GuardName.A5, None, "data table not found")
     dtl = data.timeline
     commits = [i for i in dtl if i.action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLUSTERING)
                or (config.archive_beyond_savepoint and i.action == ia.SAVEPOINT)]
@@ -246,21 +277,21 @@ def guard_a5(table: HudiTable, config: ServiceConfig) -> Guard:
     first_pending = next((i for i in dtl if i.is_pending), None)
     cands = [c for c in (first_commit, first_pending) if c is not None]
     if not cands:
-        return Guard("A5", None, "the data table has no commit and no pending instant")
+        return Guard(GuardName.A5, None, "the data table has no commit and no pending instant")
     x = min(cands, key=Instant.sort_key)
-    return Guard("A5", x.requested_time, f"data table's first commit / pending instant {x.requested_time}")
+    return Guard(GuardName.A5, x.requested_time, f"data table's first commit / pending instant {x.requested_time}")
 
 
 def guard_a6(table: HudiTable) -> Guard:
     """A6 (V2, HUDI-9634): the latest clean instant's plan `earliestInstantToRetain`."""
     cleans = [i for i in table.timeline if i.action == ia.CLEAN]
     if not cleans:
-        return Guard("A6", None, "no clean instant")
+        return Guard(GuardName.A6, None, "no clean instant")
     plan = tls.clean_plan(table.timeline, cleans[-1])
     ectr = plan.earliest_instant_to_retain.timestamp if plan and plan.earliest_instant_to_retain else None
     if not ectr:
-        return Guard("A6", None, f"clean plan {cleans[-1].requested_time} has no earliestInstantToRetain")
-    return Guard("A6", ectr, f"earliestInstantToRetain of clean plan {cleans[-1].requested_time}")
+        return Guard(GuardName.A6, None, f"clean plan {cleans[-1].requested_time} has no earliestInstantToRetain")
+    return Guard(GuardName.A6, ectr, f"earliestInstantToRetain of clean plan {cleans[-1].requested_time}")
 
 
 def guard_a7(table: HudiTable) -> Guard:
@@ -268,8 +299,8 @@ def guard_a7(table: HudiTable) -> Guard:
     clean = tls.latest_completed_clean(table.timeline)
     meta = tls.clean_metadata(table.timeline, clean) if clean else None
     if meta is None or not meta.earliest_commit_to_retain:
-        return Guard("A7", None, "no completed clean with an ECTR")
-    return Guard("A7", meta.earliest_commit_to_retain,
+        return Guard(GuardName.A7, None, "no completed clean with an ECTR")
+    return Guard(GuardName.A7, meta.earliest_commit_to_retain,
                  f"earliestCommitToRetain recorded by clean {clean.requested_time if clean else ''}")
 
 
@@ -298,16 +329,17 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         mdt_l = mdt_latest_compaction(table)
         if mdt_l is None:
             mdt_blocks_all = True
-            guards.append(Guard("A4", None, "no compaction yet on the metadata table: nothing is archived", True))
+            guards.append(Guard(GuardName.A4, None, "no compaction yet on the metadata table: nothing is archived",
+                                True))
         elif v2:
             after = next((i for i in completed if i.completion_time and i.completion_time > mdt_l
                           and i.requested_time != mdt_l), None)
-            guards.append(Guard("A4", after.requested_time if after else None,
+            guards.append(Guard(GuardName.A4, after.requested_time if after else None,
                                 f"first completed commit finished after the metadata table's last compaction {mdt_l}"))
         else:
-            guards.append(Guard("A4", mdt_l, f"metadata table's last compaction {mdt_l} (requested time)"))
+            guards.append(Guard(GuardName.A4, mdt_l, f"metadata table's last compaction {mdt_l} (requested time)"))
     else:
-        guards.append(Guard("A4", None, "metadata table not enabled or not available"))
+        guards.append(Guard(GuardName.A4, None, "metadata table not enabled or not available"))
     if table.is_metadata_table:
         guards.append(guard_a5(table, config))
     if v2 and config.keep_clean_plan_retain_instant:
@@ -322,12 +354,12 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
     savepoints = tls.savepoint_times(timeline)
     first_sp = savepoints[0] if savepoints else None
     commit_archive: list[Instant] = []
-    boundary: tuple[str | None, str | None] = (None, None)
+    boundary: tuple[str | None, GuardName | None] = (None, None)
 
     if mdt_blocks_all:
-        boundary = (None, "A4")
+        boundary = (None, GuardName.A4)
     elif len(completed) <= max_keep:
-        boundary = (None, "hoodie.keep.max.commits")
+        boundary = (None, GuardName.KEEP_MAX_COMMITS)
         for i in completed:
             reasons[id(i)].append(f"{len(completed)} completed commits ≤ max {max_keep}: archival not triggered")
     else:
@@ -343,7 +375,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
                 r.append(f"at or after the first savepoint {first_sp}")
                 blocked = True
                 if boundary[0] is None:
-                    boundary = (first_sp, "savepoint")
+                    boundary = (first_sp, GuardName.SAVEPOINT)
             if blocked:
                 continue
             if x is not None and i.requested_time >= x:
@@ -355,12 +387,12 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
             if len(commit_archive) >= limit:
                 r.append(f"keep.min: {len(completed)} − {min_keep} = {limit} commits may be archived")
                 if boundary[0] is None:
-                    boundary = (i.requested_time, "hoodie.keep.min.commits")
+                    boundary = (i.requested_time, GuardName.KEEP_MIN_COMMITS)
                 continue
             commit_archive.append(i)
     for g in guards:
         if g.instant is not None and boundary[1] == g.name:
-            guards[guards.index(g)] = Guard(g.name, g.instant, g.detail, True)
+            guards[guards.index(g)] = dataclasses.replace(g, binding=True)
 
     chosen: list[Instant] = list(commit_archive)
     cleans_rollbacks = [i for i in timeline if i.action in (ia.CLEAN, ia.ROLLBACK) and i.is_completed]
@@ -398,7 +430,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
                     reasons[id(i)].append(f"A4: not before the metadata table's last compaction {mdt_l}")
             chosen = [i for i in chosen if i.requested_time < mdt_l]
         if table.is_metadata_table:
-            a5 = next((g for g in guards if g.name == "A5"), None)
+            a5 = next((g for g in guards if g.name is GuardName.A5), None)
             if a5 is not None and a5.instant is not None:
                 for i in chosen:
                     if i.requested_time >= a5.instant:
@@ -444,8 +476,6 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
     )
     _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:
-        from hudi_core.services.safety import check_archival_safety
-
         plan.exposed_file_groups = check_archival_safety(table, plan)
     return plan
 
@@ -478,5 +508,5 @@ def _refuse_on_missing_inputs(plan: ArchivePlan, timeline: ActiveTimeline) -> No
             d.decision = KEEP
         d.reasons.insert(0, reason)
     plan.boundary_instant = min(m.requested_time for m in refusal)
-    plan.boundary_guard = "unreadable_input"
-    plan.guards.append(Guard("unreadable_input", plan.boundary_instant, reason, True))
+    plan.boundary_guard = GuardName.UNREADABLE_INPUT
+    plan.guards.append(Guard(GuardName.UNREADABLE_INPUT, plan.boundary_instant, reason, True))

@@ -24,6 +24,7 @@ from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
 from hudi_core.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
+from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import Instant, State, parse_instant_time
@@ -432,13 +433,13 @@ def _clean_failed_deletes(ctx: DoctorContext) -> Iterable[Result]:
 def _archival_blocked(ctx: DoctorContext) -> Iterable[Result]:
     plan = ctx.archive_plan
     completed = len(tls.completed_commits(ctx.timeline))
-    if completed <= plan.max_to_keep or plan.boundary_guard in (None, "hoodie.keep.min.commits",
-                                                               "hoodie.keep.max.commits"):
+    if completed <= plan.max_to_keep or plan.boundary_guard in (None, GuardName.KEEP_MIN_COMMITS,
+                                                               GuardName.KEEP_MAX_COMMITS):
         return
-    guard = plan.guard(plan.boundary_guard or "")
+    guard = plan.binding_guard
     since = plan.boundary_instant
     age = ctx.age_hours(since) if since else None
-    detail = guard.detail if guard else plan.boundary_guard or ""
+    detail = guard.detail if guard else str(plan.boundary_guard or "")
     where = f" at {since} ({age} h old)" if since else ""
     yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard}{where}; {completed} completed "
                              f"commits > hoodie.keep.max.commits {plan.max_to_keep}"), Evidence(
@@ -467,7 +468,7 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
         size = sum(ctx.listed.get(f, 0) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
         blocks = []
-        if plan.boundary_guard == "savepoint" and plan.boundary_instant == sp.savepoint_time:
+        if plan.boundary_guard is GuardName.SAVEPOINT and plan.boundary_instant == sp.savepoint_time:
             blocks.append("archival (nothing at or after the first savepoint is archived)")
         held = tuple(sorted(f for f in files if f in kept_by_savepoint))
         if held:
@@ -776,7 +777,7 @@ def _mdt_blocks_archival(ctx: DoctorContext) -> Iterable[Result]:
     if ctx.mdt is None:
         return
     plan = ctx.archive_plan
-    a4 = plan.guard("A4")
+    a4 = plan.guard(GuardName.A4)
     if a4 is None or not a4.binding or len(tls.completed_commits(ctx.timeline)) <= plan.max_to_keep:
         return  # not binding, or archival would not be triggered anyway
     pending = tuple(i.requested_time for i in ctx.mdt.timeline.pending())

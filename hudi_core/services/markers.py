@@ -9,16 +9,24 @@
   PR #11440 wrote it; released Hudi never does, so it is reported, never relied on);
 * savepoints (and the ones the latest clean recorded but that are gone now);
 * replaced file groups and whether their files are still on storage.
+
+Every marker that sits at an instant is also a typed :class:`Marker` (kind, instant, source,
+explanation): :meth:`Markers.items` for these, :func:`archival_boundary_marker` for the next
+archival's boundary (with its binding guard) and :func:`archived_split_marker` for where the
+archived part of the timeline ends. The dashboard draws these; the CLI prints `Markers.to_dict()`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import enum
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.services import timelines as tls
+from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.clean import proposed_ectna
 from hudi_core.services.config import ServiceConfig
 from hudi_core.timeline import instant as ia
@@ -28,8 +36,76 @@ from hudi_core.timeline.records import CleanerPlan, CleanMetadata, SavepointMeta
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
+_INSTANT_TIME = re.compile(r"\A\d{14}(\d{3})?\Z")
+
 #: Extra-metadata keys an intermediate HUDI-7779 revision may have written (matched case-insensitively).
 ECTNA_KEYS = ("earliest_commit_to_not_archive", "earliestcommittonotarchive")
+
+
+class MarkerKind(enum.Enum):
+    """What a marker marks. The value is the stable key (dashboard URLs, tables); `label` names it."""
+
+    ECTR_RECORDED = "ectr_recorded"
+    ECTR_RECOMPUTED = "ectr_recomputed"
+    ECTNA_RECORDED = "ectna_recorded"
+    ECTNA_PROPOSED = "ectna_proposed"
+    ECTNA_HUDI = "ectna_hudi"
+    SAVEPOINT = "savepoint"
+    ARCHIVAL_BOUNDARY = "archival_boundary"
+    ARCHIVED_SPLIT = "active_start"
+
+    @property
+    def label(self) -> str:
+        """The marker's human name."""
+        return _KIND_LABELS[self]
+
+
+_KIND_LABELS = {
+    MarkerKind.ECTR_RECORDED: "ECTR (recorded)",
+    MarkerKind.ECTR_RECOMPUTED: "ECTR (recomputed)",
+    MarkerKind.ECTNA_RECORDED: "EarliestCommitToNotArchive (recorded)",
+    MarkerKind.ECTNA_PROPOSED: "EarliestCommitToNotArchive (proposed)",
+    MarkerKind.ECTNA_HUDI: "EarliestCommitToNotArchive (Hudi)",
+    MarkerKind.SAVEPOINT: "Savepoint",
+    MarkerKind.ARCHIVAL_BOUNDARY: "Archival boundary (next archival)",
+    MarkerKind.ARCHIVED_SPLIT: "Archived | active",
+}
+
+
+@dataclass(frozen=True)
+class Marker:
+    """One marker at an instant (a requested time, as Hudi records these values; spec `01` §1.9).
+
+    `source` says where the value comes from (a clean, the recomputation, a dry run, the timeline),
+    `explanation` why it sits there. `guard` is set on the archival boundary only: what stops the
+    archival there (:class:`~hudi_core.services.archive.GuardName`: A3, the first savepoint, keep.min …),
+    as :attr:`hudi_core.services.archive.ArchivePlan.boundary_guard`.
+    """
+
+    kind: MarkerKind
+    instant: str
+    source: str
+    explanation: str = ""
+    guard: GuardName | None = None
+
+    @property
+    def label(self) -> str:
+        return self.kind.label
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"kind": self.kind.value, "label": self.label, "instant": self.instant, "source": self.source,
+                "explanation": self.explanation, "guard": self.guard.value if self.guard else None}
+
+
+_KIND_ORDER = {k: n for n, k in enumerate(MarkerKind)}
+
+
+def ordered_markers(markers: Iterable[Marker]) -> list[Marker]:
+    """`markers` by instant then kind, one per (kind, instant) (the first given wins)."""
+    seen: dict[tuple[MarkerKind, str], Marker] = {}
+    for m in markers:
+        seen.setdefault((m.kind, m.instant), m)
+    return sorted(seen.values(), key=lambda m: (m.instant, _KIND_ORDER[m.kind]))
 
 
 @dataclass(frozen=True)
@@ -63,6 +139,13 @@ class Markers:
     ectna_hudi_detail: str
     extra_metadata: list[ExtraMetadataMarker] = field(default_factory=list)
     replaced_groups: list[dict[str, Any]] = field(default_factory=list)
+    #: The values above that sit at an instant, as typed markers (see :meth:`items`).
+    marker_items: list[Marker] = field(default_factory=list)
+
+    def items(self) -> list[Marker]:
+        """Recorded and recomputed ECTR, EarliestCommitToNotArchive (proposed, Hudi's, recorded in
+        extra metadata) and completed savepoints, ordered by instant."""
+        return ordered_markers(self.marker_items)
 
     def to_dict(self) -> dict[str, Any]:
         """The `markers` JSON."""
@@ -126,6 +209,9 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
         savepoints.append({"savepoint_time": inst.requested_time, "state": inst.state.name,
                            "pinned_files": pinned, "recorded_by_latest_clean": inst.requested_time in recorded_sps})
 
+    items = _marker_items(clean.requested_time if clean else None, meta, plan, ectr_recorded, nxt, guard, extra,
+                          savepoints, proposed_ectna(ectr_recorded, list(recorded_sps)),
+                          proposed_ectna(nxt.timestamp, current_sps))
     view = table.fs_view()
     replaced = [
         {"partition": r.partition, "file_id": r.file_id, "replaced_by": r.replace_instant,
@@ -148,4 +234,83 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
         ectna_hudi_detail=guard.detail,
         extra_metadata=extra,
         replaced_groups=replaced,
+        marker_items=items,
     )
+
+
+def _marker_items(latest_clean: str | None, meta: CleanMetadata | None, plan: CleanerPlan | None,
+                  ectr_recorded: str | None,
+                  nxt: tls.EctrResult, guard: tls.ClusteringGuard, extra: list[ExtraMetadataMarker],
+                  savepoints: list[dict[str, Any]], proposed: str | None, proposed_next: str | None) -> list[Marker]:
+    out: list[Marker] = []
+    if ectr_recorded:
+        where = "metadata" if meta is not None and meta.earliest_commit_to_retain else "plan"
+        policy = f"policy {plan.policy}; " if plan is not None and plan.policy else ""
+        out.append(Marker(MarkerKind.ECTR_RECORDED, ectr_recorded, f"latest completed clean {latest_clean} ({where})",
+                          f"{policy}the archiver keeps this commit and later"))
+    if nxt.timestamp:
+        out.append(Marker(MarkerKind.ECTR_RECOMPUTED, nxt.timestamp, "recomputed for the next clean", nxt.detail))
+    if proposed:
+        out.append(Marker(MarkerKind.ECTNA_PROPOSED, proposed, "proposal (HUDI-7779), latest clean",
+                          "the first savepoint the latest clean tracked before its ECTR, else that ECTR"))
+    if proposed_next and proposed_next != proposed:
+        out.append(Marker(MarkerKind.ECTNA_PROPOSED, proposed_next, "proposal (HUDI-7779), next clean",
+                          "the first current savepoint before the next clean's ECTR, else that ECTR"))
+    if guard.lower_bound:
+        instant = guard.instant.requested_time if guard.instant else None
+        out.append(Marker(MarkerKind.ECTNA_HUDI, guard.lower_bound, "Hudi 1.1.x lower bound of guard A3",
+                          guard.detail + (f" (guard instant {instant})" if instant else "")))
+    for e in extra:
+        if _INSTANT_TIME.match(e.value):
+            out.append(Marker(MarkerKind.ECTNA_RECORDED, e.value, f"clean {e.clean_time} {e.source}", e.key))
+    for sp in savepoints:
+        if sp["state"] == State.COMPLETED.name:
+            tracked = "tracked by the latest clean" if sp["recorded_by_latest_clean"] else "not tracked by a clean"
+            out.append(Marker(MarkerKind.SAVEPOINT, sp["savepoint_time"], "savepoint",
+                              f"{sp['pinned_files']} pinned files; {tracked}"))
+    return out
+
+
+def archival_boundary_marker(plan: ArchivePlan) -> Marker | None:
+    """Where the planned archival stops (instants before it would be archived), with its binding guard."""
+    if not plan.boundary_instant:
+        return None
+    return Marker(MarkerKind.ARCHIVAL_BOUNDARY, plan.boundary_instant, "archive dry run",
+                  f"binding guard {plan.boundary_guard or '-'}: earlier instants would be archived",
+                  guard=plan.boundary_guard)
+
+
+def archived_split_marker(table: HudiTable) -> Marker | None:
+    """Where the archived part of the timeline ends: the first active instant, when archived instants exist."""
+    if table.unified_timeline().archived_listing().num_rows == 0:
+        return None
+    first = next(iter(table.timeline), None)
+    if first is None:
+        return None
+    return Marker(MarkerKind.ARCHIVED_SPLIT, first.requested_time, "unified timeline",
+                  "instants before it are archived")
+
+
+def markers_after_archival(table: HudiTable, markers: Iterable[Marker], plan: ArchivePlan) -> list[Marker]:
+    """`markers` as they would read once the plan's instants left the active timeline: the archived |
+    active split moves to the first instant that stays (the other markers keep their instants)."""
+    gone = {i.key() for i in plan.to_archive}
+    if not gone:
+        return ordered_markers(markers)
+    kept = [m for m in markers if m.kind is not MarkerKind.ARCHIVED_SPLIT]
+    first = next((i for i in table.timeline if i.key() not in gone), None)
+    if first is not None:
+        kept.append(Marker(MarkerKind.ARCHIVED_SPLIT, first.requested_time, "after the planned archival",
+                           "instants before it would be archived"))
+    return ordered_markers(kept)
+
+
+def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
+                     now: dt.datetime | None = None, plan: ArchivePlan | None = None) -> list[Marker]:
+    """Every marker of the timeline chart: :meth:`Markers.items`, the archived | active split and the
+    next archival's boundary (`plan`, else :func:`~hudi_core.services.archive.plan_archive` with `conf`)."""
+    config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    found = compute_markers(table, config, now=now).items()
+    split = archived_split_marker(table)
+    boundary = archival_boundary_marker(plan if plan is not None else plan_archive(table, config, check_safety=False))
+    return ordered_markers([*found, *([split] if split else []), *([boundary] if boundary else [])])

@@ -10,16 +10,25 @@ same records twice: duplicate data for every reader.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hudi_core.fsview import FileSystemView
 from hudi_core.timeline import instant as ia
+from hudi_core.timeline.instant import Instant
 from hudi_core.timeline.records import CommitMetadata
 
 if TYPE_CHECKING:
-    from hudi_core.services.archive import ArchivePlan
     from hudi_core.table import HudiTable
+
+
+class PlannedArchival(Protocol):
+    """What the check needs of an archive plan (:class:`hudi_core.services.archive.ArchivePlan`):
+    the instants it would archive. A protocol, so this module does not import the archiver."""
+
+    @property
+    def to_archive(self) -> Sequence[Instant]: ...
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,7 @@ class ExposedGroup:
                 "replacement_file_ids": list(self.replacement_file_ids), "files": list(self.files)}
 
 
-def view_after_archival(table: HudiTable, plan: ArchivePlan, view: FileSystemView | None = None) -> FileSystemView:
+def view_after_archival(table: HudiTable, plan: PlannedArchival, view: FileSystemView | None = None) -> FileSystemView:
     """The file-system view Hudi would build once the plan's instants left the active timeline."""
     before = view if view is not None else table.fs_view()
     remaining = table.timeline.without(plan.to_archive)
@@ -51,7 +60,7 @@ def view_after_archival(table: HudiTable, plan: ArchivePlan, view: FileSystemVie
     )
 
 
-def check_archival_safety(table: HudiTable, plan: ArchivePlan,
+def check_archival_safety(table: HudiTable, plan: PlannedArchival,
                           view: FileSystemView | None = None) -> list[ExposedGroup]:
     """Replaced file groups that the plan's archival would expose alongside their replacement."""
     before = view if view is not None else table.fs_view()

@@ -10,35 +10,35 @@ smooth; above `aggregate_above` instants the bars are replaced by per-lane time 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from hudi_core.ui.markers import KIND_LABELS, Marker
+from hudi_core.services.markers import Marker, MarkerKind
+from hudi_core.ui.markers import SHORT_LABELS
+
+if TYPE_CHECKING:
+    from hudi_core.logfile.duplicates import InstantBlocks
 
 STATE_COLOURS = {"COMPLETED": "#2e7d32", "INFLIGHT": "#f9a825", "REQUESTED": "#c62828"}
 ARCHIVED_COLOUR = "#78909c"
-MARKER_STYLES: dict[str, tuple[str, str]] = {
-    "ectr_recorded": ("#1565c0", "solid"),
-    "ectr_recomputed": ("#42a5f5", "dash"),
-    "ectna_recorded": ("#6a1b9a", "solid"),
-    "ectna_proposed": ("#ab47bc", "dash"),
-    "ectna_hudi": ("#4a148c", "dot"),
-    "savepoint": ("#ef6c00", "dashdot"),
-    "archival_boundary": ("#37474f", "longdash"),
-    "other": ("#9e9e9e", "dot"),
+MARKER_STYLES: dict[MarkerKind, tuple[str, str]] = {
+    MarkerKind.ECTR_RECORDED: ("#1565c0", "solid"),
+    MarkerKind.ECTR_RECOMPUTED: ("#42a5f5", "dash"),
+    MarkerKind.ECTNA_RECORDED: ("#6a1b9a", "solid"),
+    MarkerKind.ECTNA_PROPOSED: ("#ab47bc", "dash"),
+    MarkerKind.ECTNA_HUDI: ("#4a148c", "dot"),
+    MarkerKind.SAVEPOINT: ("#ef6c00", "dashdot"),
+    MarkerKind.ARCHIVAL_BOUNDARY: ("#37474f", "longdash"),
+    MarkerKind.ARCHIVED_SPLIT: ("#607d8b", "dot"),
 }
 LANE_ORDER = ["commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction", "clean",
               "rollback", "restore", "savepoint", "indexing"]
 _PLANNED_LANES = {"compaction", "clustering", "logcompaction", "indexing"}
 HOVER_REPLACED_LIMIT = 8
-#: Short marker labels drawn on the chart (the legend and hover carry the full names).
-SHORT_LABELS = {"ectr_recorded": "ECTR", "ectr_recomputed": "ECTR next", "ectna_recorded": "ECTNA rec.",
-                "ectna_proposed": "ECTNA prop.", "ectna_hudi": "ECTNA Hudi", "savepoint": "SP",
-                "archival_boundary": "archival stops", "active_start": "archived | active"}
 
 
 def instant_datetimes(values: Iterable[Any]) -> pd.Series:
@@ -256,50 +256,62 @@ def _add_regions(fig: go.Figure, df: pd.DataFrame, chart_end: Any, row: int | No
                       line_width=0, name="active region", **sub)
 
 
-#: Pixel height of one row of marker labels above a plot, and the plot width assumed when labels are laid out.
-LABEL_ROW_PX = 16
-LABEL_LAYOUT_WIDTH_PX = 850
-#: The x axis shows instant times as Hudi writes them (yyyyMMddHHmmssSSS), so ticks match the tables.
-INSTANT_TICK_FORMAT = "%Y%m%d%H%M%S%L"
+#: Pixel height of one row of marker labels above a plot: a label box is LABEL_BOX_PX high (text and padding).
+LABEL_ROW_PX = 19
+LABEL_BOX_PX = 15
+#: The narrowest plot the labels are laid out for (px): on a wider plot labels are only further apart.
+LABEL_LAYOUT_WIDTH_PX = 640
+#: Width of one character of a label (11 px font; the bold instant time is the widest part) and padding.
+LABEL_CHAR_PX = 7.0
+LABEL_PAD_PX = 10
+#: Hover and spike readout: a date and time in the table's timezone, to the millisecond.
+HOVER_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%L"
 
 
 def marker_labels(markers: Sequence[Marker], x_range: tuple[float, float] | None = None) -> list[dict[str, Any]]:
     """One label per distinct marker time, with its stacking level (0 = right above the plot).
 
-    Markers at the same instant share one label (``"ECTR · SP 20240101000200000"``); labels are
-    laid out left to right and a label that would run into an earlier one on the same level moves
-    up a level, so no two labels overlap (widths estimated at :data:`LABEL_LAYOUT_WIDTH_PX` over
-    `x_range`, the chart's time range in epoch ms; default: the markers' own range).
+    Markers at the same instant share one label (``"ECTR · SP 20240101000200000"``). A label reads
+    to the right of its line, or to the left when it would run past the plot's right edge; labels
+    are laid out left to right and one that would overlap a label already on a level moves up a
+    level, so no two labels overlap on any plot at least :data:`LABEL_LAYOUT_WIDTH_PX` wide
+    (`x_range`: the chart's time range in epoch ms; default: the markers' own range).
     """
     groups: dict[str, list[Marker]] = {}
-    for m in sorted(markers, key=lambda m: (m.time, m.kind)):
-        groups.setdefault(m.time, []).append(m)
+    for m in sorted(markers, key=lambda m: (m.instant, list(MarkerKind).index(m.kind))):
+        groups.setdefault(m.instant, []).append(m)
     items = []
     for time, ms in groups.items():
         x = float(to_ms(instant_datetimes([time]))[0])
         if np.isnan(x):
             continue
         kinds = list(dict.fromkeys(m.kind for m in ms))
-        short = " · ".join(SHORT_LABELS.get(k, KIND_LABELS.get(k, k)) for k in kinds)
-        colour = MARKER_STYLES.get(kinds[0], MARKER_STYLES["other"])[0] if len(kinds) == 1 else "#263238"
-        hover = "<br>".join(f"{m.label}: {m.time} ({m.source}) {m.detail}".rstrip() for m in ms)
-        coloured = " · ".join(f'<span style="color:{MARKER_STYLES.get(k, MARKER_STYLES["other"])[0]}">'
-                              f'{SHORT_LABELS.get(k, KIND_LABELS.get(k, k))}</span>' for k in kinds)
+        short = " · ".join(SHORT_LABELS[k] for k in kinds)
+        colour = MARKER_STYLES[kinds[0]][0] if len(kinds) == 1 else "#263238"
+        hover = "<br>".join(f"{m.label}: {m.instant} ({m.source}) {m.explanation}".rstrip() for m in ms)
+        coloured = " · ".join(f'<span style="color:{MARKER_STYLES[k][0]}">{SHORT_LABELS[k]}</span>' for k in kinds)
         items.append({"x": x, "time": time, "text": f"{short} {time}", "html": f"{coloured} <b>{time}</b>",
-                      "colour": colour, "hover": hover, "kinds": kinds})
+                      "colour": colour, "hover": hover, "kinds": [k.value for k in kinds]})
     if not items:
         return []
     xs = [i["x"] for i in items]
     lo, hi = x_range if x_range is not None else (min(xs), max(xs))
     lo, hi = min(lo, *xs), max(hi, *xs)
-    span = ((hi - lo) or 1.0) * 1.1  # the chart pads its range a little
-    ends: list[float] = []  # per level: where the last label placed on it ends (ms)
+    if hi - lo < 1000.0:
+        lo, hi = lo - 1000.0, hi + 1000.0
+    per_px = ((hi - lo) or 1.0) / LABEL_LAYOUT_WIDTH_PX
+    levels: list[list[tuple[float, float]]] = []  # per level: the occupied (start, end) intervals in ms
     for item in items:
-        width = (len(item["text"]) * 6.3 + 14) * span / LABEL_LAYOUT_WIDTH_PX
-        level = next((n for n, end in enumerate(ends) if end < item["x"]), len(ends))
-        if level == len(ends):
-            ends.append(0.0)
-        ends[level] = item["x"] + width
+        width = (len(item["text"]) * LABEL_CHAR_PX + LABEL_PAD_PX) * per_px
+        right = item["x"] + width <= hi
+        item["anchor"] = "left" if right else "right"
+        start, end = (item["x"], item["x"] + width) if right else (item["x"] - width, item["x"])
+        gap = 4 * per_px
+        level = next((n for n, taken in enumerate(levels)
+                      if all(end + gap < a or start - gap > b for a, b in taken)), len(levels))
+        if level == len(levels):
+            levels.append([])
+        levels[level].append((start, end))
         item["level"] = level
     return items
 
@@ -307,26 +319,27 @@ def marker_labels(markers: Sequence[Marker], x_range: tuple[float, float] | None
 def _add_markers(fig: go.Figure, markers: Sequence[Marker], row: int | None, axis_suffix: str,
                  x_range: tuple[float, float] | None = None) -> int:
     """Vertical marker lines and their labels above the plot; returns the number of label rows."""
-    for m in sorted(markers, key=lambda m: (m.time, m.kind)):
-        x = float(to_ms(instant_datetimes([m.time]))[0])
+    for m in sorted(markers, key=lambda m: (m.instant, m.kind.value)):
+        x = float(to_ms(instant_datetimes([m.instant]))[0])
         if np.isnan(x):
             continue
-        colour, dash = MARKER_STYLES.get(m.kind, MARKER_STYLES["other"])
+        colour, dash = MARKER_STYLES[m.kind]
         fig.add_shape(type="line", x0=x, x1=x, xref=f"x{axis_suffix}", y0=0, y1=1, yref=f"y{axis_suffix} domain",
-                      line={"color": colour, "dash": dash, "width": 2}, name=m.kind)
+                      line={"color": colour, "dash": dash, "width": 2}, name=m.kind.value)
     labels = marker_labels(markers, x_range)
     for item in labels:
         fig.add_annotation(x=item["x"], xref=f"x{axis_suffix}", y=1, yref=f"y{axis_suffix} domain",
                            yanchor="bottom", yshift=2 + LABEL_ROW_PX * item["level"], text=item["html"],
-                           showarrow=False, xanchor="left", font={"size": 11, "color": item["colour"]},
-                           bgcolor="rgba(255,255,255,0.85)", hovertext=item["hover"], name="|".join(item["kinds"]))
+                           showarrow=False, xanchor=item["anchor"], font={"size": 11, "color": item["colour"]},
+                           height=LABEL_BOX_PX, borderpad=1, bgcolor="rgba(255,255,255,0.9)", hovertext=item["hover"],
+                           name="|".join(item["kinds"]))
     return 1 + max((i["level"] for i in labels), default=-1)
 
 
 def _marker_legend(fig: go.Figure, markers: Sequence[Marker]) -> None:
     for kind in dict.fromkeys(m.kind for m in markers):
-        colour, dash = MARKER_STYLES.get(kind, MARKER_STYLES["other"])
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=KIND_LABELS.get(kind, kind),
+        colour, dash = MARKER_STYLES[kind]
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=kind.label,
                                  line={"color": colour, "dash": dash}, hoverinfo="skip"))
 
 
@@ -374,21 +387,30 @@ def _label_rows(markers: Sequence[Marker], x_range: tuple[float, float] | None =
     return 1 + max((i["level"] for i in marker_labels(markers, x_range)), default=-1)
 
 
-def _x_range(*frames: pd.DataFrame) -> tuple[float, float] | None:
-    """The time range (epoch ms) the prepared frames cover, or ``None``."""
-    values = [v for df in frames if not df.empty for v in (df["start"].min(), df["start"].max(), df["end"].max())
-              if pd.notna(v)]
-    if not values:
+def _x_range(frames: Sequence[pd.DataFrame], markers: Sequence[Marker] = ()) -> tuple[float, float] | None:
+    """The chart's time range (epoch ms): the prepared frames and the markers, padded 3 % each side."""
+    values = [v for df in frames if not df.empty
+              for v in (df["start"].min(), df["start"].max(), df["end"].min(), df["end"].max()) if pd.notna(v)]
+    ms = [*to_ms(values), *to_ms(instant_datetimes([m.instant for m in markers]))] if (values or markers) else []
+    ms = [v for v in ms if not np.isnan(v)]
+    if not ms:
         return None
-    ms = to_ms(values)
-    return float(np.nanmin(ms)), float(np.nanmax(ms))
+    lo, hi = min(ms), max(ms)
+    pad = max((hi - lo) * 0.03, 1000.0)
+    return lo - pad, hi + pad
 
 
-def _time_axis(fig: go.Figure) -> None:
-    """Date x axes labelled in instant-time form, with spike lines to read a time off the chart."""
-    fig.update_xaxes(type="date", tickformat=INSTANT_TICK_FORMAT, nticks=7, hoverformat=INSTANT_TICK_FORMAT,
-                     showspikes=True, spikemode="across", spikethickness=1, spikedash="dot", spikecolor="#90a4ae",
-                     tickfont={"family": "monospace", "size": 11}, showgrid=True, gridcolor="rgba(0,0,0,0.06)")
+def _time_axis(fig: go.Figure, x_range: tuple[float, float] | None, timezone: str, bottom: str = "xaxis") -> None:
+    """Date x axes read as dates and times in the table's timezone (instant times are wall-clock times
+    there, spec `01` §1.9), over an explicit range (so marker labels are laid out for the range shown),
+    with spike lines to read a time off the chart."""
+    zone = "UTC" if timezone.upper() == "UTC" else "the writer's local time (hoodie.table.timeline.timezone=LOCAL)"
+    fig.update_xaxes(type="date", hoverformat=HOVER_TIME_FORMAT, showspikes=True, spikemode="across",
+                     spikethickness=1, spikedash="dot", spikecolor="#90a4ae", tickfont={"size": 11}, showgrid=True,
+                     gridcolor="rgba(0,0,0,0.06)", automargin=True)
+    if x_range is not None:
+        fig.update_xaxes(range=[pd.Timestamp(v, unit="ms").isoformat() for v in x_range])
+    fig.update_layout({bottom: {"title": {"text": f"time ({zone})", "font": {"size": 11}, "standoff": 4}}})
 
 
 def _lane_axis(fig: go.Figure, lanes: Sequence[str], **where: Any) -> None:
@@ -400,13 +422,13 @@ def _lane_axis(fig: go.Figure, lanes: Sequence[str], **where: Any) -> None:
 def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
                     replaced: Mapping[str, Sequence[str]] | None = None, *, highlight: Iterable[str] = (),
                     highlight_label: str = "highlighted", title: str | None = None,
-                    aggregate_above: int = 50_000, max_buckets: int = 1500) -> go.Figure:
+                    aggregate_above: int = 50_000, max_buckets: int = 1500, timezone: str = "UTC") -> go.Figure:
     """The timeline chart of an instants frame (see the module docstring).
 
     `replaced` maps a replacecommit's requested time to the file groups it replaced (shown on
     hover); `highlight` circles instants (e.g. the ones an archival would archive). Lanes are
     y positions labelled with the action (`yaxis.ticktext`, first lane at the top); x values are
-    epoch milliseconds on a date axis (the table's timezone, shown as is).
+    epoch milliseconds on a date axis, read as dates and times in the table's `timezone`.
     """
     df = prepare_instants(instants)
     fig = go.Figure()
@@ -423,26 +445,28 @@ def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
         else:
             _add_bars(fig, df, replaced or {}, end, lane_y, None, True)
         _add_highlight(fig, df, highlight, highlight_label, lane_y, None)
-    label_rows = _add_markers(fig, markers, None, "", _x_range(df))
+    x_range = _x_range([df], markers)
+    label_rows = _add_markers(fig, markers, None, "", x_range)
     _marker_legend(fig, markers)
     _lane_axis(fig, lanes)
-    _time_axis(fig)
+    _time_axis(fig, x_range, timezone)
     top = (30 if title else 8) + LABEL_ROW_PX * label_rows + 6
     fig.update_layout(title={"text": title, "y": 1, "yanchor": "top", "pad": {"t": 6}} if title else None,
-                      height=max(300, 130 + 48 * len(lanes) + top), hovermode="closest",
+                      height=max(300, 150 + 48 * len(lanes) + top), hovermode="closest",
                       margin={"l": 10, "r": 10, "t": top, "b": 10}, legend=LEGEND, uirevision="timeline")
     return fig
 
 
 def before_after_figure(before: pd.DataFrame, after: pd.DataFrame, markers_before: Sequence[Marker] = (),
                         markers_after: Sequence[Marker] = (), *, highlight: Iterable[str] = (),
-                        highlight_label: str = "changes", titles: tuple[str, str] = ("Before", "After")) -> go.Figure:
+                        highlight_label: str = "changes", titles: tuple[str, str] = ("Before", "After"),
+                        timezone: str = "UTC") -> go.Figure:
     """Two timelines on a shared time axis: before and after a dry-run (or a scenario step)."""
     b = prepare_instants(before)
     a = prepare_instants(after)
     b = b[b["start"].notna()] if not b.empty else b
     a = a[a["start"].notna()] if not a.empty else a
-    x_range = _x_range(b, a)
+    x_range = _x_range([b, a], [*markers_before, *markers_after])
     rows_before = _label_rows(markers_before, x_range)
     rows_after = _label_rows(markers_after, x_range)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True)
@@ -463,12 +487,12 @@ def before_after_figure(before: pd.DataFrame, after: pd.DataFrame, markers_befor
         _add_markers(fig, marks, row, "" if row == 1 else "2", x_range)
     _marker_legend(fig, [*markers_before, *markers_after])
     _lane_axis(fig, lanes)
-    _time_axis(fig)
+    _time_axis(fig, x_range, timezone, "xaxis2")
     # Each plot gets its lanes plus room above for its marker labels; the titles sit on the y axes.
     plot_px = max(150, 30 + 42 * len(lanes))
     top = 10 + LABEL_ROW_PX * rows_before
     gap = 24 + LABEL_ROW_PX * rows_after
-    height = top + 2 * plot_px + gap + 40
+    height = top + 2 * plot_px + gap + 60
     inner = height - top - 10
     fig.update_layout(
         yaxis={"domain": [1 - plot_px / inner, 1], "title": {"text": f"<b>{titles[0]}</b>", "standoff": 6}},
@@ -492,19 +516,18 @@ VERDICT_COLOURS = {"keep": "#2e7d32", "committed": "#2e7d32", "drop": "#c62828",
                    "rolled_back": "#9e9e9e", "mixed": "#f9a825", "unknown": "#90a4ae"}
 
 
-def log_block_rows(analysis: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per block of an analysis (`InstantBlocks.to_dict()` list) with the three verdicts."""
+def log_block_rows(analysis: Sequence[InstantBlocks]) -> pd.DataFrame:
+    """One row per block of an analysis (`logfile.duplicates.analyze_duplicates`) with the three verdicts."""
     rows = []
     for entry in analysis:
-        for attempt in entry.get("attempts", []):
-            for pos, block in enumerate(attempt.get("blocks", [])):
+        for attempt in entry.attempts:
+            for pos, block in enumerate(attempt.blocks):
                 rows.append({
-                    "partition": entry["partition"], "file_id": entry["file_id"],
-                    "instant_time": entry["instant_time"], "attempt": attempt["attempt"],
-                    "position": pos, "seq": block.get("seq"), "path": block.get("path"),
-                    "offset": block.get("offset"), "type": block.get("type"),
-                    "proposal": attempt.get("proposal"), "hudi_014": attempt.get("hudi_014"),
-                    "commit_metadata": attempt.get("commit_metadata"), "rolled_back": attempt.get("rolled_back"),
+                    "partition": entry.partition, "file_id": entry.file_id, "instant_time": entry.instant_time,
+                    "attempt": attempt.key, "position": pos, "seq": block.seq, "path": block.path,
+                    "offset": block.block_offset, "type": block.block_type, "proposal": attempt.proposal,
+                    "hudi_014": attempt.hudi_014, "commit_metadata": attempt.commit_metadata,
+                    "rolled_back": attempt.rolled_back,
                 })
     return pd.DataFrame(rows, columns=["partition", "file_id", "instant_time", "attempt", "position", "seq", "path",
                                        "offset", "type", "proposal", "hudi_014", "commit_metadata", "rolled_back"])

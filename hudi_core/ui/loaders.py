@@ -1,21 +1,45 @@
 """Cached loaders: the dashboard's only way to the engine's data.
 
-The opened :class:`~hudi_core.table.HudiTable` is a shared resource (`st.cache_resource`, one
-per table URI and engine); derived frames are `st.cache_data` keyed by the same pair, so
-switching pages or filters never re-reads the table. "Reload" clears both.
+Each loader calls the engine's API (`hudi_core.table`, `services`, `logfile`, `scenarios`) and
+caches its typed result: the opened :class:`~hudi_core.table.HudiTable` is a shared resource
+(`st.cache_resource`, one per table URI and engine); derived results are `st.cache_data` keyed by
+the same pair (dataclasses and frames pickle), so switching pages or filters never re-reads the
+table. "Reload" clears both.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
+import pyarrow as pa
+import pyarrow.compute as pc
 import streamlit as st
 
 from hudi_core import HudiTable, open_table
-from hudi_core.ui import charts, engine, markers
+from hudi_core.discovery import TableSearch
+from hudi_core.discovery import find_tables as _find_tables
+from hudi_core.errors import Finding
+from hudi_core.logfile.duplicates import (
+    InstantBlocks,
+    analyze_duplicates,
+    commit_log_files,
+    rolled_back_instants,
+    uncommitted_write_instants,
+)
+from hudi_core.logfile.inventory import log_block_inventory
+from hudi_core.pipeline.engine import get_executor as engine_executor
+from hudi_core.pipeline.progress import report_progress
+from hudi_core.services.archive import ArchivePlan, plan_archive
+from hudi_core.services.clean import CleanPlan, plan_clean
+from hudi_core.services.config import ServiceConfig
+from hudi_core.services.doctor import DoctorOptions, DoctorReport, run_doctor
+from hudi_core.services.history import History, file_group_history
+from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
+from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
 
@@ -23,7 +47,7 @@ TTL_SECONDS = 600
 @st.cache_resource(show_spinner="Starting the engine…")
 def get_executor(engine_name: str = "local") -> Any:
     """One executor per engine for the whole server (Spark: one session, started on first use)."""
-    return engine.make_executor(engine_name)
+    return engine_executor(engine_name, notice=None)
 
 
 @st.cache_resource(show_spinner="Opening table…", max_entries=16, ttl=TTL_SECONDS)
@@ -48,13 +72,7 @@ def run_with_progress(label: str, fn: Callable[[], Any]) -> Any:
                      text=f"{label} — {event.stage}: {event.done} of {event.total} ({event.engine})")
 
     try:
-        report = engine._attr("hudi_core.pipeline.progress", "report_progress", "Progress reporting")
-    except engine.NotAvailable:
-        report = None
-    try:
-        if report is None:
-            return fn()
-        with report(update):
+        with report_progress(update):
             return fn()
     finally:
         bar.empty()
@@ -82,120 +100,152 @@ def clear_caches() -> None:
 
 
 @st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
-def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """`table.describe()` and the findings noticed while reading the timeline."""
+def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], list[Finding]]:
+    """`table.describe()` and the findings noticed while reading the timeline (active and archived)."""
     table = get_table(uri, engine_name)
     facts = table.describe()
-    table.inspect.instants()  # decode bodies: their problems become findings
-    rows: list[dict[str, str]] = []
-    for f in [*table.findings, *engine.timeline_findings(table)]:
-        row = f.to_dict()
-        if row not in rows:
-            rows.append(row)
-    return facts, rows
+    table.inspect.instants(archived=True)  # decode bodies and read the archive: their problems become findings
+    return facts, list(dict.fromkeys(table.findings))
+
+
+def _instants_arrow(table: HudiTable) -> tuple[pa.Table, str]:
+    """Active and archived instants (:data:`~hudi_core.inspect.INSTANTS_SCHEMA`) and a note on their source."""
+    arrow = table.inspect.instants(archived=True)
+    archived = int(pc.sum(pc.not_equal(arrow["source"], "active")).as_py() or 0)
+    if not archived:
+        return arrow, "active timeline (no archived instants)"
+    return arrow, f"unified timeline: {arrow.num_rows - archived} active + {archived} archived instants"
 
 
 @st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
-def load_instants(uri: str, engine_name: str = "local", include_archived: bool = True) -> tuple[pd.DataFrame, str]:
-    """Instants (unified timeline when the build has it) and a note on the source.
+def load_instants(uri: str, engine_name: str = "local") -> tuple[pd.DataFrame, str]:
+    """Instants of the unified timeline and a note on the source.
 
     List columns (`files`, `errors`) are joined with ``;`` into strings: the frame is cached and
     unpickled on every rerun, and object columns of lists unpickle ~100 times slower.
     """
-    table = get_table(uri, engine_name)
-    arrow, note = engine.instants_table(table, include_archived)
-    return engine.flatten_lists(arrow).to_pandas(), note
-
-
-@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
-def load_inspect(uri: str, name: str, engine_name: str = "local", as_of: str | None = None) -> pd.DataFrame:
-    """One `table.inspect.<name>()` Arrow table as pandas (`as_of` for `file_slices`)."""
-    table = get_table(uri, engine_name)
-    fn = getattr(table.inspect, name)
-    arrow = fn(as_of=as_of) if name == "file_slices" else fn()
-    return arrow.to_pandas()
+    arrow, note = _instants_arrow(get_table(uri, engine_name))
+    return frames.flatten_lists(arrow).to_pandas(), note
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_replaced_map(uri: str, engine_name: str = "local") -> dict[str, list[str]]:
     """Replacecommit requested time → the file groups (``partition/file_id``) its metadata replaced."""
-    return engine.replaced_map(get_table(uri, engine_name))
+    return frames.replaced_by_instant(get_table(uri, engine_name))
+
+
+def _conf_for(uri: str, conf: tuple[tuple[str, str], ...] | None) -> ServiceConfig:
+    """The dry-run configuration: `conf`, else the one a dashboard-built scenario table was written with."""
+    return ServiceConfig.from_conf(dict(conf) if conf is not None else scenario_tables.table_conf(uri))
 
 
 @st.cache_data(show_spinner="Computing markers…", max_entries=32, ttl=TTL_SECONDS)
-def load_markers(uri: str, engine_name: str = "local") -> tuple[list[markers.Marker], str]:
-    """Recorded markers, the archived/active split and, when built in, the engine's recomputed
-    markers and the next archival's boundary (Hudi's defaults, or a scenario table's own config)."""
-    return engine.table_markers(get_table(uri, engine_name), engine.table_conf(uri))
-
-
-@st.cache_data(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
-def load_engine_markers(uri: str, engine_name: str = "local") -> dict[str, Any]:
-    """`compute_markers(table)` as plain data (raises NotAvailable without the services part)."""
-    return engine.compute_markers(get_table(uri, engine_name))
+def load_markers(uri: str, engine_name: str = "local", conf: tuple[tuple[str, str], ...] | None = None
+                 ) -> list[Marker]:
+    """Every marker of the timeline (`services.markers.timeline_markers`): recorded and recomputed ECTR and
+    EarliestCommitToNotArchive, savepoints, the archived | active split and the next archival's boundary,
+    with Hudi's defaults or a scenario table's own config (`conf` overrides both)."""
+    return timeline_markers(get_table(uri, engine_name), _conf_for(uri, conf))
 
 
 @st.cache_data(show_spinner="Decoding the instant…", max_entries=64, ttl=TTL_SECONDS)
-def load_instant_detail(uri: str, requested_time: str, action: str | None, engine_name: str = "local") -> dict:
-    """:func:`hudi_core.ui.engine.instant_detail` for one instant."""
-    return engine.instant_detail(get_table(uri, engine_name), requested_time, action)
+def load_instant_detail(uri: str, requested_time: str, action: str | None,
+                        engine_name: str = "local") -> frames.InstantDetail:
+    """:func:`hudi_core.ui.frames.instant_detail` for one instant."""
+    return frames.instant_detail(get_table(uri, engine_name), requested_time, action)
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """The cleaner and archiver dry runs for one configuration, and the archival with the guard flipped."""
+
+    config: dict[str, str]
+    savepoint_guard: bool
+    clean: CleanPlan
+    archive: ArchivePlan
+    archive_other_guard: ArchivePlan
+    markers: Markers
+    #: The timeline's markers under this configuration, now and once the planned archival ran.
+    markers_before: list[Marker]
+    markers_after: list[Marker]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON download (the CLI's documents of each plan)."""
+        return {"config": self.config, "savepoint_guard": self.savepoint_guard, "clean_plan": self.clean.to_dict(),
+                "archive_plan": self.archive.to_dict(), "archive_plan_other_guard": self.archive_other_guard.to_dict(),
+                "markers": self.markers.to_dict()}
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
-                 engine_name: str = "local") -> dict[str, Any]:
-    """Cleaner and archiver dry-runs for one configuration (the guard's other setting too).
-
-    Keys: ``config``, ``savepoint_guard``, ``clean_plan``, ``archive_plan`` and
-    ``archive_plan_other_guard`` (the same archival with the HUDI-7779 guard flipped), ``markers``.
-    """
+                 engine_name: str = "local") -> DryRun:
+    """Cleaner and archiver dry runs for one configuration (the guard's other setting too), and the markers
+    before and after the planned archival."""
     table = get_table(uri, engine_name)
-    config = dict(conf)
-    out: dict[str, Any] = {"config": config, "savepoint_guard": savepoint_guard}
-    out["clean_plan"] = engine.plan_clean(table, config)
-    out["archive_plan"] = engine.plan_archive(table, config, savepoint_guard=savepoint_guard)
-    out["archive_plan_other_guard"] = engine.plan_archive(table, config, savepoint_guard=not savepoint_guard)
-    try:
-        out["markers"] = engine.compute_markers(table, config)
-    except engine.NotAvailable:
-        out["markers"] = {}
-    return out
+    config = ServiceConfig.from_conf(dict(conf))
+    archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
+    before = timeline_markers(table, config, plan=archive)
+    return DryRun(dict(conf), savepoint_guard, plan_clean(table, config), archive,
+                  plan_archive(table, config, savepoint_guard=not savepoint_guard), compute_markers(table, config),
+                  before, markers_after_archival(table, before, archive))
 
 
 @st.cache_data(show_spinner="Building the file-system view…", max_entries=32, ttl=TTL_SECONDS)
-def load_file_groups(uri: str, as_of: str | None, engine_name: str = "local") -> dict[str, Any]:
-    """:func:`hudi_core.ui.engine.file_group_frames` as of an instant (``None``: latest)."""
-    return engine.file_group_frames(get_table(uri, engine_name), as_of)
+def load_file_groups(uri: str, as_of: str | None, engine_name: str = "local") -> frames.FileGroupFrames:
+    """:func:`hudi_core.ui.frames.file_group_frames` as of an instant (``None``: latest)."""
+    return frames.file_group_frames(get_table(uri, engine_name), as_of)
+
+
+@dataclass(frozen=True)
+class LogBlocks:
+    """The block inventory of a partition's log files and the HUDI-6758 analysis per (file group, instant)."""
+
+    inventory: pd.DataFrame
+    analysis: list[InstantBlocks]
+
+
+def load_log_blocks(uri: str, engine_name: str, partition: str | None,
+                    progress: Callable[[float, str], None] | None = None) -> LogBlocks:
+    """Block inventory (record counts decoded) and the duplicate analysis with the timeline's commit
+    metadata and rollbacks. Cached in the session by the page (its progress bar needs a fresh run)."""
+    table = get_table(uri, engine_name)
+
+    def event(ev: Any) -> None:
+        if progress is not None:
+            progress(ev.fraction, f"{ev.stage}: {ev.done} of {ev.total} ({ev.engine})")
+
+    with report_progress(event):
+        inventory = log_block_inventory(table, partition, None, decode_counts=True)
+    table.timeline.decode_all(table.executor)
+    results = analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table),
+                                 uncommitted_instants=uncommitted_write_instants(table))
+    if progress is not None:
+        progress(1.0, f"{inventory.num_rows} blocks, {len(results)} (file group, instant) pairs")
+    return LogBlocks(inventory.to_pandas(), list(results))
+
+
+@dataclass(frozen=True)
+class StepView:
+    """What the scenarios page shows of one built step: instants, markers and the dry-run plans."""
+
+    instants: pd.DataFrame
+    markers: list[Marker]
+    timezone: str
+    archive: ArchivePlan
+    archive_unguarded: ArchivePlan
+    clean: CleanPlan
 
 
 @st.cache_data(show_spinner=False, max_entries=64, ttl=TTL_SECONDS)
-def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str = "local") -> dict[str, Any]:
-    """What the scenarios page shows of one built step: instants, markers, dry-run decisions.
-
-    Keys: ``instants`` (frame), ``markers`` (list of :class:`~hudi_core.ui.markers.Marker`),
-    ``archive`` (guarded archive plan dict), ``archive_unguarded``, ``clean`` (clean plan dict).
-    Missing engine parts leave their key ``None``.
-    """
+def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str = "local") -> StepView:
+    """Instants, markers and guarded / unguarded archive plans and the clean plan of one scenario step."""
     table = get_table(uri, engine_name)
-    config = dict(conf)
-    arrow, _ = engine.instants_table(table)
-    found = markers.recorded_markers(table.inspect.cleans(), table.inspect.savepoints())
-    split = markers.boundary_marker(arrow)
-    if split:
-        found.append(split)
-    out: dict[str, Any] = {"instants": arrow.to_pandas(), "archive": None, "archive_unguarded": None, "clean": None}
-    try:
-        found.extend(markers.markers_from_engine(engine.compute_markers(table, config)))
-        out["archive"] = engine.plan_archive(table, config, savepoint_guard=True)
-        out["archive_unguarded"] = engine.plan_archive(table, config, savepoint_guard=False)
-        out["clean"] = engine.plan_clean(table, config)
-        boundary = markers.boundary_from_plan(out["archive"])
-        if boundary:
-            found.append(boundary)
-    except engine.NotAvailable:
-        pass
-    out["markers"] = markers.dedupe(found)
-    return out
+    config = ServiceConfig.from_conf(dict(conf))
+    arrow, _ = _instants_arrow(table)
+    archive = plan_archive(table, config, savepoint_guard=True)
+    return StepView(arrow.to_pandas(), timeline_markers(table, config, plan=archive), table.properties.timezone,
+                    archive,
+                    plan_archive(table, config, savepoint_guard=False), plan_clean(table, config))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -212,24 +262,23 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
     and other sessions on the same table and filter skip building the figure)."""
     instants, _ = load_instants(uri, engine_name)
     shown = charts.filter_instants(instants, actions, states, since, until)
-    try:
-        marks, _ = load_markers(uri, engine_name)
-    except engine.NotAvailable:
-        marks = []
-    try:
-        replaced = load_replaced_map(uri, engine_name)
-    except engine.NotAvailable:
-        replaced = {}
-    return charts.timeline_figure(shown, marks, replaced), shown
+    timezone = get_table(uri, engine_name).properties.timezone
+    return charts.timeline_figure(shown, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
+                                  timezone=timezone), shown
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def find_tables(root: str) -> TableSearch:
+    """Tables under an allowed root (local folder or object-store prefix), for the picker."""
+    from hudi_core.ui.roots import confinement_for
+
+    return _find_tables(root, confine_to=confinement_for(root))
 
 
 @st.cache_data(show_spinner="Running the health checks…", max_entries=16, ttl=TTL_SECONDS)
-def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> dict[str, Any]:
-    """The doctor's report (`services.doctor.run_doctor`) under the table's scenario config, as plain data."""
-    run = engine._attr("hudi_core.services.doctor", "run_doctor", "The health checks")
-    options = engine._attr("hudi_core.services.doctor", "DoctorOptions", "The health checks")
-    table = get_table(uri, engine_name)
-    return dict(run(table, engine.table_conf(uri), options(savepoint_guard=savepoint_guard)).to_dict())
+def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> DoctorReport:
+    """The doctor's report (`services.doctor.run_doctor`) under a scenario table's own config."""
+    return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard))
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)
@@ -238,12 +287,11 @@ def load_report_html(uri: str, engine_name: str = "local", redacted: bool = Fals
     from hudi_core.ui import report
 
     table = get_table(uri, engine_name)
-    document = report.build_report(table, engine.table_conf(uri))
+    document = report.build_report(table, scenario_tables.table_conf(uri))
     return report.report_html(report.redact(document, table.uri) if redacted else document)
 
 
 @st.cache_data(show_spinner="Reading the file group's history…", max_entries=32, ttl=TTL_SECONDS)
-def load_history(uri: str, file_id: str, partition: str | None, engine_name: str = "local") -> dict[str, Any]:
-    """`services.history.file_group_history` over the active and archived timelines, as plain data."""
-    fn = engine._attr("hudi_core.services.history", "file_group_history", "File-group history")
-    return dict(fn(get_table(uri, engine_name), file_id, partition).to_dict())
+def load_history(uri: str, file_id: str, partition: str | None, engine_name: str = "local") -> History:
+    """`services.history.file_group_history` over the active and archived timelines."""
+    return file_group_history(get_table(uri, engine_name), file_id, partition)

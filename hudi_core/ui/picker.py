@@ -14,7 +14,8 @@ import streamlit as st
 
 from hudi_core.demo import demo_table_path
 from hudi_core.errors import HudiInspectError
-from hudi_core.ui import engine, loaders, recent, roots, state
+from hudi_core.pipeline.engine import ENGINES, spark_unavailable_reason
+from hudi_core.ui import loaders, recent, roots, state
 
 SCENARIOS_PAGE = "pages/6_Scenarios.py"
 
@@ -107,9 +108,11 @@ def sidebar() -> None:
                         st.rerun()
                     except HudiInspectError as exc:
                         st.error(str(exc))
+    with sb.expander("Tables under the allowed roots"):
+        _table_finder()
     sb.page_link(SCENARIOS_PAGE, label="Built-in scenarios", icon=":material/science:")
-    names = engine.engine_names()
-    reason = engine.spark_unavailable_reason() if "spark" in names else None
+    names = ["local", *[n for n in ENGINES if n != "local"]]
+    reason = spark_unavailable_reason()
     if reason:
         names = [n for n in names if n != "spark"]
     state.init_widget(st.session_state, st.query_params, "engine", "local", valid=lambda v: v in names)
@@ -119,3 +122,31 @@ def sidebar() -> None:
     if reason:
         sb.caption(f"Spark engine unavailable: {reason}.")
     sb.caption("Allowed roots: " + ", ".join(f"`{r}`" for r in roots.allowed_roots()))
+
+
+def _table_finder() -> None:
+    """Folders holding `.hoodie/hoodie.properties` under each allowed root (local or s3://…), listed
+    on request: on an object store it costs one listing per folder visited."""
+    if not st.session_state.get("_find_tables"):
+        if st.button("Look for tables", width="stretch", help="List the tables under HUDI_INSPECTOR_ROOTS"):
+            st.session_state["_find_tables"] = True
+            st.rerun()
+        return
+    for n, root in enumerate(roots.allowed_roots()):
+        with st.spinner(f"Looking for tables under {root} …"):
+            try:
+                found = loaders.find_tables(str(root))
+            except HudiInspectError as exc:
+                st.error(f"{root}: {exc}")
+                continue
+        st.caption(f"{root}: {len(found.tables)} table(s)" + (" (search stopped early)" if found.truncated else ""))
+        for finding in found.findings:
+            st.warning(f"{finding.path}: {finding.message}")
+        for m, uri in enumerate(found.tables):
+            label = uri[len(str(root)):].strip("/") or uri.rstrip("/").split("/")[-1]
+            if st.button(label, key=f"found_{n}_{m}", help=uri, width="stretch"):
+                try:
+                    open_uri(roots.check_table_path(uri))
+                    st.rerun()
+                except HudiInspectError as exc:
+                    st.error(str(exc))

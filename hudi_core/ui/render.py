@@ -1,9 +1,8 @@
 """Rendering helpers shared by the pages: readable errors, tables with CSV download, JSON download.
 
 Every error reaches the user as one readable message, never a traceback: engine errors
-(:class:`~hudi_core.errors.HudiInspectError`) show their message naming the file, missing engine
-parts (:class:`~hudi_core.ui.engine.NotAvailable`) an informative note, anything else its type and
-message.
+(:class:`~hudi_core.errors.HudiInspectError`) show their message naming the file, anything else its
+type and message.
 """
 
 from __future__ import annotations
@@ -20,25 +19,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from hudi_core.errors import HudiInspectError
-from hudi_core.ui.engine import NotAvailable
+from hudi_core.errors import Finding, HudiInspectError, Severity
+from hudi_core.services.inputs import MissingInput
 
 log = logging.getLogger("hudi_core.ui")
 
 
 def error_message(exc: BaseException) -> str:
     """The one-line message shown for `exc`."""
-    if isinstance(exc, (HudiInspectError, NotAvailable)):
+    if isinstance(exc, HudiInspectError):
         return str(exc)
     text = str(exc) or exc.__class__.__name__
     return f"Unexpected error ({exc.__class__.__name__}): {text}"
 
 
 def show_error(exc: BaseException) -> None:
-    """Show `exc` as an info note (missing engine part) or an error box (everything else)."""
-    if isinstance(exc, NotAvailable):
-        st.info(f"{exc}. This view fills in once that part of the engine is built in.")
-        return
+    """Show `exc` as an error box (logged with its traceback unless it is an engine error)."""
     if not isinstance(exc, HudiInspectError):
         log.exception("dashboard error")
     st.error(error_message(exc))
@@ -75,15 +71,45 @@ def json_bytes(obj: Any) -> bytes:
     return json.dumps(obj, indent=2, sort_keys=True, default=str).encode("utf-8")
 
 
+#: Pixels per character of a table cell (the grid's 14 px font; digits are the widest common glyphs), the cell
+#: padding, and the widest a column is made to show its longest value (wider values: widen it, or the CSV).
+CELL_CHAR_PX = 8.2
+CELL_PAD_PX = 30
+MAX_COLUMN_PX = 720
+
+
+def column_widths(df: pd.DataFrame) -> dict[str, Any]:
+    """Column configs that show whole values in identifier columns (instant times, file ids, file names,
+    paths: text without spaces): each is made as wide as its longest value (of the first 200 rows, up to
+    :data:`MAX_COLUMN_PX`); a column whose values are cut even so says so in its header tooltip. Prose
+    columns keep the grid's width (pages make the long ones ``"large"``)."""
+    out: dict[str, Any] = {}
+    for col in df.columns:
+        if df[col].dtype != object:
+            continue
+        values = [str(v) for v in df[col].head(200) if v is not None and not (isinstance(v, float) and np.isnan(v))]
+        longest = max((len(v) for v in values), default=0)
+        if longest <= 12 or any(" " in v for v in values):
+            continue
+        want = int(longest * CELL_CHAR_PX + CELL_PAD_PX)
+        hint = (f"Values up to {longest} characters: widen the column, or download the CSV, to read them whole."
+                if want > MAX_COLUMN_PX else None)
+        out[str(col)] = st.column_config.Column(width=min(max(want, len(str(col)) * 8 + CELL_PAD_PX), MAX_COLUMN_PX),
+                                                help=hint)
+    return out
+
+
 def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
           column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None) -> None:
     """A dataframe with a "CSV" download button under it (the CSV is made only when clicked).
 
+    Text columns are as wide as their values (:func:`column_widths`; `column_config` overrides).
     `row_style` gives each row a CSS style (e.g. a background colour for flagged rows); the table
     is shown once, styled, and the CSV holds the plain values.
     """
     if caption:
         st.caption(caption)
+    column_config = {**column_widths(df), **(column_config or {})}
     shown: Any = df
     if row_style is not None and not df.empty:
         shown = df.style.apply(lambda r: [row_style(r)] * len(r), axis=1)
@@ -167,18 +193,16 @@ def verdict(text: str, tone: str = "info") -> None:
         st.info(text, icon=":material/info:")
 
 
-def incomplete_warning(findings: Sequence[dict[str, Any]] | None = None,
-                       missing_inputs: Sequence[dict[str, Any]] | None = None) -> bool:
+def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:
     """The dashboard's form of the CLI's exit code 1 (issue 16): a visible warning above the answer
     when some input could not be read, naming each file and what depends on it. Returns whether shown."""
-    errors = [f for f in findings or [] if f.get("severity") == "error"]
-    missing = list(missing_inputs or [])
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    missing = list(dict.fromkeys(missing_inputs))
     if not errors and not missing:
         return False
-    lines = [f"- `{m.get('path', '')}`: {m.get('reason', '')} — affects: {', '.join(m.get('affects') or []) or '—'}"
-             for m in missing[:20]]
-    shown = {m.get("path") for m in missing}
-    lines += [f"- `{f.get('path', '')}`: {f.get('message', '')}" for f in errors if f.get("path") not in shown][:20]
+    lines = [f"- `{m.path}`: {m.reason} — affects: {', '.join(m.affects) or '—'}" for m in missing[:20]]
+    shown = {m.path for m in missing}
+    lines += [f"- `{f.path}`: {f.message}" for f in errors if f.path not in shown][:20]
     st.warning("**Incomplete answer: some input could not be read.** What follows is computed without it:\n"
                + "\n".join(lines), icon=":material/report:")
     return True

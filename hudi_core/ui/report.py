@@ -19,7 +19,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.ui import charts, engine
+import pyarrow.compute as pc
+
+from hudi_core.services.archive import GuardName
+from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
+from hudi_core.ui import charts, frames
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -43,8 +47,11 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now
     clean = plan_clean(table, config, now=moment)
     guarded = plan_archive(table, config, savepoint_guard=True)
     bare = plan_archive(table, config, savepoint_guard=False)
-    instants, source = engine.instants_table(table)
-    marks, _ = engine.table_markers(table, dict(conf or {}))
+    instants = table.inspect.instants(archived=True)
+    archived = int(pc.sum(pc.not_equal(instants["source"], "active")).as_py() or 0)
+    source = (f"unified timeline: {instants.num_rows - archived} active + {archived} archived instants" if archived
+              else "active timeline (no archived instants)")
+    marks = timeline_markers(table, config, now=moment, plan=guarded)
     duplicates: list[dict[str, Any]] = []
     if table.properties.is_mor:
         from hudi_core.logfile.duplicates import duplicate_analysis
@@ -63,10 +70,10 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now
                                 "without_guard": [e.to_dict() for e in bare.exposed_file_groups]},
         "duplicate_sequences": duplicates,
         "histories": [file_group_history(table, fid).to_dict() for fid in histories],
-        "timeline": {"source": source, "replaced": engine.replaced_map(table),
-                     "instants": engine.flatten_lists(instants).to_pylist(),
-                     "markers": [{"kind": m.kind, "time": m.time, "label": m.label, "source": m.source,
-                                  "detail": m.detail} for m in marks]},
+        "timeline": {"source": source, "timezone": table.properties.timezone,
+                     "replaced": frames.replaced_by_instant(table),
+                     "instants": frames.flatten_lists(instants).to_pylist(),
+                     "markers": [m.to_dict() for m in marks]},
         "findings": [f.to_dict() for f in table.findings],
     }
 
@@ -215,12 +222,11 @@ def timeline_figure_html(document: Mapping[str, Any]) -> str:
     """The dashboard's timeline chart of the report's instants and markers, as a Plotly div."""
     import pandas as pd
 
-    from hudi_core.ui.markers import Marker
-
     tl = document["timeline"]
     frame = pd.DataFrame(tl["instants"])
-    marks = [Marker(m["kind"], m["time"], m["source"], m["detail"]) for m in tl["markers"]]
-    fig = charts.timeline_figure(frame, marks, tl["replaced"])
+    marks = [Marker(MarkerKind(m["kind"]), m["instant"], m["source"], m["explanation"],
+                    GuardName(m["guard"]) if m["guard"] else None) for m in tl["markers"]]
+    fig = charts.timeline_figure(frame, marks, tl["replaced"], timezone=tl["timezone"])
     return str(fig.to_html(full_html=False, include_plotlyjs=False, div_id="timeline-chart"))
 
 

@@ -1,0 +1,484 @@
+"""What a user waits for (issues 11 and 12): every CLI command as a whole process (start-up, work,
+output written to a file), next to the references, alternating in the same run.
+
+For each table (generated S / M / L tables in both timeline layouts, cached like the rest of the
+benchmark) and each round, every command runs as ``python -m hudi_core COMMAND TABLE --format json``
+with the default engine (what a user gets), followed by its reference:
+
+* ``hudi_rs_fsview``: a Python process that builds the table with hudi-rs and calls
+  ``get_file_slices`` (the reference of ``fsview``);
+* ``hudi_rs_timeline``: the same process calling the completed commits, delta commits and replace
+  commits of hudi-rs's timeline (the reference of ``timeline``);
+* ``floor``: a Python process that lists every file of the table with its size and reads every byte
+  under ``.hoodie`` once (the metadata table excepted): any command that answers from the whole
+  table does at least that much work (on S3 through obstore, 64 reads in flight).
+
+Medians of the rounds, peak RSS of each process (``wait4``), and ratios ``ours / hudi-rs`` and
+``ours / floor``. With ``--s3`` the same table is also served by the loopback S3 server
+(:mod:`bench.s3server`, ``--delay-ms`` added to every request) and each command reports the GET /
+LIST / HEAD requests it made; hudi-rs and the floor run against the same bucket.
+
+With ``--dashboard M`` the Overview page is timed in Chromium (streamlit server started fresh: first
+render with empty caches, then reloads with the table cached).
+
+Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]
+[--dashboard M]``;
+prints one JSON document (also written under ``bench/results/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+TIMEOUT_S = 1800
+
+#: name -> arguments after ``python -m hudi_core`` (``{T}`` is the table).
+COMMANDS: dict[str, list[str]] = {
+    "help": ["--help"],
+    "info": ["info", "{T}", "--format", "json"],
+    "timeline": ["timeline", "{T}", "--format", "json"],
+    "timeline_all": ["timeline", "{T}", "--all", "--format", "json"],
+    "fsview": ["fsview", "{T}", "--format", "json"],
+    "markers": ["markers", "{T}", "--format", "json"],
+    "plan_clean": ["plan-clean", "{T}", "--format", "json"],
+    "plan_archive": ["plan-archive", "{T}", "--format", "json"],
+    "log_blocks": ["log-blocks", "{T}", "--format", "json"],
+    "duplicates": ["duplicates", "{T}", "--format", "json"],
+}
+#: The reference each command is compared with (besides the floor, for whole-table commands).
+HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "timeline": "hudi_rs_timeline"}
+WHOLE_TABLE = ("timeline_all", "fsview", "markers", "plan_clean", "plan_archive", "log_blocks", "duplicates")
+#: Issue 11 / 12 targets.
+TARGETS = {
+    "hudi_rs_ratio_max": 0.5,
+    "floor_ratio_max": 2.0,
+    "help_and_info_s": 0.35,
+    "s3_seconds": {"info": 1.5, "timeline": 3.0, "fsview": 4.0, "plan_clean": 6.0},
+}
+
+HUDI_RS_SCRIPT = r"""
+import json, sys
+from hudi import HudiTableBuilder
+what, uri, options = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+builder = HudiTableBuilder.from_base_uri(uri)
+for key, value in options.items():
+    builder = builder.with_storage_option(key, value)
+table = builder.build()
+if what == "fsview":
+    print(len(table.get_file_slices()))
+else:
+    tl = table.get_timeline()
+    print(len(tl.get_completed_commits()) + len(tl.get_completed_deltacommits())
+          + len(tl.get_completed_replacecommits()))
+"""
+
+FLOOR_SCRIPT = r"""
+import json, os, sys
+uri, options = sys.argv[1], json.loads(sys.argv[2])
+files = size = meta = 0
+if "://" not in uri:
+    hoodie = os.path.join(uri, ".hoodie")
+    skip = os.path.join(hoodie, "metadata")
+    for folder, dirs, names in os.walk(uri):
+        inside = folder == hoodie or folder.startswith(hoodie + os.sep)
+        if folder == skip or folder.startswith(skip + os.sep):
+            dirs[:] = []
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            files += 1
+            size += os.stat(path).st_size
+            if inside:
+                with open(path, "rb") as fh:
+                    meta += len(fh.read())
+else:  # S3 through obstore (Rust): the fastest client at hand lists and reads
+    import asyncio
+    import obstore
+    from obstore.store import S3Store
+    bucket, _, prefix = uri.split("://", 1)[1].partition("/")
+    store = S3Store(bucket, endpoint=options["endpoint_url"], access_key_id=options["key"],
+                    secret_access_key=options["secret"], region=options["client_kwargs"]["region_name"],
+                    client_options={"allow_http": True})
+    listing = [o for batch in obstore.list(store, prefix=prefix.rstrip("/") + "/") for o in batch]
+    hoodie = prefix.rstrip("/") + "/.hoodie/"
+    wanted = [o["path"] for o in listing
+              if o["path"].startswith(hoodie) and not o["path"].startswith(hoodie + "metadata/")]
+    files = len(listing)
+    size = sum(o["size"] for o in listing)
+    async def read_all():
+        gate = asyncio.Semaphore(64)
+        async def one(path):
+            async with gate:
+                return len(await (await obstore.get_async(store, path)).bytes_async())
+        return await asyncio.gather(*(one(p) for p in wanted))
+    meta = sum(asyncio.run(read_all()))
+print(json.dumps({"files": files, "bytes": size, "metadata_bytes": meta}))
+"""
+
+
+def _env() -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    return env
+
+
+def run_process(argv: list[str], out_dir: Path) -> dict[str, Any]:
+    """One process, timed from spawn to exit; stdout goes to a file as a user's redirect would."""
+    out_path = out_dir / "stdout"
+    err_path = out_dir / "stderr"
+    rss_path = out_dir / "rss"
+    # A child's peak RSS from wait4 starts at its parent's (Linux carries the high-water mark across
+    # fork and exec), so the command runs under GNU time, a process of a few MiB, which reports the
+    # command's own peak (kB) into `rss_path`.
+    timer = ["/usr/bin/time", "-f", "%M", "-o", str(rss_path)] if os.path.exists("/usr/bin/time") else []
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        started = time.perf_counter()
+        proc = subprocess.Popen([*timer, *argv], stdout=out, stderr=err, env=_env(), cwd=REPO_ROOT)
+        try:
+            _pid, status, usage = os.wait4(proc.pid, 0)
+        except KeyboardInterrupt:
+            proc.kill()
+            raise
+        seconds = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    peak_kib = usage.ru_maxrss
+    if timer:
+        lines = rss_path.read_text().split()
+        peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else peak_kib
+    result: dict[str, Any] = {"seconds": round(seconds, 3), "peak_rss_mib": round(peak_kib / 1024, 1),
+                              "exit": proc.returncode, "stdout_bytes": out_path.stat().st_size}
+    if proc.returncode not in (0, 1):
+        lines = err_path.read_text(errors="replace").strip().splitlines()
+        result["error"] = (lines[-1] if lines else f"exit {proc.returncode}")[:300]
+    return result
+
+
+def _ours(name: str, table: str, storage_args: list[str]) -> list[str]:
+    argv = [a.replace("{T}", table) for a in COMMANDS[name]]
+    if name != "help":
+        argv += storage_args
+    return [sys.executable, "-m", "hudi_core", *argv]
+
+
+def _references(table: str, options: dict[str, Any], hudi_rs_options: dict[str, str]) -> dict[str, list[str]]:
+    refs = {"floor": [sys.executable, "-c", FLOOR_SCRIPT, table, json.dumps(options)]}
+    try:
+        import hudi  # noqa: F401
+    except ImportError:
+        return refs
+    for what in ("fsview", "timeline"):
+        refs[f"hudi_rs_{what}"] = [sys.executable, "-c", HUDI_RS_SCRIPT, what, table, json.dumps(hudi_rs_options)]
+    return refs
+
+
+def _median(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [s for s in samples if "error" not in s]
+    if not ok:
+        return {"error": samples[0].get("error") if samples else "no run"}
+    return {"seconds": round(statistics.median(s["seconds"] for s in ok), 3),
+            "runs": [s["seconds"] for s in ok],
+            "peak_rss_mib": max(s["peak_rss_mib"] for s in ok),
+            "exit": ok[-1]["exit"], "stdout_bytes": ok[-1]["stdout_bytes"]}
+
+
+def _ratio(ours: dict[str, Any], ref: dict[str, Any] | None) -> float | None:
+    if not ref or "seconds" not in ours or not ref.get("seconds"):
+        return None
+    return round(ours["seconds"] / ref["seconds"], 2)
+
+
+def bench_table(label: str, table: str, rounds: int, commands: list[str], storage_args: list[str] | None = None,
+                options: dict[str, Any] | None = None, hudi_rs_options: dict[str, str] | None = None,
+                server: Any = None) -> dict[str, Any]:
+    """Every command and reference on one table, alternating, `rounds` times; medians and ratios."""
+    refs = _references(table, options or {}, hudi_rs_options or {})
+    floor_after = next((c for c in commands if c in WHOLE_TABLE), None)
+    samples: dict[str, list[dict[str, Any]]] = {n: [] for n in [*commands, *refs]}
+    requests: dict[str, dict[str, int]] = {}
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-cmd-") as tmp:
+        for round_no in range(rounds):
+            for name in commands:
+                for which, argv in ((name, _ours(name, table, storage_args or [])),
+                                    *((r, refs[r]) for r in _refs_of(name, refs, floor_after))):
+                    if server is not None:
+                        _server_call(server, "/__reset")
+                    samples[which].append(run_process(argv, Path(tmp)))
+                    if server is not None and round_no == 0:
+                        stats = json.loads(_server_call(server, "/__stats"))
+                        requests[which] = {k: stats[k] for k in ("GET", "LIST", "HEAD")}
+                    print(f"bench: {label} {which} round {round_no + 1}: {samples[which][-1]}", file=sys.stderr)
+    results = {name: _median(s) for name, s in samples.items() if s}
+    floor = results.get("floor")
+    for name in commands:
+        r = results[name]
+        if name in HUDI_RS_REFERENCE:
+            r["ratio_vs_hudi_rs"] = _ratio(r, results.get(HUDI_RS_REFERENCE[name]))
+        if name in WHOLE_TABLE:
+            r["ratio_vs_floor"] = _ratio(r, floor)
+        if name in requests:
+            r["requests"] = requests[name]
+    for name in refs:
+        if name in requests and name in results:
+            results[name]["requests"] = requests[name]
+    return {"table": label, "path": table, "commands": results}
+
+
+def _refs_of(name: str, refs: dict[str, list[str]], floor_after: str | None) -> list[str]:
+    """The references run right after `name`: hudi-rs after the command it is compared with, the
+    floor after the first whole-table command (each reference once per round)."""
+    out = [HUDI_RS_REFERENCE[name]] if HUDI_RS_REFERENCE.get(name) in refs else []
+    return out + (["floor"] if name == floor_after else [])
+
+
+def _server_call(server: Any, path: str) -> bytes:
+    method = "POST" if path != "/__stats" else "GET"
+    request = urllib.request.Request(server.endpoint + path, data=b"" if method == "POST" else None, method=method)
+    with urllib.request.urlopen(request) as response:
+        return response.read()
+
+
+def _scale_table(size: str, layout: int) -> str:
+    """A generated MOR table (cached under the benchmark's cache directory, shared with `python -m bench`)."""
+    from bench.__main__ import _cache_dir
+
+    target = _cache_dir() / f"{size}-layout{layout}-mor"
+    if (target / ".hoodie" / "hoodie.properties").is_file():
+        return str(target)
+    if target.exists():
+        raise SystemExit(f"bench: {target} exists but is incomplete; remove it and run again")
+    from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
+
+    print(f"bench: generating {target} (once)", file=sys.stderr)
+    generate_table(target, size, layout=layout, table_type=MERGE_ON_READ)
+    return str(target)
+
+
+def load_into_server(server: Any, local_dir: str, bucket: str, prefix: str) -> int:
+    """Put every file of `local_dir` into the in-process moto backend directly (100k objects in
+    seconds; through HTTP they took 15 minutes). Returns the number of objects."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.s3.models import s3_backends
+
+    backend = s3_backends[DEFAULT_ACCOUNT_ID]["global"]
+    if bucket not in backend.buckets:
+        backend.create_bucket(bucket, "us-east-1")
+    count = 0
+    for folder, _dirs, names in os.walk(local_dir):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as fh:
+                backend.put_object(bucket, f"{prefix}/{os.path.relpath(path, local_dir)}", fh.read())
+            count += 1
+    return count
+
+
+def bench_s3(size: str, layout: int, rounds: int, delay_ms: float, commands: list[str]) -> dict[str, Any]:
+    """The table on the loopback S3 server with `delay_ms` per request."""
+    from bench.s3server import ACCESS_KEY, REGION, SECRET_KEY, LoopbackS3, cli_storage_args, storage_options
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    local = _scale_table(size, layout)
+    server = LoopbackS3(delay_ms=0).start()
+    try:
+        started = time.perf_counter()
+        objects = load_into_server(server, local, "bench", f"{size}{layout}")
+        load_s = round(time.perf_counter() - started, 1)
+        _server_call(server, f"/__config?delay_ms={delay_ms}")
+        url = f"s3://bench/{size}{layout}"
+        hudi_rs_options = {"aws_endpoint_url": server.endpoint, "aws_access_key_id": ACCESS_KEY,
+                           "aws_secret_access_key": SECRET_KEY, "aws_region": REGION, "aws_allow_http": "true"}
+        entry = bench_table(f"s3:{size}-layout{layout}-mor", url, rounds, [c for c in commands if c != "help"],
+                            cli_storage_args(server.endpoint), storage_options(server.endpoint),
+                            hudi_rs_options, server)
+        entry.update(objects=objects, load_seconds=load_s, delay_ms=delay_ms)
+        secs = entry["commands"]
+        entry["targets_met"] = {k: secs.get(k, {}).get("seconds", 99) < v for k, v in TARGETS["s3_seconds"].items()
+                                if k in secs}
+        return entry
+    finally:
+        server.stop()
+
+
+def bench_dashboard(table: str, label: str, reloads: int = 2) -> dict[str, Any]:
+    """The Overview page in Chromium on `table`: seconds from navigation until the timeline chart is
+    drawn and the script run is over, first with empty caches (a fresh server), then reloads with
+    the table cached. Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
+    import shutil
+    import socket
+
+    browser_path = next((p for p in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium") if p and
+                         os.path.exists(p)), shutil.which("chromium"))
+    if not browser_path:
+        return {"error": "no Chromium binary"}
+    from playwright.sync_api import sync_playwright
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-") as tmp:
+        env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+             "--server.fileWatcherType", "none"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                        if response.read().strip() == b"ok":
+                            break
+                except OSError:
+                    pass
+                if server.poll() is not None or time.monotonic() > deadline:
+                    return {"error": "streamlit did not start"}
+                time.sleep(0.3)
+            url = f"{base}/?table={urllib.parse.quote(table)}"
+            idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+            times = []
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+                try:
+                    page = browser.new_context(viewport={"width": 1500, "height": 2000}).new_page()
+                    for _ in range(1 + reloads):
+                        started = time.perf_counter()
+                        page.goto(url, wait_until="domcontentloaded")
+                        page.wait_for_selector(".js-plotly-plot", timeout=600_000)
+                        page.wait_for_function(idle, timeout=600_000)
+                        times.append(round(time.perf_counter() - started, 2))
+                        print(f"bench: dashboard {label}: {times[-1]} s", file=sys.stderr)
+                finally:
+                    browser.close()
+            return {"first_render_s": times[0], "cached_reload_s": times[1:],
+                    "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def _targets(entry: dict[str, Any]) -> dict[str, bool]:
+    c = entry["commands"]
+    met: dict[str, bool] = {}
+    for name in ("fsview", "timeline"):
+        ratio = c.get(name, {}).get("ratio_vs_hudi_rs")
+        if ratio is not None:
+            met[f"{name}_hudi_rs_ratio_le_0.5"] = ratio <= TARGETS["hudi_rs_ratio_max"]
+    for name in WHOLE_TABLE:
+        ratio = c.get(name, {}).get("ratio_vs_floor")
+        if ratio is not None:
+            met[f"{name}_floor_ratio_le_2"] = ratio <= TARGETS["floor_ratio_max"]
+    for name in ("help", "info"):
+        if "seconds" in c.get(name, {}):
+            met[f"{name}_under_0.35s"] = c[name]["seconds"] < TARGETS["help_and_info_s"]
+    return met
+
+
+def summary_rows(doc: dict[str, Any]) -> str:
+    """A Markdown table: one row per command, one column group per table."""
+    tables = doc["tables"]
+    head = "| command | " + " | ".join(t["table"] for t in tables) + " |"
+    lines = [head, "|" + "---|" * (len(tables) + 1)]
+    names = list(dict.fromkeys(n for t in tables for n in t["commands"]))
+    for name in names:
+        cells = []
+        for t in tables:
+            r = t["commands"].get(name)
+            if not r:
+                cells.append("–")
+                continue
+            if "seconds" not in r:
+                cells.append("error")
+                continue
+            cell = f"{r['seconds']:.2f} s"
+            if r.get("ratio_vs_hudi_rs") is not None:
+                cell += f" (×{r['ratio_vs_hudi_rs']} hudi-rs)"
+            if r.get("ratio_vs_floor") is not None:
+                cell += f" (×{r['ratio_vs_floor']} floor)"
+            cell += f", {r['peak_rss_mib']:.0f} MiB"
+            if "requests" in r:
+                q = r["requests"]
+                cell += f", {q['GET']} GET / {q['LIST']} LIST / {q['HEAD']} HEAD"
+            cells.append(cell)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], s3: list[str],
+        delay_ms: float, dashboard: list[str] | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "benchmark": "hudi-inspector whole commands",
+        "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                    "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+                    "load_avg_at_start": os.getloadavg()},
+        "rounds": rounds, "targets": TARGETS, "tables": [],
+    }
+    started = time.perf_counter()
+    for size in sizes:
+        for layout in layouts:
+            path = _scale_table(size, layout)
+            entry = bench_table(f"{size}-layout{layout}-mor", path, rounds, commands)
+            entry["targets_met"] = _targets(entry)
+            doc["tables"].append(entry)
+    for size in s3:
+        for layout in layouts:
+            doc["tables"].append(bench_s3(size, layout, rounds, delay_ms, commands))
+    doc["dashboard"] = {f"{size}-layout{layout}-mor": bench_dashboard(_scale_table(size, layout), f"{size}-{layout}")
+                        for size in dashboard or [] for layout in layouts}
+    doc["wall_s"] = round(time.perf_counter() - started, 1)
+    doc["summary_markdown"] = summary_rows(doc)
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.commands", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="S,M", help="generated tables: comma list of S,M,L (default S,M)")
+    parser.add_argument("--layouts", default="1,2", help="timeline layouts (default 1,2)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians are reported (default 3)")
+    parser.add_argument("--commands", default=",".join(COMMANDS), help="comma list of " + ",".join(COMMANDS))
+    parser.add_argument("--s3", default="", help="sizes to run on the loopback S3 server too, e.g. M")
+    parser.add_argument("--delay-ms", type=float, default=20.0, help="added latency per S3 request (default 20)")
+    parser.add_argument("--dashboard", default="", help="sizes whose Overview is timed in Chromium, e.g. M")
+    args = parser.parse_args(argv)
+    commands = [c.strip() for c in args.commands.split(",") if c.strip()]
+    unknown = sorted(set(commands) - set(COMMANDS))
+    if unknown:
+        parser.error(f"unknown commands: {', '.join(unknown)}")
+    doc = run([s.strip() for s in args.sizes.split(",") if s.strip()],
+              [int(v) for v in args.layouts.split(",") if v.strip()], max(1, args.rounds), commands,
+              [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms,
+              [s.strip() for s in args.dashboard.split(",") if s.strip()])
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"commands-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    doc["results_file"] = str(out.relative_to(REPO_ROOT))
+    print(json.dumps(doc, indent=1))
+    print(doc["summary_markdown"], file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
