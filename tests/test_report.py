@@ -76,6 +76,9 @@ def test_cli_report_json_redacted(case_b: BuildResult, tmp_path: Path, capsys: p
     assert doc["incomplete"] is False
     assert cli_main(["report", case_b.uri]) == 1
     assert "report needs --out FILE" in capsys.readouterr().err
+    inside = Path(case_b.uri) / "region=us" / "report.html"
+    assert cli_main(["report", case_b.uri, "--out", str(inside)]) == 1
+    assert "is inside the table" in capsys.readouterr().err and not inside.exists()
 
 
 def _chromium() -> str | None:

@@ -21,6 +21,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     from hudi_core.ui.report import build_report, redact, report_html
 
     table = cli._open(args)
+    if args.out:
+        _refuse_inside(args.out, table.uri)
     document = build_report(table, parse_conf_pairs(args.conf), now=_now(args), histories=args.history or ())
     document = cli.with_findings(args, document)
     if args.redact:
@@ -37,6 +39,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     _write(args.out, report_html(document))
     print(f"wrote {args.out}: {document['doctor']['status']}, {len(document['doctor']['health_findings'])} findings")
     return 0
+
+
+def _refuse_inside(out: str, table_uri: str) -> None:
+    """The inspector never writes into a table it reads: `--out` inside a local table is refused."""
+    if "://" in table_uri and not table_uri.startswith("file://"):
+        return
+    base = Path(table_uri.removeprefix("file://")).resolve()
+    target = Path(out).resolve()
+    if target == base or base in target.parents:
+        raise HudiInspectError(f"--out {out} is inside the table {table_uri}: write the report elsewhere")
 
 
 def _write(path: str, text: str) -> None:
