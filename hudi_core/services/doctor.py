@@ -460,7 +460,9 @@ def _active_timeline_size(ctx: DoctorContext) -> Iterable[Result]:
 
 def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
     plan = ctx.archive_plan
-    kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == "savepointed"}
+    from hudi_core.services.clean import SAVEPOINTED
+
+    kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
     for sp in savepoint_facts(ctx.timeline):
         if sp.state != State.COMPLETED.name:
             continue
