@@ -30,6 +30,35 @@ if TYPE_CHECKING:
 
 REPORT_VERSION = 1
 REDACTED_TABLE = "<table>"
+#: Longest file list the report carries (evidence, files to delete): a shareable report stays small on tables
+#: with millions of files; the full lists are one `doctor` / `plan-clean` command away. `*_total` keeps the count.
+REPORT_LIST_LIMIT = 1000
+#: The instant columns the timeline chart reads (file names and decode errors stay out of the report).
+CHART_COLUMNS = ["requested_time", "action", "state", "pending_action", "completed_action", "completion_time",
+                 "source", "operation_type"]
+
+
+def _bounded_doctor(doctor: dict[str, Any]) -> dict[str, Any]:
+    """The doctor's JSON with each finding's evidence file list cut at :data:`REPORT_LIST_LIMIT`."""
+    findings = []
+    for f in doctor["health_findings"]:
+        files = f["evidence"]["files"]
+        if len(files) > REPORT_LIST_LIMIT:
+            f = {**f, "evidence": {**f["evidence"], "files": files[:REPORT_LIST_LIMIT], "files_total": len(files)}}
+        findings.append(f)
+    return {**doctor, "health_findings": findings}
+
+
+def _clean_summary(plan: Any) -> dict[str, Any]:
+    """The clean dry-run for the report: decisions counted by reason, the files to delete cut at the limit."""
+    full = plan.to_dict()
+    kept: dict[str, int] = {}
+    for d in plan.kept:
+        kept[d.reason] = kept.get(d.reason, 0) + 1
+    deleting = full["files_to_delete"]
+    return {**{k: v for k, v in full.items() if k not in ("kept", "hoodie_cleaner_plan", "files_to_delete")},
+            "files_to_delete": deleting[:REPORT_LIST_LIMIT], "files_to_delete_total": len(deleting),
+            "kept_by_reason": dict(sorted(kept.items()))}
 
 
 def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now: dt.datetime | None = None,
@@ -56,15 +85,16 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now
     if table.properties.is_mor:
         from hudi_core.logfile.duplicates import duplicate_analysis
 
-        duplicates = [r.to_dict() for r in duplicate_analysis(table, only_interesting=True)]
+        # Header-only scan (no record counts): the verdicts and risks need none.
+        duplicates = [r.to_dict() for r in duplicate_analysis(table, only_interesting=True, decode_counts=False)]
     return {
         "report_version": REPORT_VERSION,
         "generated_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "redacted": False,
         "conf": dict(conf or {}),
         "table": table.describe(),
-        "doctor": doctor.to_dict(),
-        "dry_runs": {"clean": clean.to_dict(), "archive_with_guard": guarded.to_dict(),
+        "doctor": _bounded_doctor(doctor.to_dict()),
+        "dry_runs": {"clean": _clean_summary(clean), "archive_with_guard": guarded.to_dict(),
                      "archive_without_guard": bare.to_dict()},
         "exposed_file_groups": {"with_guard": [e.to_dict() for e in guarded.exposed_file_groups],
                                 "without_guard": [e.to_dict() for e in bare.exposed_file_groups]},
@@ -72,7 +102,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now
         "histories": [file_group_history(table, fid).to_dict() for fid in histories],
         "timeline": {"source": source, "timezone": table.properties.timezone,
                      "replaced": frames.replaced_by_instant(table),
-                     "instants": frames.flatten_lists(instants).to_pylist(),
+                     "instants": instants.select(CHART_COLUMNS).to_pylist(),
                      "markers": [m.to_dict() for m in marks]},
         "findings": [f.to_dict() for f in table.findings],
     }
@@ -131,8 +161,10 @@ def _table(rows: list[Mapping[str, Any]], columns: list[str], empty: str = "none
     if not rows:
         return f"<p class='muted'>{_e(empty)}</p>"
     head = "".join(f"<th>{_e(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in columns) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    shown = rows[:REPORT_LIST_LIMIT]
+    body = "".join("<tr>" + "".join(f"<td>{_cell(r.get(c))}</td>" for c in columns) + "</tr>" for r in shown)
+    more = f"<p class='muted'>… {len(rows) - len(shown)} more rows</p>" if len(rows) > len(shown) else ""
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{more}"
 
 
 def _cell(value: Any) -> str:
@@ -148,7 +180,8 @@ def _finding_html(f: Mapping[str, Any]) -> str:
     facts = [("instants", ", ".join(ev["instants"])), ("files", "<br>".join(_e(x) for x in ev["files"])),
              ("file groups", ", ".join(f"{g['partition']}/{g['file_id']}" for g in ev["file_groups"])),
              ("partitions", ", ".join(ev["partitions"])), ("blocks", "<br>".join(_e(x) for x in ev["blocks"])),
-             ("age (h)", ev["age_hours"]), ("bytes", ev["bytes"]), ("count", ev["count"]), ("limit", ev["limit"]),
+             ("files in all", ev.get("files_total")), ("age (h)", ev["age_hours"]), ("bytes", ev["bytes"]),
+             ("count", ev["count"]), ("limit", ev["limit"]),
              ("detail", ev["detail"])]
     rows = "".join(f"<tr><th>{k}</th><td>{v if k in ('files', 'blocks') else _e(v)}</td></tr>"
                    for k, v in facts if v not in (None, "", []))
@@ -196,7 +229,8 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         "<h2>Clean dry-run</h2>",
         f"<p>policy {_e(clean['policy'])}; earliest commit to retain <code>{_e(clean['earliest_commit_to_retain'])}"
         f"</code> ({_e(clean['earliest_commit_to_retain_detail'])}); triggered: {_e(clean['triggered'])} "
-        f"({_e(clean['trigger_detail'])}); {len(clean['files_to_delete'])} files to delete</p>",
+        f"({_e(clean['trigger_detail'])}); {clean['files_to_delete_total']} files to delete; kept: "
+        f"{_e(', '.join(f'{n} {r}' for r, n in clean['kept_by_reason'].items()) or 'none')}</p>",
         _table(clean["files_to_delete"], ["partition", "file_id", "file", "base_instant", "reason"],
                "nothing to delete"),
         "<h2>Archival dry-run, with the HUDI-7779 guard (Hudi 1.1)</h2>",
