@@ -14,6 +14,7 @@ st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/ti
 
 PAGES = [
     st.Page("pages/1_Overview.py", title="Overview", icon=":material/timeline:", url_path="overview", default=True),
+    st.Page("pages/0_Health.py", title="Health", icon=":material/health_and_safety:", url_path="health"),
     st.Page("pages/2_Instant_detail.py", title="Instant detail", icon=":material/search:", url_path="instant"),
     st.Page("pages/3_Cleaner_and_archival.py", title="Cleaner & archival", icon=":material/cleaning_services:",
             url_path="cleaner"),

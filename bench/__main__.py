@@ -9,6 +9,7 @@ measures wall time of:
 * ``fsview``    — list partitions through the executor and build the file-system view (latest slices);
 * ``log_scan``  — header-only scan of every log file through the executor (files per second);
 * ``plan_clean`` / ``plan_archive`` — the cleaner and archiver dry-runs;
+* ``doctor``    — every health check of ``hudi-inspect doctor`` (on the dry-runs' warm table);
 
 Engines: ``local``; ``spark`` as the CLI runs it (stages under 1,000 items stay on the driver);
 ``spark-all`` (every stage a Spark job: the cost of Spark itself).
@@ -47,7 +48,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-STAGES = ("open", "timeline", "fsview", "log_scan", "plan_clean", "plan_archive")
+STAGES = ("open", "timeline", "fsview", "log_scan", "plan_clean", "plan_archive", "doctor")
 #: Issue 6 targets on the L table (2 cores, 24 GiB).
 TARGETS = {"open_s": 3.0, "fsview_ratio_vs_hudi_rs": 1.0, "log_files_per_s": 20_000, "dry_run_s": 2.0,
            "peak_bytes": int(1.5 * 2**30)}
@@ -201,10 +202,15 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
         plan = plan_archive(table_box["t"])
         return len(plan.to_archive)
 
+    def do_doctor() -> int:
+        from hudi_core.services.doctor import run_doctor
+
+        return len(run_doctor(table_box["t"]).findings)
+
     stage("open", do_open)
     if "t" in table_box:
         for name, fn in (("timeline", do_timeline), ("fsview", do_fsview), ("log_scan", do_log_scan),
-                         ("plan_clean", do_plan_clean), ("plan_archive", do_plan_archive)):
+                         ("plan_clean", do_plan_clean), ("plan_archive", do_plan_archive), ("doctor", do_doctor)):
             stage(name, fn)
     log_s, log_files = out["seconds"].get("log_scan"), out["counts"].get("log_files")
     if log_s and log_files:

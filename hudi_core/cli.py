@@ -39,6 +39,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.services.commands",
     "hudi_core.scenarios.commands",
     "hudi_core.pipeline.scan_command",
+    "hudi_core.ui.commands",
 )
 
 

@@ -151,6 +151,15 @@ def latest_completed_clean(timeline: ActiveTimeline) -> CleanFact | None:
     return cleans[-1] if cleans else None
 
 
+def rollback_metadatas(record: object) -> list[RollbackMetadata]:
+    """The rollback metadata a completed rollback (one) or restore (one per rolled-back instant) holds."""
+    if isinstance(record, RollbackMetadata):
+        return [record]
+    if isinstance(record, RestoreMetadata):
+        return [m for ms in record.rollbacks.values() for m in ms]
+    return []
+
+
 def _rollback_from(meta: RollbackMetadata) -> tuple[list[str], list[str], int | None, list[str], list[str]]:
     rolled = [i.timestamp for i in meta.instants_rollback] or list(meta.commits_rollback)
     actions = [i.action or "" for i in meta.instants_rollback]

@@ -100,3 +100,21 @@ else:
         st.warning(f"{missing} savepointed file(s) no longer exist on storage: restoring to that savepoint would "
                    "fail.", icon=":material/dangerous:")
     render.table(pins, "savepoint_pins", "pins")
+
+st.subheader("History of a file group")
+choices = sorted({(g["partition"], g["file_id"]) for g in _in_part(data.groups)} |
+                 {(r["partition"], r["file_id"]) for r in _in_part(data.replaced)})
+if not choices:
+    st.caption("No file group to trace.")
+else:
+    state.init_widget(ss, qp, "history", "", valid=lambda v: v == "" or v in {f"{p}/{f}" for p, f in choices})
+    picked = st.selectbox("File group", ["", *(f"{p}/{f}" for p, f in choices)], key="history",
+                          help="Every instant, active and archived, that wrote, compacted, clustered, replaced, "
+                               "cleaned or rolled back it (`hudi-inspect history`).")
+    state.remember(ss, qp, "history", picked, default="")
+    if picked:
+        partition, _, file_id = picked.rpartition("/")
+        with render.guard():
+            history = loaders.load_history(uri, file_id, partition, eng)
+            st.caption(f"{len(history.events)} events in {history.instants_read} instants")
+            render.table(render.frame([e.to_dict() for e in history.events]), "file_group_history", "history_csv")

@@ -164,6 +164,7 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
     generated = urllib.parse.quote(str(generated_table))
     pages = [  # (name, path and query, element that shows the page finished)
         ("overview", "", '[data-testid="stPlotlyChart"]'),
+        ("health", "health", '[data-testid="stExpander"]'),
         ("instant", "instant", '[data-testid="stTabs"]'),
         ("cleaner", "cleaner", '[data-testid="stPlotlyChart"]'),
         ("file_groups", f"file-groups?table={overwrite}", '[data-testid="stDataFrame"]'),
@@ -178,6 +179,7 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
     ]
     checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
         "overview": ["At a glance", "20240101000400000", "guard A3"],
+        "health": ["4 warnings", "archival_blocked"],
         "cleaner": ["Archival stops at 20240101000400000", "KEEP_LATEST_COMMITS", "TimelineArchiverV2"],
         "instant": ["Requested"],
         "scenarios": ["After step"],

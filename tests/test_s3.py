@@ -28,7 +28,8 @@ BUCKET = "warehouse"
 #: (table name in the bucket, fixture name or scenario)
 TABLES = ("v9_txns_simple_meta", "v6_trips_8i1u")
 COMMANDS = (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["fsview", "--all-slices"], ["markers"],
-            ["plan-clean"], ["plan-archive"], ["log-blocks"], ["duplicates"], ["archive"])
+            ["plan-clean"], ["plan-archive"], ["log-blocks"], ["duplicates"], ["archive"],
+            ["doctor", "--now", "20260401000000000"])
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,8 @@ CLEANER = "pages/3_Cleaner_and_archival.py"
 FILE_GROUPS = "pages/4_File_groups.py"
 LOG_BLOCKS = "pages/5_Log_blocks.py"
 SCENARIOS = "pages/6_Scenarios.py"
-ALL_PAGES = [OVERVIEW, INSTANT, CLEANER, FILE_GROUPS, LOG_BLOCKS, SCENARIOS]
+HEALTH = "pages/0_Health.py"
+ALL_PAGES = [OVERVIEW, HEALTH, INSTANT, CLEANER, FILE_GROUPS, LOG_BLOCKS, SCENARIOS]
 
 
 @pytest.fixture(scope="module")
@@ -260,6 +261,40 @@ def test_log_blocks_verdicts_and_risk_flags_on_the_hudi6758_table(ui_env: dict[s
 def test_every_page_renders_on_the_demo_scenario(ui_env: dict[str, Path], page: str) -> None:
     at = open_page(page)
     assert at.title
+
+
+def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
+    at = open_page(HEALTH)
+    assert "**warning**: 0 errors, 4 warnings, 0 info (27 checks)" in texts(at.warning)
+    titles = [e.label for e in at.main.expander]
+    assert [t.split(" · ")[:2] for t in titles] == [
+        ["WARNING", "archival_blocked"], ["WARNING", "active_timeline_size"], ["WARNING", "deleted_savepoint"],
+        ["WARNING", "replaced_not_cleaned"]]
+    assert "Why it matters." in texts(at.markdown)
+    # Without the guard the archival would expose fg2: an error, first and expanded.
+    at.toggle[0].set_value(False).run()
+    assert_clean(at)
+    assert "**error**: 1 errors, 3 warnings, 0 info (27 checks)" in texts(at.warning)
+    assert at.main.expander[0].label.startswith("ERROR · archival_exposes_replaced · the next archival (without the "
+                                           "HUDI-7779 guard) takes replacecommit 20240101000400000")
+    at.button[0].click().run()
+    assert_clean(at)
+    download = at.get("download_button")
+    assert len(download) == 1
+
+
+def test_file_group_history_on_the_file_groups_page(ui_env: dict[str, Path]) -> None:
+    at = open_page(FILE_GROUPS)
+    fg1 = "region=us/58f2d0ed-e8cf-5f6f-9c23-b3b327af85bf-0"  # fg1 of the demo scenario (ids are stable)
+    assert fg1 in at.selectbox(key="history").options
+    at.selectbox(key="history").set_value(fg1).run()
+    assert_clean(at)
+    assert at.query_params["history"] == fg1
+    history = at.dataframe[-1].value
+    rows = list(zip(history["requested_time"], history["event"], history["source"], strict=True))
+    assert rows == [("20240101000100000", "created", "archived"), ("20240101000200000", "wrote_base", "archived"),
+                    *((f"2024010100{m:02d}00000", "wrote_base", "active") for m in range(5, 11)),
+                    ("20240101001001000", "cleaned", "active")]
 
 
 def test_instant_detail_of_an_archived_instant(ui_env: dict[str, Path]) -> None:

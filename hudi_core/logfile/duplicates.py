@@ -672,12 +672,13 @@ def duplicate_analysis(
     partition: str | None = None,
     file_id: str | None = None,
     only_interesting: bool = False,
+    decode_counts: bool = True,
 ) -> list[InstantBlocks]:
-    """The duplicate analysis of a table: inventory (with record counts) through the executor,
-    commit metadata and rollbacks from the timeline."""
+    """The duplicate analysis of a table: inventory (with record counts unless `decode_counts` is off:
+    the verdicts do not need them) through the executor, commit metadata and rollbacks from the timeline."""
     from hudi_core.logfile.inventory import log_block_inventory
 
-    inventory = log_block_inventory(table, partition, file_id, decode_counts=True)
+    inventory = log_block_inventory(table, partition, file_id, decode_counts=decode_counts)
     return analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table), only_interesting,
                               uncommitted_instants=uncommitted_write_instants(table))
 

@@ -138,6 +138,102 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """`hudi-inspect doctor TABLE [--conf K=V ...] [--check ID ...]`: exit 0 healthy, 1 warnings, 2 errors."""
+    from hudi_core.services.doctor import DoctorOptions, run_doctor
+
+    table = _cli()._open(args)
+    options = DoctorOptions(now=_now(args), savepoint_guard=not args.without_savepoint_guard,
+                            stale_hours=args.stale_hours)
+    report = run_doctor(table, _config(args), options, only=args.check or None)
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, report.to_dict())))
+    else:
+        rows = [{"severity": f.severity.value, "check": f.check, "title": f.title,
+                 "instants": list(f.evidence.instants), "files": len(f.evidence.files)} for f in report.findings]
+        if args.format == "csv":
+            _cli()._emit(args, rows, columns=["severity", "check", "title", "instants", "files"])
+        else:
+            status = report.worst.value if report.worst else "healthy"
+            print(f"{len(report.checks)} checks; status {status}; {len(report.findings)} findings")
+            if rows:
+                print(render_table(rows, ["severity", "check", "title", "instants", "files"], max_width=100))
+    # Findings of the engine itself are a check (`engine_findings`): they do not turn the code into 1.
+    args._findings_reported = True
+    return report.exit_code
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """`hudi-inspect history TABLE --file-id F [--partition P] | --path FILE`."""
+    from hudi_core.services.history import file_group_history
+
+    table = _cli()._open(args)
+    history = file_group_history(table, args.file_id, args.partition, args.path, args.since, args.until)
+    rows = [e.to_dict() for e in history.events]
+    columns = ["requested_time", "action", "state", "source", "event", "partition", "files", "detail"]
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, history.to_dict())))
+    elif args.format == "csv":
+        _cli()._emit(args, rows, columns=columns)
+    else:
+        what = history.path or f"{history.partition + '/' if history.partition else ''}{history.file_id}"
+        print(f"history of {what}: {len(rows)} events in {history.instants_read} instants (active and archived)")
+        print(render_table(rows, columns, max_width=100))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """`hudi-inspect diff TABLE --from T1 --to T2` or `diff TABLE --against OLD_COPY`."""
+    from hudi_core.services.diff import diff_copies, diff_instants
+
+    table = _cli()._open(args)
+    if args.against:
+        if args.from_time or args.to_time:
+            raise HudiInspectError("diff takes --from/--to or --against, not both")
+        from hudi_core.table import open_table
+
+        copy = open_table(args.against, dict(table.storage.spec.options))
+        args._opened_tables.append(copy)
+        changes = diff_copies(copy, table)
+        if args.format == "json":
+            print(render_json(_cli().with_findings(args, changes.to_dict())))
+            return 0
+        rows = [c.to_dict() for c in changes.instants]
+        columns = ["requested_time", "action", "change", "before", "after", "detail"]
+        if args.format == "csv":
+            _cli()._emit(args, rows, columns=columns)
+            return 0
+        print(f"{args.against} (saved copy) against {table.uri}: {len(rows)} instants changed")
+        print(render_table(rows, columns, max_width=100))
+        for key, (before, after) in sorted(changes.properties.items()):
+            print(f"hoodie.properties {key}: {before!r} -> {after!r}")
+        if changes.since is not None:
+            print(f"written since the copy ({changes.since.from_time} to {changes.since.to_time}): "
+                  f"{len(changes.since.files_added)} files added, {len(changes.since.files_removed)} removed")
+        return 0
+    if not (args.from_time and args.to_time):
+        raise HudiInspectError("diff needs --from T1 --to T2, or --against OLD_COPY")
+    diff = diff_instants(table, args.from_time, args.to_time)
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, diff.to_dict())))
+        return 0
+    rows = [a.to_dict() for a in diff.actions]
+    columns = ["requested_time", "action", "state", "operation", "records_written", "bytes_written",
+               "files_written", "files_deleted", "groups_replaced"]
+    if args.format == "csv":
+        _cli()._emit(args, rows, columns=columns)
+        return 0
+    print(f"from {diff.from_time} to {diff.to_time}: {len(diff.actions)} instants")
+    for label, values in (("file groups added", diff.groups_added), ("file groups removed", diff.groups_removed),
+                          ("file groups replaced", diff.groups_replaced)):
+        print(f"{label}: {len(values)}" + "".join(f"\n  {p}/{f}" if p else f"\n  {f}" for p, f in values))
+    print(f"files added: {len(diff.files_added)}; files removed: {len(diff.files_removed)}")
+    print(f"partitions created: {', '.join(diff.partitions_created) or '-'}; "
+          f"deleted: {', '.join(diff.partitions_deleted) or '-'}")
+    print(render_table(rows, columns))
+    return 0
+
+
 def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help=f"Hudi {what} config; repeatable")
     p.add_argument("--conf-file", action="append", metavar="FILE",
@@ -149,7 +245,7 @@ def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def register(add: AddFn, sub: Any) -> None:
-    """Add `markers`, `plan-clean` and `plan-archive` to the CLI."""
+    """Add `markers`, `plan-clean`, `plan-archive` and `doctor` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
                                     "replaced file groups")
     _add_conf(p, "cleaner/archiver")
@@ -161,3 +257,26 @@ def register(add: AddFn, sub: Any) -> None:
     _add_conf(p, "archiver")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")
+    p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 1 warnings, "
+                                  "2 errors)")
+    _add_conf(p, "cleaner/archiver")
+    p.add_argument("--now", metavar="INSTANT", help="measure ages from this instant time (UTC) instead of now")
+    p.add_argument("--check", action="append", metavar="ID", help="run only this check; repeatable")
+    p.add_argument("--stale-hours", type=float, default=24.0,
+                   help="pending instants and plans older than this are warnings (default 24)")
+    p.add_argument("--without-savepoint-guard", action="store_true",
+                   help="plan archival as Hudi did before HUDI-7779 (releases without the guard)")
+    p = add("history", cmd_history, "every instant, active and archived, that wrote, compacted, clustered, "
+                                    "replaced, cleaned or rolled back a file group or file")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--file-id", help="the file group's id")
+    which.add_argument("--path", help="one base or log file (table-relative path or file name)")
+    p.add_argument("--partition", help="only the group in this partition (with --file-id)")
+    p.add_argument("--since", help="only instants requested at or after this time")
+    p.add_argument("--until", help="only instants requested at or before this time")
+    p = add("diff", cmd_diff, "file groups, files and partitions added, removed and replaced between two instants, "
+                              "with records and bytes written per instant")
+    p.add_argument("--from", dest="from_time", metavar="T1", help="the earlier instant time")
+    p.add_argument("--to", dest="to_time", metavar="T2", help="the later instant time")
+    p.add_argument("--against", metavar="OLD_COPY", help="a saved copy of this table (at least its .hoodie) to "
+                                                         "compare the table now with")

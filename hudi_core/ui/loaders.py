@@ -36,6 +36,8 @@ from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
 from hudi_core.services.clean import CleanPlan, plan_clean
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig
+from hudi_core.services.doctor import DoctorOptions, DoctorReport, run_doctor
+from hudi_core.services.history import History, file_group_history
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
 from hudi_core.ui import charts, frames, scenario_tables
 
@@ -273,3 +275,25 @@ def find_tables(root: str) -> TableSearch:
     from hudi_core.ui.roots import confinement_for
 
     return _find_tables(root, confine_to=confinement_for(root))
+
+
+@st.cache_data(show_spinner="Running the health checks…", max_entries=16, ttl=TTL_SECONDS)
+def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> DoctorReport:
+    """The doctor's report (`services.doctor.run_doctor`) under a scenario table's own config."""
+    return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard))
+
+
+@st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)
+def load_report_html(uri: str, engine_name: str = "local", redacted: bool = False) -> str:
+    """The self-contained postmortem report (`hudi_core.ui.report`) of the table."""
+    from hudi_core.ui import report
+
+    table = get_table(uri, engine_name)
+    document = report.build_report(table, scenario_tables.table_conf(uri))
+    return report.report_html(report.redact(document, table.uri) if redacted else document)
+
+
+@st.cache_data(show_spinner="Reading the file group's history…", max_entries=32, ttl=TTL_SECONDS)
+def load_history(uri: str, file_id: str, partition: str | None, engine_name: str = "local") -> History:
+    """`services.history.file_group_history` over the active and archived timelines."""
+    return file_group_history(get_table(uri, engine_name), file_id, partition)

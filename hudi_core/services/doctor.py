@@ -1,0 +1,1004 @@
+"""`hudi-inspect doctor`: a catalogue of health checks over one table, for postmortems and cron (issue 15).
+
+Each check reads what the engine already computes (timeline, file-system view, the clean and
+archive dry runs, markers, duplicate log-block analysis, the metadata table) and reports typed
+:class:`HealthFinding` objects: a severity, a title, the evidence (instants, files, file groups,
+partitions as typed fields), why it matters in Hudi's terms and what to do. Nothing is written.
+
+Severities: ``error`` = readers get wrong data or fail, now or at the next table service;
+``warning`` = a table service is stuck or falling behind; ``info`` = worth knowing.
+The CLI exits 0 (healthy), 1 (warnings) or 2 (errors). Ages are measured from `DoctorOptions.now`
+(the current time unless given), so a result is reproducible.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import posixpath
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.errors import Finding, HudiInspectError, Severity
+from hudi_core.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
+from hudi_core.filenames import parse_base_file_name, parse_log_file_name
+from hudi_core.services import timelines as tls
+from hudi_core.services.archive import GuardName
+from hudi_core.services.config import ServiceConfig
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.instant import Instant, State, parse_instant_time
+from hudi_core.timeline.records import (
+    CleanMetadata,
+    ClusteringSlice,
+    CommitMetadata,
+    CompactionPlan,
+    RequestedReplaceMetadata,
+)
+
+if TYPE_CHECKING:
+    from hudi_core.fsview import FileSystemView
+    from hudi_core.services.archive import ArchivePlan
+    from hudi_core.services.clean import CleanPlan
+    from hudi_core.services.markers import Markers
+    from hudi_core.table import HudiTable
+    from hudi_core.timeline.active import ActiveTimeline
+    from hudi_core.timeline.unified import ArchivedTimeline
+
+EXIT_HEALTHY = 0
+EXIT_WARNINGS = 1
+EXIT_ERRORS = 2
+
+#: `HoodieMetadataConfig.COMPACT_NUM_DELTA_COMMITS` default: metadata-table delta commits between compactions.
+MDT_COMPACT_MAX_DELTA_COMMITS = 10
+#: Write token of the log files `HoodieBackedTableMetadataWriter.initializeFileGroups` creates (spec `06` §2).
+MDT_INIT_WRITE_TOKEN = "0-0-0"
+#: `hoodie.parquet.small.file.limit` default (`HoodieCompactionConfig.PARQUET_SMALL_FILE_LIMIT`): 100 MiB.
+SMALL_FILE_LIMIT_BYTES = 104_857_600
+#: Data-table actions the metadata table records as a delta commit of the same requested time
+#: (`HoodieBackedTableMetadataWriter.update*`): every write, clean, rollback and restore.
+_MDT_SYNCED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLEAN, ia.ROLLBACK,
+                                 ia.RESTORE})
+
+
+# -- typed results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileGroupRef:
+    """A file group named by partition and file id."""
+
+    partition: str
+    file_id: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"partition": self.partition, "file_id": self.file_id}
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a finding rests on: instants (requested times), files (table-relative paths), file groups,
+    partitions, the services an instant blocks, and measured values (age, bytes, counts)."""
+
+    instants: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+    file_groups: tuple[FileGroupRef, ...] = ()
+    partitions: tuple[str, ...] = ()
+    blocks: tuple[str, ...] = ()
+    age_hours: float | None = None
+    bytes: int | None = None
+    count: int | None = None
+    limit: int | None = None
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instants": list(self.instants), "files": list(self.files),
+                "file_groups": [g.to_dict() for g in self.file_groups], "partitions": list(self.partitions),
+                "blocks": list(self.blocks), "age_hours": self.age_hours, "bytes": self.bytes,
+                "count": self.count, "limit": self.limit, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class HealthFinding:
+    """One problem (or fact) a check found."""
+
+    check: str
+    severity: Severity
+    title: str
+    evidence: Evidence
+    why: str
+    what_to_do: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "severity": self.severity.value, "title": self.title,
+                "evidence": self.evidence.to_dict(), "why": self.why, "what_to_do": self.what_to_do}
+
+
+@dataclass(frozen=True)
+class DoctorOptions:
+    """Thresholds and the moment ages are measured from. `savepoint_guard=False` plans archival as Hudi
+    did before HUDI-7779 (the risk for tables written by releases without the guard)."""
+
+    now: dt.datetime | None = None
+    savepoint_guard: bool = True
+    stale_hours: float = 24.0
+    small_file_limit_bytes: int = SMALL_FILE_LIMIT_BYTES
+    small_file_min_files: int = 5
+    small_file_ratio: float = 0.8
+    mdt_compact_max_delta_commits: int = MDT_COMPACT_MAX_DELTA_COMMITS
+
+
+@dataclass
+class DoctorReport:
+    """Every finding of every check, worst first, and the checks that ran."""
+
+    table: str
+    now: str
+    savepoint_guard: bool
+    checks: list[str]
+    findings: list[HealthFinding]
+
+    @property
+    def worst(self) -> Severity | None:
+        order = {Severity.INFO: 0, Severity.WARNING: 1, Severity.ERROR: 2}
+        return max((f.severity for f in self.findings), key=order.__getitem__, default=None)
+
+    @property
+    def exit_code(self) -> int:
+        """0 healthy (or only info), 1 warnings, 2 errors."""
+        if self.worst is Severity.ERROR:
+            return EXIT_ERRORS
+        return EXIT_WARNINGS if self.worst is Severity.WARNING else EXIT_HEALTHY
+
+    def of(self, check: str) -> list[HealthFinding]:
+        """The findings of one check."""
+        return [f for f in self.findings if f.check == check]
+
+    def to_dict(self) -> dict[str, Any]:
+        counts = {s.value: sum(1 for f in self.findings if f.severity is s) for s in Severity}
+        return {"table": self.table, "now": self.now, "savepoint_guard": self.savepoint_guard,
+                "status": self.worst.value if self.worst else "healthy", "exit_code": self.exit_code,
+                "counts": counts, "checks": list(self.checks),
+                # Not `findings`: in every command's JSON that key holds what the engine noticed while reading.
+                "health_findings": [f.to_dict() for f in self.findings]}
+
+
+# -- the context every check reads -------------------------------------------------------------------
+
+
+def _rel(partition: str, name: str) -> str:
+    return f"{partition}/{name}" if partition else name
+
+
+class DoctorContext:
+    """The table and everything derived from it, computed once and shared by the checks."""
+
+    def __init__(self, table: HudiTable, config: ServiceConfig, options: DoctorOptions) -> None:
+        self.table = table
+        self.config = config
+        self.options = options
+        self.now = options.now or dt.datetime.now(dt.UTC)
+
+    @property
+    def timeline(self) -> ActiveTimeline:
+        return self.table.timeline
+
+    def age_hours(self, ts: str) -> float | None:
+        """Hours between instant time `ts` (the table's zone) and `now`."""
+        moment = parse_instant_time(ts, self.table.properties.timezone)
+        if moment is None:
+            return None
+        return round((self.now - moment).total_seconds() / 3600.0, 1)
+
+    @cached_property
+    def view(self) -> FileSystemView:
+        return self.table.fs_view()
+
+    @cached_property
+    def archive_plan(self) -> ArchivePlan:
+        from hudi_core.services.archive import plan_archive
+
+        return plan_archive(self.table, self.config, savepoint_guard=self.options.savepoint_guard)
+
+    @cached_property
+    def archived(self) -> ArchivedTimeline:
+        """The whole archived timeline (the same cached object `unified_timeline()` reads)."""
+        return self.table.archived_timeline()
+
+    @cached_property
+    def clean_plan(self) -> CleanPlan:
+        from hudi_core.services.clean import plan_clean
+
+        return plan_clean(self.table, self.config, now=self.now)
+
+    @cached_property
+    def markers(self) -> Markers:
+        from hudi_core.services.markers import compute_markers
+
+        return compute_markers(self.table, self.config, now=self.now)
+
+    @cached_property
+    def mdt(self) -> HudiTable | None:
+        return self.table.metadata_table()
+
+    @cached_property
+    def listed(self) -> dict[str, int]:
+        """Table-relative path → size of every data file (base or log) on storage."""
+        out: dict[str, int] = {}
+        for partition, files in self.view.partition_files.items():
+            for f in files:
+                if parse_base_file_name(f.name) or parse_log_file_name(f.name):
+                    out[_rel(partition, f.name)] = f.size
+        return out
+
+    @cached_property
+    def rollbacks(self) -> list[RollbackFact]:
+        return rollback_facts(self.timeline)
+
+    @cached_property
+    def written(self) -> dict[str, tuple[str, str, str]]:
+        """Table-relative path → (requested time, partition, file id) of every file the commit metadata
+        of a completed instant of the active timeline names (write stats; rollback log blocks)."""
+        out: dict[str, tuple[str, str, str]] = {}
+        tl = self.timeline
+        for inst in tl.completed():
+            if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
+                meta = tl.commit_metadata(inst)
+                if meta is None:
+                    continue
+                for p, stats in meta.partition_to_write_stats.items():
+                    for s in stats:
+                        if s.path:
+                            out[s.path] = (inst.requested_time, p, s.file_id or "")
+                        for log in s.log_files:
+                            out.setdefault(_rel(p, posixpath.basename(log)), (inst.requested_time, p,
+                                                                              s.file_id or ""))
+            elif inst.action in (ia.ROLLBACK, ia.RESTORE):
+                for meta in rollback_metadatas(tl.record(inst, State.COMPLETED)):
+                    for p, pm in meta.partition_metadata.items():
+                        for log in pm.rollback_log_files:
+                            name = posixpath.basename(log)
+                            parsed = parse_log_file_name(name)
+                            out.setdefault(_rel(p, name), (inst.requested_time, p,
+                                                           parsed.file_id if parsed else ""))
+        return out
+
+    @cached_property
+    def deleted_names(self) -> set[str]:
+        """Base names of files that completed cleans, rollbacks and restores deleted (active timeline)."""
+        out: set[str] = set()
+        tl = self.timeline
+        for inst in tl.completed():
+            rec = tl.record(inst, State.COMPLETED) if inst.action in (ia.CLEAN, ia.ROLLBACK, ia.RESTORE) else None
+            if isinstance(rec, CleanMetadata):
+                for pm in rec.partition_metadata.values():
+                    out.update(posixpath.basename(f) for f in pm.success_delete_files)
+            for meta in rollback_metadatas(rec):
+                for pm in meta.partition_metadata.values():
+                    out.update(posixpath.basename(f) for f in pm.success_delete_files)
+        return out
+
+    def relative(self, uri: str) -> str:
+        """A table-relative path of a URI the engine reported (unchanged when outside the table)."""
+        base = self.table.storage.uri.rstrip("/") + "/"
+        return uri[len(base):] if uri.startswith(base) else uri
+
+    @cached_property
+    def unreadable(self) -> list[tuple[Instant, Finding]]:
+        """Completed instants whose body could not be used (decoded in bulk, once)."""
+        tl = self.timeline
+        tl.decode_all(self.table.executor)
+        by_name = {f.name: inst for inst in tl.all_instants for f in inst.files}
+        out = []
+        for f in _unique(tl.findings):
+            if f.code in ("body_decode_failed", "empty_completed_instant") and f.severity is Severity.ERROR:
+                inst = by_name.get(f.path.rsplit("/", 1)[-1])
+                if inst is not None:
+                    out.append((inst, f))
+        return out
+
+    def unreadable_of(self, actions: Iterable[str]) -> list[str]:
+        """Requested times of completed instants of `actions` whose completed body is unusable."""
+        wanted = set(actions)
+        return sorted({i.requested_time for i, f in self.unreadable if i.is_completed
+                       and (i.action in wanted or i.completed_action in wanted)
+                       and f.path.endswith("/" + (i.file(State.COMPLETED) or i.files[0]).name)})
+
+    def blocks_of(self, inst: Instant) -> tuple[str, ...]:
+        """What a pending instant holds back, in Hudi's terms."""
+        out: list[str] = []
+        if inst.action in ia.WRITE_ACTIONS:
+            out.append("archival (guard A1: nothing from the completed commit before it is archived)")
+            if self.config.cleaner_policy == "KEEP_LATEST_COMMITS":
+                out.append("cleaning (the earliest commit to retain is capped before it)")
+            if self.table.has_metadata_table() and not self.table.is_metadata_table:
+                out.append("metadata-table compaction (not scheduled past a pending data-table instant)")
+        if inst.pending_action == ia.COMPACTION:
+            out.append("cleaning of the file slices it compacts")
+        if inst.pending_action in (ia.CLUSTERING, ia.REPLACE_COMMIT):
+            out.append("archival (guard A3 keeps the first replace/clustering instant)")
+            plan = self.timeline.plan(inst)
+            clustering = inst.pending_action == ia.CLUSTERING or (
+                isinstance(plan, RequestedReplaceMetadata) and plan.operation_type == "CLUSTER")
+            if clustering:  # updates to file groups under clustering are rejected (SparkRejectUpdateStrategy)
+                out.append("updates to the file groups it clusters")
+        if inst.action == ia.CLEAN and not self.config.clean_allow_multiple:
+            out.append("cleaning (no new clean is scheduled while one is pending)")
+        if inst.action == ia.ROLLBACK:
+            out.append("the rolled-back write's files stay on storage until the rollback completes")
+        if inst.action == ia.RESTORE:
+            out.append("every write and table service: the table is mid-restore")
+        return tuple(out)
+
+
+# -- the catalogue -------------------------------------------------------------------------------------
+
+#: A check yields (severity, title, evidence) triples; the catalogue adds why and what to do.
+Result = tuple[Severity, str, Evidence]
+CheckFn = Callable[[DoctorContext], Iterable[Result]]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One health check of the catalogue."""
+
+    id: str
+    title: str
+    why: str
+    what_to_do: str
+    run: CheckFn = field(repr=False)
+
+
+def _pending_instants(ctx: DoctorContext) -> Iterable[Result]:
+    for inst in ctx.timeline.pending():
+        age = ctx.age_hours(inst.requested_time)
+        blocks = ctx.blocks_of(inst)
+        stale = age is not None and age > ctx.options.stale_hours
+        severity = Severity.ERROR if inst.action == ia.RESTORE else (
+            Severity.WARNING if stale and blocks else Severity.INFO)
+        yield severity, (f"{inst.pending_action} {inst.requested_time} is {inst.state.name.lower()} "
+                         f"({age} h old)"), Evidence(instants=(inst.requested_time,), blocks=blocks, age_hours=age)
+
+
+def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
+    by_target: dict[str, list[RollbackFact]] = {}
+    for fact in ctx.rollbacks:
+        if fact.action != ia.ROLLBACK:
+            continue
+        for target in fact.rolled_back or ["?"]:
+            by_target.setdefault(target, []).append(fact)
+    for target, facts in sorted(by_target.items()):
+        times = tuple(f.instant_time for f in facts)
+        pending = [f for f in facts if f.state != State.COMPLETED.name]
+        done = [f for f in facts if f.state == State.COMPLETED.name]
+        still_there = [i for i in ctx.timeline if i.requested_time == target and i.action in ia.WRITE_ACTIONS]
+        if len(facts) > 1:
+            yield Severity.ERROR, f"{len(facts)} rollbacks of {target}", Evidence(
+                instants=(target, *times), count=len(facts),
+                detail=f"{len(pending)} pending, {len(done)} completed")
+        elif pending:
+            age = ctx.age_hours(pending[0].instant_time)
+            sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
+            yield sev, f"rollback {pending[0].instant_time} of {target} has not completed ({age} h old)", Evidence(
+                instants=(target, *times), age_hours=age)
+        if done and still_there:
+            yield Severity.ERROR, f"{target} was rolled back by {done[0].instant_time} but is still on the timeline", \
+                Evidence(instants=(target, done[0].instant_time),
+                         detail=f"{still_there[0].action} {still_there[0].state.name}")
+
+
+def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.clean_plan
+    if not plan.would_schedule:
+        return
+    last = tls.latest_completed_clean(ctx.timeline)
+    since = [i for i in tls.completed_commits(ctx.timeline) if last is None or i.requested_time > last.requested_time]
+    retained = ctx.config.commits_retained
+    if len(since) <= retained:
+        return
+    age = ctx.age_hours(last.requested_time) if last else None
+    what = f"last clean {last.requested_time} ({age} h ago)" if last else "no clean on the active timeline"
+    yield Severity.WARNING, f"cleaner not running: {what}; {len(since)} completed commits since", Evidence(
+        instants=tuple(x for x in (last.requested_time if last else None, plan.ectr) if x),
+        files=tuple(d.path for d in plan.files_to_delete), count=len(since), limit=retained, age_hours=age,
+        detail=f"the next clean would delete {len(plan.files_to_delete)} files (ECTR {plan.ectr})")
+
+
+def _ectr_lag(ctx: DoctorContext) -> Iterable[Result]:
+    m = ctx.markers
+    if not m.ectr_recorded or not m.ectr_next or m.ectr_next <= m.ectr_recorded:
+        return
+    between = [i.requested_time for i in tls.completed_commits(ctx.timeline)
+               if m.ectr_recorded <= i.requested_time < m.ectr_next]
+    if len(between) <= ctx.config.commits_retained:
+        return
+    yield Severity.WARNING, (f"ECTR lags: recorded {m.ectr_recorded} by clean {m.latest_clean}, the next clean "
+                             f"would use {m.ectr_next}"), Evidence(
+        instants=(m.ectr_recorded, m.ectr_next), count=len(between), limit=ctx.config.commits_retained,
+        age_hours=ctx.age_hours(m.ectr_recorded))
+
+
+def _clean_failed_deletes(ctx: DoctorContext) -> Iterable[Result]:
+    last = tls.latest_completed_clean(ctx.timeline)
+    meta = tls.clean_metadata(ctx.timeline, last) if last else None
+    if meta is None:
+        return
+    failed = sorted(_rel(p, posixpath.basename(f)) for p, pm in meta.partition_metadata.items()
+                    for f in pm.failed_delete_files)
+    if failed:
+        yield Severity.WARNING, f"clean {last.requested_time if last else ''} failed to delete {len(failed)} files", \
+            Evidence(instants=(meta.start_clean_time or "",), files=tuple(failed), count=len(failed))
+
+
+def _archival_blocked(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.archive_plan
+    completed = len(tls.completed_commits(ctx.timeline))
+    if completed <= plan.max_to_keep or plan.boundary_guard in (None, GuardName.KEEP_MIN_COMMITS,
+                                                               GuardName.KEEP_MAX_COMMITS):
+        return
+    guard = plan.binding_guard
+    since = plan.boundary_instant
+    age = ctx.age_hours(since) if since else None
+    detail = guard.detail if guard else str(plan.boundary_guard or "")
+    where = f" at {since} ({age} h old)" if since else ""
+    yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard}{where}; {completed} completed "
+                             f"commits > hoodie.keep.max.commits {plan.max_to_keep}"), Evidence(
+        instants=tuple(x for x in (since,) if x), count=completed, limit=plan.max_to_keep, age_hours=age,
+        detail=detail)
+
+
+def _active_timeline_size(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.archive_plan
+    completed = len(tls.completed_commits(ctx.timeline))
+    if completed > plan.max_to_keep:
+        yield Severity.WARNING, (f"{completed} completed commits on the active timeline > hoodie.keep.max.commits "
+                                 f"{plan.max_to_keep}"), Evidence(
+            count=completed, limit=plan.max_to_keep,
+            instants=tuple(i.requested_time for i in plan.to_archive),
+            detail=f"the next archival would take {len(plan.to_archive)} instants")
+
+
+def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.archive_plan
+    from hudi_core.services.clean import SAVEPOINTED
+
+    kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
+    for sp in savepoint_facts(ctx.timeline):
+        if sp.state != State.COMPLETED.name:
+            continue
+        files = tuple(_rel(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
+        size = sum(ctx.listed.get(f, 0) for f in files)
+        age = ctx.age_hours(sp.savepoint_time)
+        blocks = []
+        if plan.boundary_guard is GuardName.SAVEPOINT and plan.boundary_instant == sp.savepoint_time:
+            blocks.append("archival (nothing at or after the first savepoint is archived)")
+        held = tuple(sorted(f for f in files if f in kept_by_savepoint))
+        if held:
+            blocks.append(f"cleaning of {len(held)} files the next clean would otherwise delete")
+        sev = Severity.WARNING if blocks else Severity.INFO
+        yield sev, f"savepoint {sp.savepoint_time} ({age} h old) pins {len(files)} files, {size} bytes", Evidence(
+            instants=(sp.savepoint_time,), files=files, bytes=size, count=len(files), age_hours=age,
+            blocks=tuple(blocks))
+
+
+def _savepoint_files_missing(ctx: DoctorContext) -> Iterable[Result]:
+    missing: dict[str, list[str]] = {}
+    for pin in ctx.view.savepoint_pins():
+        if not pin.exists:
+            missing.setdefault(pin.savepoint_time, []).append(pin.path)
+    for sp, paths in sorted(missing.items()):
+        yield Severity.ERROR, f"savepoint {sp}: {len(paths)} pinned files are gone", Evidence(
+            instants=(sp,), files=tuple(sorted(paths)), count=len(paths))
+
+
+def _deleted_savepoints(ctx: DoctorContext) -> Iterable[Result]:
+    m = ctx.markers
+    if m.deleted_savepoints:
+        yield Severity.WARNING, (f"savepoint(s) {', '.join(m.deleted_savepoints)} recorded by clean {m.latest_clean} "
+                                 "were deleted since"), Evidence(instants=(*m.deleted_savepoints,
+                                                                           m.latest_clean or ""))
+
+
+def _archival_exposes(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.archive_plan
+    for e in plan.exposed_file_groups:
+        yield Severity.ERROR, (f"the next archival{'' if plan.savepoint_guard else ' (without the HUDI-7779 guard)'} "
+                               f"takes replacecommit {e.replaced_by}: {e.partition}/{e.file_id} becomes visible "
+                               f"again next to {', '.join(e.replacement_file_ids)}"), Evidence(
+            instants=(e.replaced_by,), files=tuple(_rel(e.partition, f) for f in e.files),
+            file_groups=(FileGroupRef(e.partition, e.file_id),
+                         *(FileGroupRef(e.partition, r) for r in e.replacement_file_ids)))
+
+
+def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
+    plan = ctx.archive_plan
+    completed = [i.requested_time for i in tls.completed_commits(ctx.timeline)]
+    for r in ctx.view.replaced_file_groups():
+        if not r.files_exist:
+            continue
+        newer = sum(1 for t in completed if t > r.replace_instant)
+        # Archivable by keep.min alone: only a guard (A3, the savepoint bound, A1...) keeps it active.
+        if newer < plan.min_to_keep:
+            continue
+        yield Severity.WARNING, (f"{r.partition}/{r.file_id} replaced by {r.replace_instant} is not cleaned; "
+                                 f"{newer} completed commits after it ≥ keep.min {plan.min_to_keep}"), Evidence(
+            instants=(r.replace_instant,), files=tuple(_rel(r.partition, n) for n in r.file_names),
+            file_groups=(FileGroupRef(r.partition, r.file_id),), count=newer, limit=plan.min_to_keep,
+            detail=f"archival boundary {plan.boundary_instant} ({plan.boundary_guard})")
+
+
+def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
+    archived = ctx.archived
+    listing = archived.listing
+    if "replacecommit" not in set(listing["completed_action"].unique().to_pylist()):
+        return  # no archived replacecommit: nothing can have come back (no instant objects built)
+    visible = {(s.partition, s.file_id) for s in ctx.view.latest_slices()}
+    for inst in archived:
+        if inst.completed_action != ia.REPLACE_COMMIT or not inst.is_completed:
+            continue
+        meta = archived.commit_metadata(inst)
+        if not isinstance(meta, CommitMetadata):
+            continue
+        for p, fid in meta.replaced_file_ids():
+            if (p, fid) not in visible:
+                continue
+            new = tuple(sorted({(p2, s.file_id) for p2, stats in meta.partition_to_write_stats.items()
+                                for s in stats if s.file_id and (p2, s.file_id) in visible}))
+            yield Severity.ERROR, (f"{p}/{fid}, replaced by archived {inst.requested_time}, is visible again"
+                                   + (f" next to {', '.join(f for _, f in new)}" if new else "")), Evidence(
+                instants=(inst.requested_time,), file_groups=(FileGroupRef(p, fid),
+                                                               *(FileGroupRef(a, b) for a, b in new)))
+
+
+def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
+    if not ctx.table.properties.is_mor:
+        return
+    from hudi_core.logfile.duplicates import duplicate_analysis
+
+    # Header-only scan: the verdicts need no record counts (decoding them would read every data block).
+    for r in duplicate_analysis(ctx.table, only_interesting=True, decode_counts=False):
+        if not (r.has_duplicates or r.risks):
+            continue
+        sev = {"error": Severity.ERROR, "warning": Severity.WARNING}.get(r.risk_level, Severity.INFO)
+        files = tuple(sorted({_rel(r.partition, posixpath.basename(f)) for a in r.attempts for f in a.files}))
+        yield sev, (f"{r.partition}/{r.file_id} @ {r.instant_time}: {len(r.live_attempts)} block sequences "
+                    f"(risk {r.risk_level})"), Evidence(
+            instants=(r.instant_time,), files=files, file_groups=(FileGroupRef(r.partition, r.file_id),),
+            count=len(r.live_attempts), detail="; ".join(f"{x.code}({x.rule})" for x in r.risks))
+
+
+#: A pending plan's operations: (partition, file id, table-relative files it reads).
+PlanOps = list[tuple[str, str, list[str]]]
+
+
+def _pending_plans(ctx: DoctorContext, actions: tuple[str, ...]) -> Iterable[tuple[Instant, PlanOps]]:
+    """Pending compaction or clustering instants with their (partition, file id, files) operations."""
+    tl = ctx.timeline
+    for inst in tl.pending():
+        if inst.pending_action not in actions:
+            continue
+        plan = tl.plan(inst)
+        ops: PlanOps = []
+        if isinstance(plan, CompactionPlan):
+            for op in plan.operations:
+                files = [_rel(op.partition_path, posixpath.basename(f)) for f in
+                         ([op.data_file_path] if op.data_file_path else []) + list(op.delta_file_paths)]
+                ops.append((op.partition_path, op.file_id, files))
+        elif isinstance(plan, RequestedReplaceMetadata):
+            if plan.operation_type not in (None, "CLUSTER") and inst.pending_action == ia.REPLACE_COMMIT:
+                continue  # insert_overwrite: not a clustering plan
+            for s in plan.clustering_slices:
+                ops.append((s.partition_path, s.file_id, _slice_files(s)))
+        yield inst, ops
+
+
+def _slice_files(s: ClusteringSlice) -> list[str]:
+    return [_rel(s.partition_path, posixpath.basename(f))
+            for f in ([s.data_file_path] if s.data_file_path else []) + list(s.delta_file_paths)]
+
+
+def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterable[Result]:
+    for inst, ops in _pending_plans(ctx, actions):
+        age = ctx.age_hours(inst.requested_time)
+        groups = tuple(FileGroupRef(p, f) for p, f, _ in ops)
+        # Log bytes per group: the log files the plan reads, as listed on storage now.
+        log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
+                     for p, f, files in ops}
+        sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
+        yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age} h old", Evidence(
+            instants=(inst.requested_time,), file_groups=groups, age_hours=age, count=len(groups),
+            files=tuple(x for _, _, files in ops for x in files), bytes=sum(log_bytes.values()),
+            detail=", ".join(f"{k}: {v} log bytes" for k, v in log_bytes.items()))
+
+
+def _compaction_backlog(ctx: DoctorContext) -> Iterable[Result]:
+    return _backlog(ctx, (ia.COMPACTION, ia.LOG_COMPACTION), "compaction")
+
+
+def _clustering_backlog(ctx: DoctorContext) -> Iterable[Result]:
+    return _backlog(ctx, (ia.CLUSTERING, ia.REPLACE_COMMIT), "clustering")
+
+
+def _pending_plan_files_missing(ctx: DoctorContext) -> Iterable[Result]:
+    for inst, ops in _pending_plans(ctx, (ia.COMPACTION, ia.LOG_COMPACTION, ia.CLUSTERING, ia.REPLACE_COMMIT)):
+        gone = tuple(sorted(f for _, _, files in ops for f in files if f not in ctx.listed))
+        if gone:
+            yield Severity.ERROR, f"{inst.pending_action} plan {inst.requested_time} names {len(gone)} missing files", \
+                Evidence(instants=(inst.requested_time,), files=gone, count=len(gone))
+
+
+def _compaction_cadence(ctx: DoctorContext) -> Iterable[Result]:
+    if not ctx.table.properties.is_mor or ctx.timeline.pending_compactions():
+        return
+    tl = ctx.timeline
+    last = [i for i in tl.completed() if i.action == ia.COMMIT]
+    base = last[-1].requested_time if last else ""
+    deltas = [i.requested_time for i in tl.completed() if i.action == ia.DELTA_COMMIT and i.requested_time > base]
+    # The metadata table compacts on its own cadence (hoodie.metadata.compact.max.delta.commits).
+    limit = ctx.options.mdt_compact_max_delta_commits if ctx.table.is_metadata_table \
+        else ctx.config.compact_max_delta_commits
+    if len(deltas) > limit:
+        what = f"the last compaction {base}" if base else "the start of the active timeline (no compaction)"
+        yield Severity.WARNING, f"{len(deltas)} delta commits since {what}, no compaction pending", Evidence(
+            instants=tuple(x for x in (base, deltas[0], deltas[-1]) if x), count=len(deltas), limit=limit,
+            age_hours=ctx.age_hours(base) if base else None)
+
+
+def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
+    skip = _not_checked(ctx, (ia.CLEAN, ia.ROLLBACK, ia.RESTORE), "the files cleans and rollbacks deleted")
+    if skip is not None:
+        yield skip
+        return
+    latest: dict[tuple[str, str], str] = {}
+    for path, (t, p, fid) in ctx.written.items():
+        if parse_base_file_name(posixpath.basename(path)):
+            latest[(p, fid)] = max(latest.get((p, fid), ""), t)
+    replaced = set(ctx.view.replaced)
+    errors: list[str] = []
+    warnings: list[str] = []
+    for path, (t, p, fid) in sorted(ctx.written.items()):
+        if path in ctx.listed or posixpath.basename(path) in ctx.deleted_names:
+            continue
+        current = (p, fid) not in replaced and t >= latest.get((p, fid), "")
+        (errors if current else warnings).append(path)
+    if errors:
+        yield Severity.ERROR, f"{len(errors)} files of the latest file slices are missing on storage", Evidence(
+            files=tuple(errors), count=len(errors),
+            instants=tuple(sorted({ctx.written[f][0] for f in errors})),
+            file_groups=tuple(sorted({FileGroupRef(ctx.written[f][1], ctx.written[f][2]) for f in errors},
+                                     key=lambda g: (g.partition, g.file_id))))
+    if warnings:
+        yield Severity.WARNING, f"{len(warnings)} older files named by commit metadata are missing", Evidence(
+            files=tuple(warnings), count=len(warnings), instants=tuple(sorted({ctx.written[f][0] for f in warnings})))
+
+
+def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
+    skip = _not_checked(ctx, (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.ROLLBACK, ia.RESTORE),
+                        "the files writes named")
+    if skip is not None:
+        yield skip
+        return
+    tl = ctx.timeline
+    first = tl.first_non_savepoint()
+    if first is None:
+        return
+    pending = {i.requested_time for i in tl.pending()}
+    pending_delta = [i.requested_time for i in tl.pending() if i.action == ia.DELTA_COMMIT]
+    v6_logs = ctx.table.properties.version < 8
+    named = set(ctx.written)
+    orphans: list[str] = []
+    for path in sorted(ctx.listed):
+        if path in named:
+            continue
+        name = posixpath.basename(path)
+        parsed_log = parse_log_file_name(name)
+        instant = parsed_log.instant_time if parsed_log else parse_base_file_name(name).instant_time  # type: ignore[union-attr]
+        if instant < first.requested_time or instant in pending:
+            continue  # written before the active timeline starts, or by a write still in flight
+        if parsed_log and v6_logs and any(t >= instant for t in pending_delta):
+            continue  # table version 6 names log files by base instant: a pending delta commit may own it
+        if parsed_log and ctx.table.is_metadata_table and parsed_log.write_token == MDT_INIT_WRITE_TOKEN:
+            continue  # written by the metadata table's file-group initialisation, which no commit names
+        orphans.append(path)
+    if orphans:
+        yield Severity.WARNING, f"{len(orphans)} data files no completed instant names", Evidence(
+            files=tuple(orphans), count=len(orphans), bytes=sum(ctx.listed[p] for p in orphans))
+
+
+def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:
+    tl = ctx.timeline
+    tl.decode_all(ctx.table.executor)
+    by_name = {f.name: inst for inst in tl.all_instants for f in inst.files}
+    for f in _unique(tl.findings):
+        if f.code not in ("body_decode_failed", "empty_completed_instant"):
+            continue
+        inst = by_name.get(f.path.rsplit("/", 1)[-1])
+        if inst is None:
+            continue
+        state = next((x.state for x in inst.files if f.path.endswith("/" + x.name)), None)
+        sev = f.severity if state is State.COMPLETED else Severity.WARNING
+        yield sev, f"{inst.action} {inst.requested_time} ({state.name.lower() if state else '?'}): {f.message}", \
+            Evidence(instants=(inst.requested_time,), files=(ctx.relative(f.path),), detail=f.code)
+
+
+def _not_checked(ctx: DoctorContext, actions: Iterable[str], what: str) -> Result | None:
+    """An info result when bodies this check needs are unreadable: no answer rather than a wrong one."""
+    bad = ctx.unreadable_of(actions)
+    if not bad:
+        return None
+    title = f"not checked: {', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
+    return Severity.INFO, title, Evidence(instants=tuple(bad))
+
+
+def _unique(findings: Iterable[Finding]) -> list[Finding]:
+    seen: dict[tuple[str, str, str], Finding] = {}
+    for f in findings:
+        seen.setdefault((f.code, f.path, f.message), f)
+    return list(seen.values())
+
+
+def _engine_findings(ctx: DoctorContext) -> Iterable[Result]:
+    skip = {"body_decode_failed", "empty_completed_instant", "properties_from_backup"}
+    # Load what the other checks read, so its findings are there even when this check runs alone.
+    for part in ("timeline", "view", "archived"):
+        getattr(ctx, part)
+    for f in _unique(ctx.table.findings):
+        if f.code in skip or f.severity is Severity.INFO:
+            continue
+        yield f.severity, f.message, Evidence(files=(f.path,), detail=f.code)
+
+
+def _mdt_sync(ctx: DoctorContext) -> Iterable[Result]:
+    mdt = ctx.mdt
+    if mdt is None:
+        return
+    data_done = {i.requested_time for i in ctx.timeline.completed()}
+    # A data-table write, clean, rollback or restore is applied to the metadata table at the same
+    # requested time: a delta commit, or (Hudi 1.x) a rollback of the metadata table's own delta commit.
+    mdt_done = {i.requested_time for i in mdt.timeline.completed()}
+    mdt_deltas = sorted(i.requested_time for i in mdt.timeline.completed() if i.action == ia.DELTA_COMMIT
+                        and not i.requested_time.startswith("0000000000"))
+    if not mdt_deltas:
+        return
+    start = mdt_deltas[0]
+    behind = [i.requested_time for i in ctx.timeline.completed() if i.requested_time >= start
+              and (i.action in _MDT_SYNCED_ACTIONS or i.completed_action in _MDT_SYNCED_ACTIONS)
+              and i.requested_time not in mdt_done]
+    # The indexer writes delta commits at its own (indexing) instant: any completed data instant counts.
+    ahead = [t for t in mdt_deltas if t not in data_done and ctx.table.archived_timeline(t, t).get(t) is None]
+    if behind:
+        yield Severity.ERROR, f"metadata table behind: {len(behind)} completed instants have no completed instant " \
+                              "in it", Evidence(instants=tuple(behind), count=len(behind),
+                                                detail=f"metadata table's last delta commit {mdt_deltas[-1]}")
+    if ahead:
+        yield Severity.WARNING, f"metadata table ahead: {len(ahead)} of its delta commits name no completed " \
+                                "data-table instant", Evidence(instants=tuple(ahead), count=len(ahead))
+
+
+def _mdt_blocks_archival(ctx: DoctorContext) -> Iterable[Result]:
+    if ctx.mdt is None:
+        return
+    plan = ctx.archive_plan
+    a4 = plan.guard(GuardName.A4)
+    if a4 is None or not a4.binding or len(tls.completed_commits(ctx.timeline)) <= plan.max_to_keep:
+        return  # not binding, or archival would not be triggered anyway
+    pending = tuple(i.requested_time for i in ctx.mdt.timeline.pending())
+    yield Severity.WARNING, f"metadata table holds back data-table archival: {a4.detail}", Evidence(
+        instants=tuple(x for x in (a4.instant, *pending) if x), detail=f"metadata table pending: {len(pending)}")
+
+
+def _mdt_compaction_stalled(ctx: DoctorContext) -> Iterable[Result]:
+    mdt = ctx.mdt
+    if mdt is None:
+        return
+    done = [i.requested_time for i in mdt.timeline.completed() if i.action == ia.COMMIT]
+    last = done[-1] if done else ""
+    deltas = [i.requested_time for i in mdt.timeline.completed() if i.action == ia.DELTA_COMMIT
+              and i.requested_time > last]
+    limit = ctx.options.mdt_compact_max_delta_commits
+    if len(deltas) <= limit:
+        return
+    blockers = tuple(i.requested_time for i in ctx.timeline.pending() if i.requested_time < deltas[-1])
+    yield Severity.WARNING, (f"metadata table not compacted: {len(deltas)} delta commits since "
+                             f"{last or 'its creation'}"), Evidence(
+        instants=(*(x for x in (last,) if x), *blockers), count=len(deltas), limit=limit,
+        detail=(f"pending data-table instants before its last delta commit: {', '.join(blockers)}" if blockers
+                else "no pending data-table instant blocks it"))
+
+
+def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
+    from hudi_core.properties import parse_java_properties
+    from hudi_core.table import PROPERTIES_BACKUP_PATH, PROPERTIES_PATH
+
+    storage = ctx.table.storage
+    for f in ctx.table.findings:
+        if f.code == "properties_from_backup":
+            yield Severity.ERROR, f.message, Evidence(files=(PROPERTIES_PATH, PROPERTIES_BACKUP_PATH))
+            return
+    if not storage.exists(PROPERTIES_BACKUP_PATH):
+        return
+    try:
+        main = parse_java_properties(storage.read(PROPERTIES_PATH).decode("utf-8", "replace"))
+        backup = parse_java_properties(storage.read(PROPERTIES_BACKUP_PATH).decode("utf-8", "replace"))
+    except HudiInspectError as exc:
+        yield Severity.WARNING, f"cannot compare hoodie.properties with its backup: {exc}", Evidence(
+            files=(PROPERTIES_PATH, PROPERTIES_BACKUP_PATH))
+        return
+    keys = tuple(sorted(k for k in set(main) | set(backup) if main.get(k) != backup.get(k)))
+    if keys:
+        yield Severity.WARNING, f"hoodie.properties differs from its .backup in {len(keys)} keys", Evidence(
+            files=(PROPERTIES_PATH, PROPERTIES_BACKUP_PATH), count=len(keys), detail=", ".join(keys))
+    else:
+        yield Severity.INFO, "hoodie.properties.backup is left over (same content)", Evidence(
+            files=(PROPERTIES_BACKUP_PATH,))
+
+
+def _small_files(ctx: DoctorContext) -> Iterable[Result]:
+    if ctx.table.is_metadata_table:
+        return  # HFiles sized per index partition by design
+    o = ctx.options
+    by_partition: dict[str, list[int]] = {}
+    for b in ctx.view.latest_base_files():
+        by_partition.setdefault(b.partition, []).append(b.size)
+    for partition, sizes in sorted(by_partition.items()):
+        small = [s for s in sizes if s < o.small_file_limit_bytes]
+        if len(sizes) >= o.small_file_min_files and len(small) / len(sizes) >= o.small_file_ratio:
+            yield Severity.WARNING, (f"partition {partition or '(root)'}: {len(small)} of {len(sizes)} latest base "
+                                     f"files are below {o.small_file_limit_bytes} bytes"), Evidence(
+                partitions=(partition,), count=len(small), limit=o.small_file_limit_bytes, bytes=sum(sizes))
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("pending_instant", "Pending instants by age and what each blocks",
+          "Pending instants hold table services back: a pending write stops archival at the commit before it "
+          "(guard A1) and caps the cleaner's earliest commit to retain; the metadata table is not compacted past "
+          "it (#9478, #11535).",
+          "Let the writer finish, or roll the instant back (Hudi rolls back failed writes on the next write with "
+          "hoodie.cleaner.policy.failed.writes=EAGER, or via the rollback procedure).", _pending_instants),
+    Check("rollback_failing", "Rollbacks that keep failing",
+          "A rollback that does not complete leaves the failed write's files on storage and is retried on every "
+          "write; several rollbacks of one instant mean the retries fail.",
+          "Read the pending rollback plan (`hudi-inspect instant`), check the files it names exist and are "
+          "deletable, then let the next write retry it.", _failing_rollbacks),
+    Check("cleaner_not_running", "The cleaner is not running",
+          "Without cleans old file slices pile up on storage, the cleaner's ECTR stops moving and archival "
+          "(whose min/max follow the ECTR) falls behind (#2564).",
+          "Check hoodie.clean.automatic / async cleaning and the cleaner's logs; run a clean.", _cleaner_not_running),
+    Check("ectr_lag", "The recorded earliest commit to retain lags",
+          "The last clean recorded an ECTR far behind what the next clean would compute: the cleaner has not run "
+          "for many commits, so storage and the archival boundary lag too.",
+          "Run a clean; check why cleans are not scheduled (hoodie.clean.max.commits, a pending clean).", _ectr_lag),
+    Check("clean_failed_deletes", "The last clean failed to delete files",
+          "Files in failedDeleteFiles stay on storage; Hudi does not retry them in a later clean.",
+          "Check storage permissions; delete the listed files by hand once no reader needs them.",
+          _clean_failed_deletes),
+    Check("archival_blocked", "Archival blocked by a guard",
+          "The archiver keeps everything from the binding guard's instant on; the active timeline grows and every "
+          "reader lists more instant files.",
+          "Resolve what the guard names: complete or roll back the pending instant (A1), run compaction (A2), "
+          "clean so clustering can be archived (A3), compact the metadata table (A4), or remove an old savepoint.",
+          _archival_blocked),
+    Check("active_timeline_size", "Active timeline size against hoodie.keep.max.commits",
+          "Hudi archives when more than hoodie.keep.max.commits completed commits are active; more means archival "
+          "is not running or is blocked.",
+          "See archival_blocked; check hoodie.archive.automatic and that archival is not disabled.",
+          _active_timeline_size),
+    Check("savepoint", "Savepoints holding archival and cleaning back",
+          "A savepoint pins its files (the cleaner keeps them) and nothing at or after it is archived unless "
+          "hoodie.archive.beyond.savepoint is set (PR #6703).",
+          "Delete savepoints no longer needed for a restore (`CALL delete_savepoint`).", _savepoints),
+    Check("savepoint_files_missing", "Savepoint pins files that are gone",
+          "A restore to this savepoint reads the pinned files; missing ones make the restore fail.",
+          "Find which clean or rollback removed them (`hudi-inspect history --path`); the savepoint cannot be "
+          "restored to.", _savepoint_files_missing),
+    Check("deleted_savepoint", "Savepoints recorded by the last clean were deleted",
+          "The next clean falls back to a full scan (HUDI-7824) and files the savepoint kept become cleanable; "
+          "until it runs, the replacecommit guard still counts the deleted savepoint (HUDI-7779).",
+          "Let the next clean run before archiving with a release older than the HUDI-7779 fix.",
+          _deleted_savepoints),
+    Check("archival_exposes_replaced", "The next archival would expose replaced file groups (HUDI-7779)",
+          "Hudi hides a replaced file group only while its replacecommit is active; archiving the replacecommit "
+          "before the group is cleaned makes readers see both the old and the new group: duplicate data.",
+          "Do not archive (raise hoodie.keep.min/max.commits) until a clean deletes the replaced group; upgrade to "
+          "a release with the HUDI-7779 guard.", _archival_exposes),
+    Check("replaced_not_cleaned", "Replaced file groups not cleaned near the archival boundary (HUDI-7779 risk)",
+          "The replaced group's files are still on storage while keep.min no longer protects its replacecommit: "
+          "only a guard keeps the replacecommit active, and an archiver without it would expose the group.",
+          "Run a clean (remove the savepoint that keeps the group, if any) so the replaced files are deleted.",
+          _replaced_near_boundary),
+    Check("replaced_visible_again", "Replaced file groups visible again after archival",
+          "The replacecommit that replaced this group is archived and the group's files are still there: "
+          "readers see its records next to the replacing group (HUDI-7779 happened).",
+          "Delete the exposed group's files (after checking the replacing group holds its records) or restore "
+          "to a savepoint before the replacecommit.", _replaced_visible_again),
+    Check("duplicate_log_blocks", "Duplicate log-block sequences (HUDI-6758)",
+          "Retried tasks leave several block sequences for one instant in a file group; readers that merge them "
+          "all read duplicates, and the 0.14 reconciliation could drop committed data (#10803).",
+          "Compare the verdicts with `hudi-inspect log-blocks --duplicates`; compact the file group with a "
+          "release without the 0.14 reconciliation.", _duplicate_log_blocks),
+    Check("compaction_backlog", "Pending compaction backlog",
+          "A pending compaction holds archival (A1) and the cleaner keeps the slices it reads; log files keep "
+          "growing and snapshot reads merge more logs.",
+          "Run the pending compaction (`run compaction`), or check why async compaction stopped.",
+          _compaction_backlog),
+    Check("clustering_backlog", "Pending clustering backlog",
+          "A pending clustering keeps its replacecommit unarchivable (A3) and blocks updates to its file groups "
+          "(#4163, #5916).",
+          "Execute or roll back the stale clustering plan.", _clustering_backlog),
+    Check("pending_plan_files_missing", "Pending plans name files that are gone",
+          "A compaction or clustering plan that names missing files fails every time it is executed.",
+          "Roll back the plan (`CALL rollback...` / unschedule) and let a new one be scheduled.",
+          _pending_plan_files_missing),
+    Check("compaction_cadence", "Compaction not scheduled",
+          "On a merge-on-read table delta commits pile up log files; guard A2 and archival wait for compaction.",
+          "Check hoodie.compact.inline / async compaction and hoodie.compact.inline.max.delta.commits.",
+          _compaction_cadence),
+    Check("files_missing", "Files named by commit metadata are missing",
+          "Readers build file slices from storage and commit metadata; a missing file of a latest slice makes "
+          "snapshot reads fail (FileNotFoundException, #12634), an older one time travel and incremental reads.",
+          "Find what removed it (`hudi-inspect history --path`); restore from a savepoint or backup.",
+          _files_missing),
+    Check("orphan_files", "Files on storage no completed instant names",
+          "Leftovers of failed writes: readers skip them, but they take storage and a later rollback may be "
+          "needed to remove them.",
+          "Let Hudi roll back the failed write (EAGER or LAZY failed-writes policy), or delete them once no "
+          "writer is active.", _orphan_files),
+    Check("unreadable_bodies", "Instants with empty or undecodable bodies",
+          "Hudi fails to deserialize these: the cleaner, archiver or readers that need them throw.",
+          "Restore the instant file from a backup, or remove a broken pending instant with its writer stopped.",
+          _unreadable_bodies),
+    Check("engine_findings", "Files the inspector could not read",
+          "Damaged archive or timeline files: the answers that need them are incomplete.",
+          "Inspect the named files; `hudi-inspect timeline --all` lists what was read.", _engine_findings),
+    Check("metadata_table_sync", "Metadata table behind or ahead of the data table",
+          "Readers using the metadata table list files from it: behind means files are missing from listings, "
+          "ahead means uncommitted files appear (#2995).",
+          "Roll back or re-bootstrap the metadata table (hoodie.metadata.enable=false then true).", _mdt_sync),
+    Check("metadata_blocks_archival", "Metadata table holds back data-table archival",
+          "The data table's archiver stops at the metadata table's last compaction (guard A4); pending instants "
+          "in the metadata table keep it from compacting (#11535, #8567).",
+          "Get the metadata table compacted: complete or roll back pending instants in both tables.",
+          _mdt_blocks_archival),
+    Check("metadata_compaction_stalled", "Metadata table not compacting",
+          "The metadata table compacts after hoodie.metadata.compact.max.delta.commits delta commits, and not past "
+          "a pending data-table instant; without compaction its log files and the data-table timeline grow.",
+          "Complete or roll back the pending data-table instants named in the evidence.", _mdt_compaction_stalled),
+    Check("properties_backup", "hoodie.properties differs from its .backup",
+          "Hudi writes hoodie.properties.backup before changing the table config and deletes it after; a "
+          "leftover backup means an update was interrupted, and Hudi reads the backup when the main file is bad.",
+          "Compare the keys listed; keep the correct file and remove the other with writers stopped.",
+          _properties_backup),
+    Check("small_files", "Small files per partition",
+          "Many base files below hoodie.parquet.small.file.limit slow down reads and listing.",
+          "Enable small-file handling or schedule clustering for the partition.", _small_files),
+)
+
+CHECK_IDS = tuple(c.id for c in CHECKS)
+
+
+def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
+               options: DoctorOptions | None = None, only: Iterable[str] | None = None) -> DoctorReport:
+    """Run every check (or the ones in `only`) on `table`; findings worst first, then in catalogue order."""
+    config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    options = options or DoctorOptions()
+    ctx = DoctorContext(table, config, options)
+    wanted = set(only) if only is not None else None
+    unknown = (wanted or set()) - set(CHECK_IDS)
+    if unknown:
+        raise HudiInspectError(f"unknown check(s) {', '.join(sorted(unknown))}; known: {', '.join(CHECK_IDS)}")
+    findings: list[HealthFinding] = []
+    ran: list[str] = []
+    for check in CHECKS:
+        if wanted is not None and check.id not in wanted:
+            continue
+        ran.append(check.id)
+        try:
+            results = list(check.run(ctx))
+        except HudiInspectError as exc:
+            # One check that cannot read its input must not hide the others: it reports that instead.
+            results = [(Severity.ERROR, f"check could not run: {exc}", Evidence(detail=type(exc).__name__))]
+        findings.extend(HealthFinding(check.id, sev, title, ev, check.why, check.what_to_do)
+                        for sev, title, ev in results)
+    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    findings.sort(key=lambda f: order[f.severity])
+    return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings)
