@@ -55,10 +55,13 @@ def _clean_summary(plan: Any) -> dict[str, Any]:
     kept: dict[str, int] = {}
     for d in plan.kept:
         kept[d.reason] = kept.get(d.reason, 0) + 1
-    deleting = full["files_to_delete"]
-    return {**{k: v for k, v in full.items() if k not in ("kept", "hoodie_cleaner_plan", "files_to_delete")},
-            "files_to_delete": deleting[:REPORT_LIST_LIMIT], "files_to_delete_total": len(deleting),
-            "kept_by_reason": dict(sorted(kept.items()))}
+    cut = ("files_to_delete", "files_to_delete_if_forced")
+    out = {k: v for k, v in full.items() if k not in ("kept", "hoodie_cleaner_plan", *cut)}
+    for key in cut:  # a clean Hudi would not schedule deletes nothing; a forced one is reported apart
+        listed = full.get(key) or []
+        out[key], out[f"{key}_total"] = listed[:REPORT_LIST_LIMIT], len(listed)
+    out["kept_by_reason"] = dict(sorted(kept.items()))
+    return out
 
 
 def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now: dt.datetime | None = None,
@@ -233,6 +236,11 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         f"{_e(', '.join(f'{n} {r}' for r, n in clean['kept_by_reason'].items()) or 'none')}</p>",
         _table(clean["files_to_delete"], ["partition", "file_id", "file", "base_instant", "reason"],
                "nothing to delete"),
+        (f"<p>Hudi would <b>not</b> schedule this clean: {_e(clean.get('not_scheduled_detail') or '')} "
+         f"({_e(clean.get('not_scheduled_reason'))}). If forced, it would delete "
+         f"{clean['files_to_delete_if_forced_total']} files:</p>"
+         + _table(clean["files_to_delete_if_forced"], ["partition", "file_id", "file", "base_instant", "reason"],
+                  "nothing")) if clean.get("not_scheduled_reason") else "",
         "<h2>Archival dry-run, with the HUDI-7779 guard (Hudi 1.1)</h2>",
         _archive_html(document["dry_runs"]["archive_with_guard"]),
         "<h2>Archival dry-run, without the guard (Hudi before HUDI-7779)</h2>",
