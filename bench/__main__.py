@@ -184,7 +184,7 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
         return len(table_box["t"].fs_view().latest_slices())
 
     def do_log_scan() -> int:
-        from hudi_core.logfile.inventory import log_block_inventory
+        from hudi_core.services.log_inventory import log_block_inventory
 
         inventory = log_block_inventory(table_box["t"])
         out["counts"]["log_files"] = len(set(inventory.column("path").to_pylist())) if inventory.num_rows else 0

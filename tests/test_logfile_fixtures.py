@@ -15,16 +15,17 @@ from hudi_core.logfile.content import (
     record_count,
     split_delete_content,
 )
-from hudi_core.logfile.duplicates import (
+from hudi_core.logfile.format import BlockType, HeaderKey
+from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
+from hudi_core.logfile.reader import LogFileReader
+from hudi_core.logfile.writer import encode_block, reencode
+from hudi_core.services.duplicates import (
     analyze_duplicates,
     commit_log_files,
     duplicate_analysis,
     duplicates_to_arrow,
 )
-from hudi_core.logfile.format import BlockType, HeaderKey
-from hudi_core.logfile.inventory import INVENTORY_SCHEMA, log_block_inventory, scan_log_files
-from hudi_core.logfile.reader import LogFileReader
-from hudi_core.logfile.writer import encode_block, reencode
+from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.storage import ReadOnlyStorage
 
 # (data table counts by block type, metadata table counts by type or None when there is no MDT)
@@ -187,8 +188,8 @@ def test_unknown_header_ordinal_kept_raw(tmp_path: Path) -> None:
 
 
 def test_scan_is_a_pure_batch_function_under_the_executor(table_path) -> None:
-    from hudi_core.logfile.inventory import log_file_paths
     from hudi_core.pipeline.executor import LocalExecutor, run_batches
+    from hudi_core.services.log_inventory import log_file_paths
 
     table = open_table(str(table_path("v9_txns_simple_meta"))).metadata_table()
     assert table is not None

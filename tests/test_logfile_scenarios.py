@@ -9,17 +9,18 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import open_table
-from hudi_core.logfile.duplicates import (
+from hudi_core.logfile.inventory import scan_log_files
+from hudi_core.logfile.scenarios import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
+from hudi_core.logfile.writer import avro_data_block, partial_block, rollback_block
+from hudi_core.scenarios.scratch import ScratchError
+from hudi_core.services.duplicates import (
     InstantBlocks,
     analyze_duplicates,
     commit_log_files,
     duplicate_analysis,
     java_long_hashmap_order,
 )
-from hudi_core.logfile.inventory import log_block_inventory, scan_log_files
-from hudi_core.logfile.scenarios import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
-from hudi_core.logfile.writer import avro_data_block, partial_block, rollback_block
-from hudi_core.scenarios.scratch import ScratchError
+from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.storage import ReadOnlyStorage
 
 

@@ -21,9 +21,9 @@ import pytest
 from hudi_core import open_table
 from hudi_core.errors import StorageError
 from hudi_core.fsview import FileSystemView
-from hudi_core.logfile.inventory import log_block_inventory
 from hudi_core.pipeline.executor import LocalExecutor
 from hudi_core.scenarios.scale import ScaleParams, generate_table
+from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.storage import ReadOnlyStorage, inline_if_local
 from hudi_core.timeline.bodies import decode_body
 from hudi_core.timeline.instant import State

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from hudi_core import open_table
-from hudi_core.logfile.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
 from hudi_core.services.archive import GuardName
+from hudi_core.services.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
 from hudi_core.ui import charts, markers, recent, render, roots, state
 

@@ -44,7 +44,7 @@ def block_json(row: dict[str, Any]) -> dict[str, Any]:
 def cmd_log_blocks(args: argparse.Namespace) -> int:
     """`log-blocks`: the block inventory of the table's log files."""
     from hudi_core.cli import EXIT_OK, _emit, _open
-    from hudi_core.logfile.inventory import log_block_inventory  # pyarrow: not at start-up (issue 11)
+    from hudi_core.services.log_inventory import log_block_inventory  # pyarrow: not at start-up (issue 11)
 
     table = _open(args)
     inventory = log_block_inventory(table, args.partition, args.file_id, decode_counts=args.counts)
@@ -93,7 +93,7 @@ def _stream_json_rows(inventory: Any, args: argparse.Namespace, batch_rows: int 
 def cmd_duplicates(args: argparse.Namespace) -> int:
     """`duplicates`: attempts and the three verdicts per (file group, instant)."""
     from hudi_core.cli import EXIT_OK, _emit, _open
-    from hudi_core.logfile.duplicates import duplicate_analysis, duplicates_to_arrow
+    from hudi_core.services.duplicates import duplicate_analysis, duplicates_to_arrow
 
     table = _open(args)
     results = duplicate_analysis(table, args.partition, args.file_id, only_interesting=not args.all)

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -53,12 +52,10 @@ from hudi_core.logfile.content import content_version, record_count
 from hudi_core.logfile.errors import LogFileError
 from hudi_core.logfile.format import HeaderKey
 from hudi_core.logfile.reader import DEFAULT_WINDOW, LogFileReader, LogFileScan, RangeStorage
-from hudi_core.pipeline.executor import run_batches
-from hudi_core.storage import StorageSpec, inline_if_local
-from hudi_core.timeline.bulk import paused_gc
+from hudi_core.storage import StorageSpec
 
 if TYPE_CHECKING:
-    from hudi_core.table import HudiTable
+    pass
 
 INVENTORY_SCHEMA = pa.schema(
     [
@@ -218,39 +215,3 @@ def _first_windows(storage: Any, paths: list[str]) -> dict[str, bytes]:
         return {}
     fetched = storage.read_ranges([(p, 0, DEFAULT_WINDOW) for p in paths])
     return {p: data for p, data in zip(paths, fetched, strict=True) if isinstance(data, bytes)}
-
-
-# -- table level ----------------------------------------------------------------------------------
-LOG_SCAN_BATCH_SIZE = 64
-
-
-def log_file_paths(table: HudiTable, partition: str | None = None, file_id: str | None = None) -> list[str]:
-    """Root-relative paths of every log file on storage (all slices, replaced groups and log files of
-    pending or failed writes included), in file-group and reader order, from `table.fs_view()`."""
-    view = table.fs_view()
-    paths: list[str] = []
-    for group in view.file_groups(partition, include_replaced=True):
-        if file_id is not None and group.file_id != file_id:
-            continue
-        logs = {lf.path: lf for s in group.slices for lf in s.log_files}
-        paths.extend(sorted(logs, key=lambda p: logs[p].sort_key()))
-    return paths
-
-
-def log_block_inventory(
-    table: HudiTable,
-    partition: str | None = None,
-    file_id: str | None = None,
-    decode_counts: bool = False,
-    batch_size: int = LOG_SCAN_BATCH_SIZE,
-) -> pa.Table:
-    """The block inventory of a table's log files (optionally one partition / one file group).
-
-    Lists the files through the file-system view and runs :func:`scan_log_files` in batches on the
-    table's executor (local threads or Spark); rows keep the listing order.
-    """
-    paths = log_file_paths(table, partition, file_id)
-    fn = partial(scan_log_files, decode_counts=True) if decode_counts else scan_log_files
-    executor = inline_if_local(table.executor, table.storage)
-    with paused_gc():  # a row dict and a block per file: no cycles, and GC passes cost ~10% at scale
-        return run_batches(executor, fn, table.storage.spec, paths, batch_size, INVENTORY_SCHEMA)

@@ -119,7 +119,7 @@ def full_scan(table: HudiTable, timings: dict[str, float] | None = None) -> dict
     `timings`, when given, receives each stage's wall time in seconds.
     """
     from hudi_core.inspect import FILE_SLICES_SCHEMA
-    from hudi_core.logfile.inventory import log_block_inventory
+    from hudi_core.services.log_inventory import log_block_inventory
 
     out: dict[str, pa.Table] = {}
     times = timings if timings is not None else {}

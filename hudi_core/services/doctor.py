@@ -553,7 +553,7 @@ def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
 def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
     if not ctx.table.properties.is_mor:
         return
-    from hudi_core.logfile.duplicates import duplicate_analysis
+    from hudi_core.services.duplicates import duplicate_analysis
 
     # Header-only scan: the verdicts need no record counts (decoding them would read every data block).
     for r in duplicate_analysis(ctx.table, only_interesting=True, decode_counts=False):

@@ -21,7 +21,7 @@ from hudi_core.services.markers import Marker, MarkerKind
 from hudi_core.ui.markers import SHORT_LABELS
 
 if TYPE_CHECKING:
-    from hudi_core.logfile.duplicates import InstantBlocks
+    from hudi_core.services.duplicates import InstantBlocks
 
 STATE_COLOURS = {"COMPLETED": "#2e7d32", "INFLIGHT": "#f9a825", "REQUESTED": "#c62828"}
 ARCHIVED_COLOUR = "#78909c"
@@ -517,7 +517,7 @@ VERDICT_COLOURS = {"keep": "#2e7d32", "committed": "#2e7d32", "drop": "#c62828",
 
 
 def log_block_rows(analysis: Sequence[InstantBlocks]) -> pd.DataFrame:
-    """One row per block of an analysis (`logfile.duplicates.analyze_duplicates`) with the three verdicts."""
+    """One row per block of an analysis (`services.duplicates.analyze_duplicates`) with the three verdicts."""
     rows = []
     for entry in analysis:
         for attempt in entry.attempts:

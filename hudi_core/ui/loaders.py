@@ -23,21 +23,21 @@ from hudi_core import HudiTable, open_table
 from hudi_core.discovery import TableSearch
 from hudi_core.discovery import find_tables as _find_tables
 from hudi_core.errors import Finding
-from hudi_core.logfile.duplicates import (
-    InstantBlocks,
-    analyze_duplicates,
-    commit_log_files,
-    rolled_back_instants,
-    uncommitted_write_instants,
-)
-from hudi_core.logfile.inventory import log_block_inventory
 from hudi_core.pipeline.engine import get_executor as engine_executor
 from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
 from hudi_core.services.clean import CleanPlan, plan_clean
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig
 from hudi_core.services.doctor import DoctorOptions, DoctorReport, run_doctor
+from hudi_core.services.duplicates import (
+    InstantBlocks,
+    analyze_duplicates,
+    commit_log_files,
+    rolled_back_instants,
+    uncommitted_write_instants,
+)
 from hudi_core.services.history import History, file_group_history
+from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
 from hudi_core.ui import charts, frames, scenario_tables
 

@@ -86,7 +86,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now
     marks = timeline_markers(table, config, now=moment, plan=guarded)
     duplicates: list[dict[str, Any]] = []
     if table.properties.is_mor:
-        from hudi_core.logfile.duplicates import duplicate_analysis
+        from hudi_core.services.duplicates import duplicate_analysis
 
         # Header-only scan (no record counts): the verdicts and risks need none.
         duplicates = [r.to_dict() for r in duplicate_analysis(table, only_interesting=True, decode_counts=False)]

@@ -676,7 +676,7 @@ def duplicate_analysis(
 ) -> list[InstantBlocks]:
     """The duplicate analysis of a table: inventory (with record counts unless `decode_counts` is off:
     the verdicts do not need them) through the executor, commit metadata and rollbacks from the timeline."""
-    from hudi_core.logfile.inventory import log_block_inventory
+    from hudi_core.services.log_inventory import log_block_inventory
 
     inventory = log_block_inventory(table, partition, file_id, decode_counts=decode_counts)
     return analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table), only_interesting,
