@@ -187,3 +187,52 @@ def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Pat
     assert report["spark_jobs"] and {j["ran_on"] for j in report["spark_jobs"]} == {"spark"}
     assert len(apps) == 1 and apps[0].startswith("app-"), apps
     assert state["aliveworkers"] == 1 and len(state["completedapps"]) == 1
+
+
+def test_full_scan_on_standalone_cluster_reads_s3(table_path, tmp_path: Path) -> None:
+    """Issue 12: the cluster's executors read a table on S3 (the loopback server) with the storage options
+    shipped in each task; every stage equals a local scan of the same bucket, digests included."""
+    reason = engine.spark_unavailable_reason()
+    if reason:
+        pytest.skip(f"standalone Spark cluster test needs Spark: {reason}")
+    import logging
+
+    from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = LoopbackS3().start()
+    try:
+        assert upload_tree(server.endpoint, str(table_path("v9_txns_simple_meta")), "warehouse", "t") > 0
+        url = "s3://warehouse/t"
+        local = full_scan(open_table(url, storage_options(server.endpoint), executor=LocalExecutor()))
+        expected = {stage: (t.num_rows, table_digest(t)) for stage, t in local.items()}
+        assert {s: n for s, (n, _) in expected.items()} == {
+            "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
+        with standalone_cluster(tmp_path) as cluster:
+            env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}
+            env.pop("SPARK_CONF_DIR")
+            env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+            cmd = [sys.executable, "-m", "hudi_core", "scan", url, "--format", "json",
+                   *cli_storage_args(server.endpoint), "--engine", "spark", "--spark-master", str(cluster["master"]),
+                   "--spark-conf", "spark.driver.host=127.0.0.1", "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
+                   "--spark-conf", "spark.executor.memory=512m", "--spark-conf", "spark.cores.max=2",
+                   "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+                   "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
+                   "--spark-conf", f"spark.pyspark.python={sys.executable}"]
+            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                    text=True)
+            try:
+                cluster["wait_for_worker"]()  # type: ignore[operator]
+                stdout, stderr = proc.communicate(timeout=240)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+            logs = "\n".join(_tail(p) for p in cluster["logs"].values())  # type: ignore[union-attr]
+            assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+    finally:
+        server.stop()
+    report = json.loads(stdout)
+    assert report["spark"]["master"] == cluster["master"]
+    assert {s["stage"]: (s["rows"], s["sha256"]) for s in report["stages"]} == expected
+    assert report["spark_jobs"] and {j["ran_on"] for j in report["spark_jobs"]} == {"spark"}
