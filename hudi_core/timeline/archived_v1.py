@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from hudi_core.errors import DecodeError, StorageError, safe_text
 from hudi_core.logfile.content import split_avro_content
-from hudi_core.logfile.errors import LogFileError
+from hudi_core.logfile.errors import LogFileError, LogReadError
 from hudi_core.logfile.format import BlockType
 from hudi_core.logfile.reader import LogBlock, LogFileReader
 from hudi_core.storage import ReadOnlyStorage, StorageSpec
@@ -194,6 +194,19 @@ class _Rows:
         )
 
 
+def _whole_file_reader(storage: ReadOnlyStorage, path: str) -> LogFileReader:
+    """A reader over an archive file. Listing it reads every block's content anyway: on an object store
+    the file is fetched in one GET first (a 3 MB archive file cost ~1,200 ranged 8 KiB GETs, 110 s for
+    the M table's archive at 20 ms a request); locally ranged reads cost microseconds."""
+    if storage.is_local:
+        return LogFileReader(storage, path)
+    try:
+        data = storage.read(path)
+    except StorageError as exc:
+        raise LogReadError(str(exc), path) from exc
+    return LogFileReader(storage, path, file_size=len(data), head=data)
+
+
 def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: TimeRange | None = None,
                            tolerated_damage: frozenset[str] = frozenset()) -> pa.Table:
     """List the state records of one layout-1 archive file (no payload decoded).
@@ -206,7 +219,7 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
     name = posixpath.basename(path)
     damage_code = "archive_merge_incomplete" if name in tolerated_damage else None
     try:
-        reader = LogFileReader(storage, path)
+        reader = _whole_file_reader(storage, path)
     except LogFileError as exc:
         rows.error("archive_file_unreadable", f"cannot read archive file {uri}: {exc}")
         return rows.table()
