@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hudi_core.errors import Finding, HudiInspectError
+from hudi_core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from hudi_core.table import EMULATED_HUDI_RELEASE, HudiTable, open_table
 
 #: Names imported on first use: `import hudi_core` (and so the CLI's start-up, `--help` included)
 #: must not pay for pyarrow and fsspec (issue 11).
-_LAZY = {"EMULATED_HUDI_RELEASE": "hudi_core.table", "HudiTable": "hudi_core.table", "open_table": "hudi_core.table"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'hudi_core' has no attribute {name!r}")
-
+__getattr__ = lazy_getattr(__name__, {"EMULATED_HUDI_RELEASE": "hudi_core.table", "HudiTable": "hudi_core.table",
+                                      "open_table": "hudi_core.table"})
 
 __all__ = ["EMULATED_HUDI_RELEASE", "Finding", "HudiInspectError", "HudiTable", "open_table"]
 __version__ = "0.1.0"

@@ -138,6 +138,35 @@ def _wait_for(check, timeout: float, what: str, procs: list[subprocess.Popen[byt
     pytest.fail(f"Spark {what} did not come up in {timeout:.0f}s\n" + "\n".join(_tail(p) for p in logs.values()))
 
 
+def _scan_on_cluster(cluster: dict, target: str, extra: list[str] | None = None) -> str:
+    """`hudi-inspect scan TARGET --format json` with every stage on the cluster; its stdout."""
+    env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}  # every stage on the cluster
+    env.pop("SPARK_CONF_DIR")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    cmd = [
+        sys.executable, "-m", "hudi_core", "scan", target, "--format", "json", *(extra or []),
+        "--engine", "spark", "--spark-master", str(cluster["master"]),
+        "--spark-conf", "spark.driver.host=127.0.0.1",
+        "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
+        "--spark-conf", "spark.executor.memory=512m",
+        "--spark-conf", "spark.cores.max=2",
+        "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+        "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
+        "--spark-conf", f"spark.pyspark.python={sys.executable}",
+    ]
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cluster["wait_for_worker"]()
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    logs = "\n".join(_tail(p) for p in cluster["logs"].values())
+    assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+    return stdout
+
+
 def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Path) -> None:
     reason = engine.spark_unavailable_reason()
     if reason:
@@ -150,31 +179,7 @@ def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Pat
         "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
 
     with standalone_cluster(tmp_path) as cluster:
-        env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}  # every stage on the cluster
-        env.pop("SPARK_CONF_DIR")
-        env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-        cmd = [
-            sys.executable, "-m", "hudi_core", "scan", str(table), "--format", "json",
-            "--engine", "spark", "--spark-master", str(cluster["master"]),
-            "--spark-conf", "spark.driver.host=127.0.0.1",
-            "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
-            "--spark-conf", "spark.executor.memory=512m",
-            "--spark-conf", "spark.cores.max=2",
-            "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
-            "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
-            "--spark-conf", f"spark.pyspark.python={sys.executable}",
-        ]
-        proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-        try:
-            cluster["wait_for_worker"]()  # type: ignore[operator]
-            stdout, stderr = proc.communicate(timeout=240)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        logs = "\n".join(_tail(p) for p in cluster["logs"].values())  # type: ignore[union-attr]
-        assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+        stdout = _scan_on_cluster(cluster, str(table))
         report = json.loads(stdout)
         apps = sorted(p.name for p in Path(cluster["work_dir"]).iterdir())  # type: ignore[arg-type]
         state = _master_state(int(cluster["ui_port"]))  # type: ignore[arg-type]
@@ -209,27 +214,7 @@ def test_full_scan_on_standalone_cluster_reads_s3(table_path, tmp_path: Path) ->
         assert {s: n for s, (n, _) in expected.items()} == {
             "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
         with standalone_cluster(tmp_path) as cluster:
-            env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}
-            env.pop("SPARK_CONF_DIR")
-            env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-            cmd = [sys.executable, "-m", "hudi_core", "scan", url, "--format", "json",
-                   *cli_storage_args(server.endpoint), "--engine", "spark", "--spark-master", str(cluster["master"]),
-                   "--spark-conf", "spark.driver.host=127.0.0.1", "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
-                   "--spark-conf", "spark.executor.memory=512m", "--spark-conf", "spark.cores.max=2",
-                   "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
-                   "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
-                   "--spark-conf", f"spark.pyspark.python={sys.executable}"]
-            proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    text=True)
-            try:
-                cluster["wait_for_worker"]()  # type: ignore[operator]
-                stdout, stderr = proc.communicate(timeout=240)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.communicate()
-            logs = "\n".join(_tail(p) for p in cluster["logs"].values())  # type: ignore[union-attr]
-            assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+            stdout = _scan_on_cluster(cluster, url, cli_storage_args(server.endpoint))
     finally:
         server.stop()
     report = json.loads(stdout)

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from hudi_core.lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from hudi_core.pipeline.executor import Executor, LocalExecutor, run_batches
 
-
-def __getattr__(name: str) -> Any:
-    """The executor names on first use (they import pyarrow; the CLI's option parsing does not)."""
-    if name in ("Executor", "LocalExecutor", "run_batches"):
-        value = getattr(importlib.import_module("hudi_core.pipeline.executor"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'hudi_core.pipeline' has no attribute {name!r}")
-
+#: The executors import pyarrow; the CLI's option parsing does not (issue 11).
+__getattr__ = lazy_getattr(__name__, dict.fromkeys(("Executor", "LocalExecutor", "run_batches"),
+                                                   "hudi_core.pipeline.executor"))
 
 __all__ = ["Executor", "LocalExecutor", "run_batches"]
