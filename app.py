@@ -12,9 +12,14 @@ from hudi_core.ui import picker
 
 st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/timeline:", layout="wide")
 
+# Issue 15: a table with problems opens on the Health page (an error among the doctor's cheap checks);
+# any other table on the Overview. Pages are still reachable by name and URL either way.
+health_first = picker.table_has_errors()
 PAGES = [
-    st.Page("pages/1_Overview.py", title="Overview", icon=":material/timeline:", url_path="overview", default=True),
-    st.Page("pages/0_Health.py", title="Health", icon=":material/health_and_safety:", url_path="health"),
+    st.Page("pages/1_Overview.py", title="Overview", icon=":material/timeline:", url_path="overview",
+            default=not health_first),
+    st.Page("pages/0_Health.py", title="Health", icon=":material/health_and_safety:", url_path="health",
+            default=health_first),
     st.Page("pages/2_Instant_detail.py", title="Instant detail", icon=":material/search:", url_path="instant"),
     st.Page("pages/3_Cleaner_and_archival.py", title="Cleaner & archival", icon=":material/cleaning_services:",
             url_path="cleaner"),

@@ -417,3 +417,28 @@ def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_e
     next(b for b in at.button if b.label == "Run dry-run").click().run()
     assert_clean(at)
     assert "Emulating Hudi 1.1.x" in texts(at.caption) and metrics(at)["If forced"] == "4"
+
+
+def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path]) -> None:
+    """Issue 15: HUDI-7779 case b archived without the guard (a replaced file group is visible again):
+    the app opens on Health, worst finding first; a healthy table still opens on the Overview."""
+    import json
+
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.model import scenario_from_dict
+
+    data = json.loads((Path(__file__).resolve().parent.parent / "hudi_core/scenarios/builtin"
+                       / "hudi7779_case_b.json").read_text())
+    data["steps"][-1].update({"savepoint_guard": False})
+    bad = build_scenario(scenario_from_dict(data, "hudi7779_case_b"), ui_env["extra"] / "exposed", 9).path
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["table"] = str(bad)
+    at.run()
+    assert_clean(at)
+    assert [t.value for t in at.title] == ["Health"]
+    assert at.expander[0].label.startswith("ERROR · replaced_visible_again")
+    healthy = AppTest.from_file(str(APP), default_timeout=90)
+    healthy.run()  # the demo table (case b with the guard): warnings only
+    assert_clean(healthy)
+    assert "Health" not in [t.value for t in healthy.title]
+    assert any(str(md.value).startswith("**At a glance**") for md in healthy.markdown)

@@ -974,6 +974,10 @@ CHECKS: tuple[Check, ...] = (
 )
 
 CHECK_IDS = tuple(c.id for c in CHECKS)
+#: Checks cheap enough to run when a table is opened (no log scan, no full listing, no decoding of
+#: every body): the dashboard opens the Health page first when one of them reports an error.
+TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "properties_backup",
+                                  "metadata_blocks_archival", "replaced_visible_again", "archival_exposes_replaced")
 
 
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,

@@ -28,7 +28,7 @@ from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
 from hudi_core.services.clean import CleanPlan, plan_clean
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig
-from hudi_core.services.doctor import DoctorOptions, DoctorReport, run_doctor
+from hudi_core.services.doctor import TRIAGE_CHECKS, DoctorOptions, DoctorReport, run_doctor
 from hudi_core.services.duplicates import (
     InstantBlocks,
     analyze_duplicates,
@@ -281,6 +281,13 @@ def find_tables(root: str) -> TableSearch:
 def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> DoctorReport:
     """The doctor's report (`services.doctor.run_doctor`) under a scenario table's own config."""
     return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard))
+
+
+@st.cache_data(show_spinner="Checking the table's health…", max_entries=16, ttl=TTL_SECONDS)
+def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
+    """The doctor's cheap checks (`TRIAGE_CHECKS`), run when a table is opened: an error among them
+    makes the Health page the one that opens first."""
+    return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(), only=TRIAGE_CHECKS)
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)

@@ -13,7 +13,7 @@ from typing import Any
 import streamlit as st
 
 from hudi_core.demo import demo_table_path
-from hudi_core.errors import HudiInspectError
+from hudi_core.errors import HudiInspectError, Severity
 from hudi_core.pipeline.engine import ENGINES, spark_unavailable_reason
 from hudi_core.ui import loaders, recent, roots, state
 
@@ -49,6 +49,22 @@ def resolve_table(session: MutableMapping[str, Any], query_params: MutableMappin
     return refusal
 
 
+def table_has_errors() -> bool:
+    """Whether the table in the URL or session has an error among the doctor's cheap checks (decides
+    which page opens first). Settles the table first, as the sidebar does; a table that cannot be
+    opened is the pages' to report, so it counts as no error here."""
+    # The sidebar shows this run's refusal (a pasted path outside the roots): settling twice would lose it.
+    st.session_state["_refusal"] = resolve_table(st.session_state, st.query_params)
+    uri = st.session_state.get("table")
+    if not uri:
+        return False
+    try:
+        triage = loaders.load_triage(uri, st.session_state.get("engine", "local"))
+    except Exception:  # the page opened next shows the error readably
+        return False
+    return any(f.severity is Severity.ERROR for f in triage.findings)
+
+
 def current() -> tuple[str | None, str]:
     """The current table URI (or ``None``) and engine name."""
     return st.session_state.get("table"), st.session_state.get("engine", "local")
@@ -72,7 +88,10 @@ def require_table() -> tuple[str, str]:
 
 def sidebar() -> None:
     """Draw the picker, the recent tables, the scenarios link and the engine setting."""
-    refusal = resolve_table(st.session_state, st.query_params)
+    if "_refusal" in st.session_state:  # settled already this run (`table_has_errors`)
+        refusal = st.session_state.pop("_refusal")
+    else:
+        refusal = resolve_table(st.session_state, st.query_params)
     sb = st.sidebar
     sb.markdown("### Hudi Timeline Inspector")
     with sb.form("open_table", border=False):
