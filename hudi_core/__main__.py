@@ -1,3 +1,3 @@
-from hudi_core.cli import main
+from hudi_core.cli import run
 
-raise SystemExit(main())
+run()

@@ -357,5 +357,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def _spark_context_active() -> bool:
+    pyspark = sys.modules.get("pyspark")
+    return bool(pyspark is not None and getattr(pyspark.SparkContext, "_active_spark_context", None))
+
+
+def run() -> None:
+    """The process entry point (`hudi-inspect`, `python -m hudi_core`): :func:`main`, then exit.
+
+    Once obstore (Rust, tokio threads) has served a command, the process ends with `os._exit` after
+    flushing its output: letting the interpreter finalise while the runtime's threads tear down
+    aborted a process (SIGABRT) once in a CI run, after its complete answer was written. Nothing is
+    lost: the answer is flushed, and a started Spark context keeps the normal exit (its shutdown
+    hooks stop the JVM)."""
+    import os
+
+    code = main()
+    if "obstore" in sys.modules and not _spark_context_active():
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:
+            pass
+        os._exit(code)
+    raise SystemExit(code)
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()
