@@ -158,3 +158,28 @@ def test_report_opens_offline_in_chromium(case_b: BuildResult, tmp_path: Path) -
     assert embedded == json.loads(json_path.read_text())
     assert status.startswith("Health: warning (0 errors, 4 warnings, 0 info; 27 checks)")
     assert [t.split(" ", 2)[1] for t in titles] == [f["check"] for f in embedded["doctor"]["health_findings"]]
+
+
+def test_report_computes_each_plan_once(case_b: BuildResult, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The doctor's clean plan, guarded archive plan and duplicate analysis are the report's too: one
+    clean plan and two archive plans (with and without the guard), not one set for each."""
+    from hudi_core.services import archive, clean
+
+    calls: dict[str, list[bool]] = {"clean": [], "archive": []}
+    real_clean, real_archive = clean.plan_clean, archive.plan_archive
+
+    def counting_clean(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["clean"].append(True)
+        return real_clean(*args, **kwargs)
+
+    def counting_archive(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls["archive"].append(kwargs.get("savepoint_guard", True))
+        return real_archive(*args, **kwargs)
+
+    monkeypatch.setattr(clean, "plan_clean", counting_clean)
+    monkeypatch.setattr(archive, "plan_archive", counting_archive)
+    doc = build_report(open_table(case_b.uri), case_b.scenario.conf, now=parse_instant_time(NOW))
+    assert len(calls["clean"]) == 1
+    assert sorted(calls["archive"]) == [False, True]
+    assert doc["hudi_release"] == "1.2"
+    assert doc["dry_runs"]["archive_with_guard"]["boundary"]["guard"] == "A3"

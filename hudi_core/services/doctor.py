@@ -195,6 +195,16 @@ class DoctorContext:
         return self.table.fs_view()
 
     @cached_property
+    def duplicates(self) -> list[Any]:
+        """The duplicate-sequence analysis (interesting groups only), header-only: the verdicts need no
+        record counts (decoding them would read every data block)."""
+        if not self.table.properties.is_mor:
+            return []
+        from hudi_core.services.duplicates import duplicate_analysis
+
+        return duplicate_analysis(self.table, only_interesting=True, decode_counts=False)
+
+    @cached_property
     def archive_plan(self) -> ArchivePlan:
         from hudi_core.services.archive import plan_archive
 
@@ -551,12 +561,7 @@ def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
-    if not ctx.table.properties.is_mor:
-        return
-    from hudi_core.services.duplicates import duplicate_analysis
-
-    # Header-only scan: the verdicts need no record counts (decoding them would read every data block).
-    for r in duplicate_analysis(ctx.table, only_interesting=True, decode_counts=False):
+    for r in ctx.duplicates:
         if not (r.has_duplicates or r.risks):
             continue
         sev = {"error": Severity.ERROR, "warning": Severity.WARNING}.get(r.risk_level, Severity.INFO)
@@ -981,11 +986,15 @@ TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "proper
 
 
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
-               options: DoctorOptions | None = None, only: Iterable[str] | None = None) -> DoctorReport:
-    """Run every check (or the ones in `only`) on `table`; findings worst first, then in catalogue order."""
+               options: DoctorOptions | None = None, only: Iterable[str] | None = None,
+               context: DoctorContext | None = None) -> DoctorReport:
+    """Run every check (or the ones in `only`) on `table`; findings worst first, then in catalogue order.
+    `context`: a :class:`DoctorContext` the caller keeps, to reuse the plans and analyses the checks
+    computed (the report does) instead of computing them again."""
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     options = options or DoctorOptions()
-    ctx = DoctorContext(table, config, options)
+    ctx = context or DoctorContext(table, config, options)
+    config, options = ctx.config, ctx.options
     wanted = set(only) if only is not None else None
     unknown = (wanted or set()) - set(CHECK_IDS)
     if unknown:

@@ -16,14 +16,13 @@ AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.Argum
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the postmortem report: HTML to `--out` (JSON with `--format json`, to `--out` or stdout)."""
     from hudi_core import cli
-    from hudi_core.services.commands import _now
-    from hudi_core.services.config import parse_conf_pairs
+    from hudi_core.services.commands import _config, _now
     from hudi_core.ui.report import build_report, redact, report_html
 
     table = cli._open(args)
     if args.out:
         _refuse_inside(args.out, table.uri)
-    document = build_report(table, parse_conf_pairs(args.conf), now=_now(args), histories=args.history or ())
+    document = build_report(table, _config(args), now=_now(args), histories=args.history or ())
     document = cli.with_findings(args, document)
     if args.redact:
         document = redact(document, table.uri)
@@ -61,10 +60,12 @@ def _write(path: str, text: str) -> None:
 
 def register(add: AddFn, sub: Any) -> None:
     """Add `report` to the CLI."""
+    from hudi_core.services.commands import _add_conf
+
     p = add("report", cmd_report, "a self-contained postmortem report (HTML, or JSON with --format json): facts, "
                                   "timeline chart, doctor findings, both dry-runs, duplicates, histories")
     p.add_argument("--out", metavar="FILE", help="where to write the report (HTML needs it)")
-    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    _add_conf(p, "cleaner/archiver")  # --conf, --conf-file, --hudi-release: as the dry runs take them
     p.add_argument("--now", metavar="INSTANT", help="measure ages from this instant time (UTC) instead of now")
     p.add_argument("--history", action="append", metavar="FILE_ID", help="add this file group's history; repeatable")
     p.add_argument("--redact", action="store_true", help="replace the table's path and bucket in every string")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow.compute as pc
 
 from hudi_core.services.archive import GuardName
+from hudi_core.services.config import ServiceConfig
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
 from hudi_core.ui import charts, frames
 
@@ -64,37 +65,34 @@ def _clean_summary(plan: Any) -> dict[str, Any]:
     return out
 
 
-def build_report(table: HudiTable, conf: Mapping[str, str] | None = None, *, now: dt.datetime | None = None,
-                 histories: Iterable[str] = ()) -> dict[str, Any]:
+def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | None = None, *,
+                 now: dt.datetime | None = None, histories: Iterable[str] = ()) -> dict[str, Any]:
     """The report document (plain JSON data) of `table` under the cleaner/archiver config `conf`."""
     from hudi_core.services.archive import plan_archive
-    from hudi_core.services.clean import plan_clean
-    from hudi_core.services.config import ServiceConfig
-    from hudi_core.services.doctor import DoctorOptions, run_doctor
+    from hudi_core.services.doctor import DoctorContext, DoctorOptions, run_doctor
     from hudi_core.services.history import file_group_history
 
-    config = ServiceConfig.from_conf(dict(conf or {}))
+    config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(dict(conf or {}))
     moment = now or dt.datetime.now(dt.UTC)
-    doctor = run_doctor(table, config, DoctorOptions(now=moment))
-    clean = plan_clean(table, config, now=moment)
-    guarded = plan_archive(table, config, savepoint_guard=True)
+    # The doctor's context computes the clean plan, the guarded archive plan and the duplicate analysis
+    # once; the report reads them from it rather than computing them again.
+    ctx = DoctorContext(table, config, DoctorOptions(now=moment))
+    doctor = run_doctor(table, config, context=ctx)
+    clean = ctx.clean_plan
+    guarded = ctx.archive_plan
     bare = plan_archive(table, config, savepoint_guard=False)
     instants = table.inspect.instants(archived=True)
     archived = int(pc.sum(pc.not_equal(instants["source"], "active")).as_py() or 0)
     source = (f"unified timeline: {instants.num_rows - archived} active + {archived} archived instants" if archived
               else "active timeline (no archived instants)")
     marks = timeline_markers(table, config, now=moment, plan=guarded)
-    duplicates: list[dict[str, Any]] = []
-    if table.properties.is_mor:
-        from hudi_core.services.duplicates import duplicate_analysis
-
-        # Header-only scan (no record counts): the verdicts and risks need none.
-        duplicates = [r.to_dict() for r in duplicate_analysis(table, only_interesting=True, decode_counts=False)]
+    duplicates = [r.to_dict() for r in ctx.duplicates]
     return {
         "report_version": REPORT_VERSION,
         "generated_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "redacted": False,
-        "conf": dict(conf or {}),
+        "conf": {k: str(v) for k, v in config.explicit.items()},
+        "hudi_release": config.hudi_release,
         "table": table.describe(),
         "doctor": _bounded_doctor(doctor.to_dict()),
         "dry_runs": {"clean": _clean_summary(clean), "archive_with_guard": guarded.to_dict(),
