@@ -546,15 +546,11 @@ class ReadOnlyStorage:
             return out
         unique = list(dict.fromkeys(paths))
         limits = [self.limit_of(p) for p in unique]
-        fast = self._fast_ranges([(p, 0, limit + 1) for p, limit in zip(unique, limits, strict=True)])
-        if fast is not None:
-            result = {p: self._checked(p, limit, data) for p, limit, data in zip(unique, limits, fast, strict=True)
-                      if data is not None}
-            rest = [p for p, data in zip(unique, fast, strict=True) if data is None]
-            if rest:
-                result.update(self._read_many_s3fs(rest))
-            return {p: result[p] for p in unique}
-        return self._read_many_s3fs(unique)
+        # Ranged GETs (0 .. limit+1): one request per file, and an oversized file costs one byte past its
+        # limit. (An unranged s3fs `cat` costs a HEAD first: it sizes the object for a chunked download.)
+        fetched = self.read_ranges([(p, 0, limit + 1) for p, limit in zip(unique, limits, strict=True)])
+        return {p: data if isinstance(data, StorageError) else self._checked(p, limit, data)
+                for p, limit, data in zip(unique, limits, fetched, strict=True)}
 
     def _fast_ranges(self, ranges: list[tuple[str, int, int]]) -> list[bytes | None] | None:
         """Ranges read through obstore (:mod:`hudi_core.s3_listing`): bytes, or None for an item it
@@ -577,36 +573,11 @@ class ReadOnlyStorage:
                                 f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
         return data
 
-    def _read_many_s3fs(self, unique: list[str]) -> dict[str, bytes | StorageError]:
-        if not unique:
-            return {}
-        limits = [self.limit_of(p) for p in unique]
-        try:
-            # Ranged GETs (0 .. limit+1): one request per file. An unranged `cat` costs a HEAD first on
-            # s3fs (it sizes the object to decide on a chunked download), and a range also bounds
-            # what an oversized file can cost.
-            fetched = self._fs.cat_ranges([self._abs(p) for p in unique], [0] * len(unique),
-                                          [limit + 1 for limit in limits], on_error="return")
-        except _backend_errors() as exc:
-            raise StorageError(f"cannot read {len(unique)} files under {self.uri}: {describe_error(exc)}") from exc
-        result: dict[str, bytes | StorageError] = {}
-        for path, limit, value in zip(unique, limits, fetched, strict=True):
-            if isinstance(value, BaseException) and _is_unsatisfiable_range(value):
-                value = b""  # an empty object
-            if isinstance(value, (bytes, bytearray)):
-                result[path] = self._checked(path, limit, bytes(value))
-            elif isinstance(value, FileNotFoundError):
-                result[path] = StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)")
-            elif isinstance(value, BaseException):
-                result[path] = StorageError(f"cannot read {self.uri_of(path)}: {describe_error(value)}")
-            else:
-                result[path] = StorageError(f"cannot read {self.uri_of(path)}: no data returned")
-        return result
-
     def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
         """`(path, start, length)` ranges fetched together, in order: each its bytes (fewer at the end
         of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
-        on an object store (fsspec's `cat_ranges`); a loop over :meth:`read_range` locally."""
+        on an object store (obstore on S3 where it applies, the rest and its failures through fsspec's
+        `cat_ranges`); a loop over :meth:`read_range` locally."""
         if self._local or not getattr(self._fs, "async_impl", False):
             out: list[bytes | StorageError] = []
             for path, start, length in ranges:
@@ -639,7 +610,8 @@ class ReadOnlyStorage:
             elif isinstance(value, FileNotFoundError):
                 result.append(StorageError(f"{self.uri_of(path)} does not exist (deleted while reading?)"))
             else:
-                result.append(StorageError(f"cannot read {self.uri_of(path)} at {start}: {describe_error(value)}"))
+                where = f" at {start}" if start else ""
+                result.append(StorageError(f"cannot read {self.uri_of(path)}{where}: {describe_error(value)}"))
         return result
 
     def read_range(self, path: str, start: int, length: int) -> bytes:
