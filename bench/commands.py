@@ -321,62 +321,45 @@ def bench_dashboard(table: str, label: str, reloads: int = 2) -> dict[str, Any]:
     drawn and the script run is over, first with empty caches (a fresh server), then reloads with
     the table cached. Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
     import shutil
-    import socket
 
     browser_path = next((p for p in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium") if p and
                          os.path.exists(p)), shutil.which("chromium"))
     if not browser_path:
         return {"error": "no Chromium binary"}
-    from playwright.sync_api import sync_playwright
+    from bench.streamlit_server import streamlit_server
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
     with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-") as tmp:
         env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-             "--server.fileWatcherType", "none"], cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
-        base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                        if response.read().strip() == b"ok":
-                            break
-                except OSError:
-                    pass
-                if server.poll() is not None or time.monotonic() > deadline:
-                    return {"error": "streamlit did not start"}
-                time.sleep(0.3)
-            url = f"{base}/?table={urllib.parse.quote(table)}"
-            idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-            times = []
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=browser_path, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
-                try:
-                    page = browser.new_context(viewport={"width": 1500, "height": 2000}).new_page()
-                    for _ in range(1 + reloads):
-                        started = time.perf_counter()
-                        page.goto(url, wait_until="domcontentloaded")
-                        page.wait_for_selector(".js-plotly-plot", timeout=600_000)
-                        page.wait_for_function(idle, timeout=600_000)
-                        times.append(round(time.perf_counter() - started, 2))
-                        print(f"bench: dashboard {label}: {times[-1]} s", file=sys.stderr)
-                finally:
-                    browser.close()
-            return {"first_render_s": times[0], "cached_reload_s": times[1:],
-                    "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+            with streamlit_server(env) as base:
+                times = _time_overview(f"{base}/?table={urllib.parse.quote(table)}", browser_path, label, reloads)
+        except RuntimeError as exc:
+            return {"error": str(exc)}
+    return {"first_render_s": times[0], "cached_reload_s": times[1:],
+            "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+
+
+def _time_overview(url: str, browser_path: str, label: str, reloads: int) -> list[float]:
+    """Seconds per load of `url` until the chart is drawn and the script run is over: the first, then reloads."""
+    from playwright.sync_api import sync_playwright
+
+    idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    times: list[float] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_context(viewport={"width": 1500, "height": 2000}).new_page()
+            for _ in range(1 + reloads):
+                started = time.perf_counter()
+                page.goto(url, wait_until="domcontentloaded")
+                page.wait_for_selector(".js-plotly-plot", timeout=600_000)
+                page.wait_for_function(idle, timeout=600_000)
+                times.append(round(time.perf_counter() - started, 2))
+                print(f"bench: dashboard {label}: {times[-1]} s", file=sys.stderr)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            browser.close()
+    return times
 
 
 def _targets(entry: dict[str, Any]) -> dict[str, bool]:

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -39,12 +36,6 @@ def _chromium() -> str | None:
     return shutil.which("chromium")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def browser_path() -> str:
     pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
@@ -64,37 +55,16 @@ def browser_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def server(browser_path: str, browser_cache: Path, tmp_path_factory: pytest.TempPathFactory,
            fixtures_dir: Path) -> Iterator[str]:
     """`streamlit run app.py` on a free port; yields its base URL."""
-    port = _free_port()
-    cache = browser_cache
-    env = {**os.environ, "HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ROOTS": str(fixtures_dir),
+    from bench.streamlit_server import streamlit_server
+
+    env = {**os.environ, "HUDI_INSPECTOR_CACHE": str(browser_cache), "HUDI_INSPECTOR_ROOTS": str(fixtures_dir),
            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
-    log = (tmp_path_factory.mktemp("browser-log") / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-         "--server.fileWatcherType", "none"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as resp:
-                    if resp.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not start (exit {proc.poll()}); see {log.name}")
-            time.sleep(0.3)
-        yield base
-    finally:
-        proc.terminate()
+    with (tmp_path_factory.mktemp("browser-log") / "streamlit.log").open("w") as log:
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+            with streamlit_server(env, log) as base:
+                yield base
+        except RuntimeError as exc:
+            pytest.fail(f"{exc}; see {log.name}")
 
 
 def _wait_idle(page: object, timeout_ms: int) -> None:

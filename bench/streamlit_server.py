@@ -1,0 +1,49 @@
+"""`streamlit run app.py` on a free loopback port, for the browser tests and the dashboard benchmark."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from bench.s3server import free_port
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def streamlit_server(env: dict[str, str], log: IO[str] | None = None, start_timeout_s: float = 60) -> Iterator[str]:
+    """Start the dashboard headless with `env`; yield its base URL once `/_stcore/health` answers;
+    stop it (terminate, then kill) on exit. Raises RuntimeError if it does not start in time."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=REPO_ROOT, env=env, stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
+                    if response.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start (exit {proc.poll()})")
+            time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
