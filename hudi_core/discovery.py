@@ -13,6 +13,9 @@ from typing import Any
 
 from hudi_core.errors import Finding, Severity, StorageError
 from hudi_core.storage import ReadOnlyStorage
+from hudi_core.table import PROPERTIES_PATH
+
+_HOODIE_DIR = PROPERTIES_PATH.split("/", 1)[0]
 
 
 @dataclass
@@ -41,9 +44,9 @@ def find_tables(uri: str, storage_options: dict[str, Any] | None = None, max_dep
                 search.findings.append(Finding(Severity.WARNING, "folder_unlisted", storage.uri_of(folder), str(exc)))
                 continue
             names = {e.name: e for e in entries}
-            hoodie = names.get(".hoodie")
+            hoodie = names.get(_HOODIE_DIR)
             if hoodie is not None and hoodie.is_dir:
-                marker = posixpath.join(folder, ".hoodie", "hoodie.properties")
+                marker = posixpath.join(folder, PROPERTIES_PATH)
                 try:
                     is_table = storage.exists(marker)
                 except StorageError as exc:

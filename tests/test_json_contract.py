@@ -49,6 +49,7 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("duplicates", "logs", ["duplicates"]),
     ("timeline --envelope", "case_b", ["timeline", "--envelope"]),
     ("scan", "case_b", ["scan"]),
+    ("report", "case_b", ["report", "--history", "{FG}"]),
 ]
 
 
