@@ -62,21 +62,23 @@ class LogFileName:
         return (self.instant_time, self.version, self.write_token or "")
 
 
-def parse_base_file_name(name: str) -> BaseFileName | None:
-    """Parse a base file name, or ``None`` when the name does not follow the grammar."""
+def base_file_parts(name: str) -> tuple[str, str, str, str] | None:
+    """``(file_id, write_token, instant_time, extension)`` of a base file name, or ``None``: what
+    :func:`parse_base_file_name` gives, without an object per name (the file-system view parses every
+    file of the table)."""
     if name.startswith("."):
         return None
     match = _BASE_FILE.match(name)
-    if not match:
+    return None if match is None else match.groups()  # type: ignore[return-value]
+
+
+def parse_base_file_name(name: str) -> BaseFileName | None:
+    """Parse a base file name, or ``None`` when the name does not follow the grammar."""
+    parts = base_file_parts(name)
+    if parts is None:
         return None
-    suffix = match.group("suffix")
-    return BaseFileName(
-        name=name,
-        file_id=match.group("file_id"),
-        write_token=match.group("token"),
-        instant_time=match.group("instant"),
-        extension=suffix,
-    )
+    file_id, token, instant, suffix = parts
+    return BaseFileName(name=name, file_id=file_id, write_token=token, instant_time=instant, extension=suffix)
 
 
 def parse_log_file_name(name: str) -> LogFileName | None:

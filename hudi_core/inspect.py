@@ -220,10 +220,11 @@ class TableInspector:
                     })
         return _table(rows, WRITE_STATS_SCHEMA)
 
-    def file_slices(self, as_of: str | None = None) -> pa.Table:
-        """Committed file slices (every slice of every group), flagged latest / replaced."""
+    def file_slices(self, as_of: str | None = None, latest_only: bool = False) -> pa.Table:
+        """Committed file slices (every slice of every group), flagged latest / replaced;
+        `latest_only`: the latest slice of each group only."""
         view = self._table.fs_view()
-        return _table(view.slice_rows(as_of=as_of), FILE_SLICES_SCHEMA)
+        return _table(view.slice_rows(as_of=as_of, latest_only=latest_only), FILE_SLICES_SCHEMA)
 
     def replaced_file_groups(self) -> pa.Table:
         """File groups replaced by completed replacecommits, with the replacing instant."""

@@ -20,3 +20,55 @@ def lazy_getattr(package: str, names: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
+
+
+class _PyarrowPandasProbe:
+    """A meta-path finder for `pyarrow` only: once pyarrow is loaded, it makes pyarrow's first
+    "is this a pandas object?" check with pandas hidden (see :func:`pyarrow_without_pandas`)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name != "pyarrow":
+            return None
+        import importlib.util
+        import sys
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or "pandas" in sys.modules:
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            load(module)
+            hide = _HidePandas()
+            sys.meta_path.insert(0, hide)
+            try:
+                module.array([0])  # pyarrow's pandas shim asks here, finds no pandas, and remembers it
+            except Exception:  # the probe is an optimisation only
+                pass
+            finally:
+                sys.meta_path.remove(hide)
+
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+        return spec
+
+
+class _HidePandas:
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("pandas is hidden from pyarrow's first check")
+        return None
+
+
+def pyarrow_without_pandas() -> None:
+    """Spare the CLI the import of pandas (0.2 s) that pyarrow makes the first time it converts a Python
+    list, only to ask whether the list is a pandas object. The CLI never hands pyarrow pandas objects,
+    so that first question is answered "no pandas" and pyarrow stops asking; an explicit
+    `Table.to_pandas()` still imports pandas (pyarrow retries the import when asked for it). Nothing
+    happens when pyarrow or pandas is already loaded (the dashboard, tests)."""
+    import sys
+
+    if "pyarrow" in sys.modules or "pandas" in sys.modules:
+        return
+    if not any(isinstance(f, _PyarrowPandasProbe) for f in sys.meta_path):
+        sys.meta_path.insert(0, _PyarrowPandasProbe())

@@ -8,10 +8,12 @@ base path), use ``/`` and may not climb out of the root with ``..``.
 A :class:`StorageSpec` (URI plus fsspec options) is a small picklable value, so executors can
 re-open the same storage in another thread, process or Spark executor.
 
-Local fast path (performance, issue 6): on fsspec's local file system, `list`, `read` and
-`read_range` go straight to `os.scandir` / `open` (read-only mode ``"rb"`` only) and give exactly what
-fsspec's `LocalFileSystem` would (same entries, sizes, modification times, bytes and errors), minus
-its per-call overhead, which dominates when a table has a million files.
+Local fast path (performance, issues 6 and 11): on fsspec's local file system, `list`, `stat`,
+`exists`, `read` and `read_range` go straight to `os.scandir` / `os.stat` / `open` (read-only mode
+``"rb"`` only) and give exactly what fsspec's `LocalFileSystem` would (same entries, sizes,
+modification times, bytes and errors), minus its per-call overhead, which dominates when a table has a
+million files. A plain local path does not even import fsspec (a tenth of `info`'s start-up): the
+root is resolved as fsspec resolves it (:func:`local_root`) and fsspec comes in only for `open_read`.
 """
 
 from __future__ import annotations
@@ -25,10 +27,6 @@ import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
-
-import fsspec
-from fsspec.core import url_to_fs
-from fsspec.implementations.local import LocalFileSystem
 
 from hudi_core.errors import ReadOnlyViolation, StorageError
 
@@ -180,6 +178,32 @@ def _is_unsatisfiable_range(exc: BaseException) -> bool:
     return "InvalidRange" in text or "not satisfiable" in text or "416" in text.split()
 
 
+def local_root(uri: str, storage_options: dict[str, Any] | None = None) -> str | None:
+    """The root fsspec's `url_to_fs` gives a local path or ``file://`` URL (`LocalFileSystem`'s
+    `_strip_protocol`: absolute, ``~`` expanded, trailing ``/`` dropped), computed without importing
+    fsspec; None for anything fsspec should resolve itself (another protocol, a chained URL, options,
+    a non-POSIX system)."""
+    if storage_options or os.sep != "/" or "::" in uri:
+        return None
+    if "://" in uri:
+        for prefix in ("file://", "local://"):
+            if uri.startswith(prefix):
+                uri = uri[len(prefix):]
+                break
+        else:
+            return None
+    if not uri:
+        return None
+    if uri.startswith("~"):
+        path = os.path.expanduser(uri)
+    elif uri.startswith("/"):
+        path = uri
+    else:
+        rel = "" if uri == "." else uri[2:] if uri.startswith("./") else uri
+        path = f"{os.getcwd()}/{rel}"
+    return path.rstrip("/") or "/"
+
+
 def normalize_relative(path: str) -> str:
     """Clean a root-relative path; refuse absolute paths and `..` escapes."""
     if path in ("", "."):
@@ -231,17 +255,34 @@ class ReadOnlyStorage:
         self._spec = StorageSpec.of(uri, storage_options, tuple(confine_to or ()))
         self._limits = globals()["read_limits"](read_limits)
         self.findings: list[Any] = []  # Finding objects: names skipped while listing
-        try:
-            fs, root = url_to_fs(uri, **(storage_options or {}))
-        except (ImportError, ValueError) as exc:
-            raise StorageError(f"cannot open storage for {uri}: {exc}") from exc
-        self._fs: fsspec.AbstractFileSystem = fs
-        self._root = root.rstrip("/") or "/"
         self._uri = uri.rstrip("/")
-        # Plain local files: list/read without fsspec's per-call overhead (see the module doc).
-        self._local = type(fs) is LocalFileSystem and self._root.startswith("/")
         self._options = dict(storage_options or {})
+        self._fs_instance: Any = None
+        root = local_root(uri, storage_options)
+        if root is None:
+            try:
+                from fsspec.core import url_to_fs
+                from fsspec.implementations.local import LocalFileSystem
+
+                fs, root = url_to_fs(uri, **(storage_options or {}))
+            except (ImportError, ValueError) as exc:
+                raise StorageError(f"cannot open storage for {uri}: {exc}") from exc
+            self._fs_instance = fs
+            # Plain local files: list/read without fsspec's per-call overhead (see the module doc).
+            self._local = type(fs) is LocalFileSystem and root.startswith("/")
+        else:
+            self._local = True
+        self._root = root.rstrip("/") or "/"
         self._lister: Any = None if self._local else False  # False: not decided yet (see `_fast_lister`)
+
+    @property
+    def _fs(self) -> Any:
+        """The fsspec file system (local ones are made on first use: most commands never need it)."""
+        if self._fs_instance is None:
+            from fsspec.implementations.local import LocalFileSystem
+
+            self._fs_instance = LocalFileSystem()
+        return self._fs_instance
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -254,6 +295,8 @@ class ReadOnlyStorage:
 
     @property
     def protocol(self) -> str:
+        if self._local:
+            return "file"
         proto = self._fs.protocol
         return proto[0] if isinstance(proto, (tuple, list)) else str(proto)
 
@@ -450,6 +493,8 @@ class ReadOnlyStorage:
     def exists(self, path: str) -> bool:
         """Whether the path exists. On an object store, an error other than "not found" (access denied,
         throttling after retries, endpoint down) is a StorageError: never taken for "no such file"."""
+        if self._local:
+            return os.path.exists(self._abs(path))  # LocalFileSystem.exists
         try:
             return bool(self._fs.exists(self._abs(path)))
         except FileNotFoundError:
@@ -460,6 +505,8 @@ class ReadOnlyStorage:
             raise StorageError(f"cannot check {self.uri_of(path)}: {describe_error(exc)}") from exc
 
     def is_dir(self, path: str) -> bool:
+        if self._local:
+            return os.path.isdir(self._abs(path))  # LocalFileSystem.isdir (symlinks followed)
         try:
             return bool(self._fs.isdir(self._abs(path)))
         except _backend_errors() as exc:

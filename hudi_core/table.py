@@ -9,7 +9,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, PropertiesError, Severity, StorageError, TableNotFoundError
-from hudi_core.fsview import FileSystemView
 from hudi_core.properties import (
     TESTED_TABLE_VERSIONS,
     TableProperties,
@@ -20,6 +19,7 @@ from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
 
 if TYPE_CHECKING:
+    from hudi_core.fsview import FileSystemView
     from hudi_core.inspect import TableInspector
     from hudi_core.pipeline.executor import Executor
     from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
@@ -130,6 +130,9 @@ class HudiTable:
 
     @cached_property
     def _fs_view(self) -> FileSystemView:
+        # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
+        from hudi_core.fsview import FileSystemView
+
         data_props = self.data_table_properties if self.is_metadata_table else None
         return FileSystemView.build(
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,

@@ -12,13 +12,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Protocol
 
 from hudi_core.storage import StorageSpec
 
-BatchFn = Callable[[StorageSpec, list[str]], pa.Table]
+if TYPE_CHECKING:  # pyarrow is imported by the batch functions that build tables, not by start-up
+    import pyarrow as pa
+
+BatchFn = Callable[[StorageSpec, list[str]], "pa.Table"]
 
 
 class Executor(Protocol):
@@ -38,6 +39,8 @@ def _batches(items: Sequence[str], batch_size: int) -> list[list[str]]:
 
 
 def _concat(tables: list[pa.Table], schema: pa.Schema) -> pa.Table:
+    import pyarrow as pa
+
     if not tables:
         return schema.empty_table()
     return pa.concat_tables([t.cast(schema) if t.schema != schema else t for t in tables])
