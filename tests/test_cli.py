@@ -104,3 +104,40 @@ def test_generate_sizes_are_the_generator_presets() -> None:
     from hudi_core.scenarios.scale import SIZES
 
     assert sorted(GENERATE_SIZES) == sorted(SIZES)
+
+
+def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None:
+    """Issue 11: on a local table `info` and `timeline` answer without pyarrow, fsspec or pandas (a third
+    of their start-up); `fsview` needs pyarrow but not pandas (pyarrow's pandas probe is answered
+    "no pandas" in the CLI); the answers are the same as in-process."""
+    import subprocess
+    import sys
+
+    table = str(table_path("v9_txns_simple_meta"))
+    probe = ("import sys, runpy; sys.argv = ['hudi-inspect', *sys.argv[1:]]; "
+             "from hudi_core.lazy import pyarrow_without_pandas; pyarrow_without_pandas(); "
+             "from hudi_core.cli import main; code = main(); "
+             "print(sorted(m for m in ('pyarrow', 'fsspec', 'pandas', 'pyspark') if m in sys.modules), "
+             "file=sys.stderr)")
+    seen = {}
+    for command in ("info", "timeline", "fsview"):
+        proc = subprocess.run([sys.executable, "-c", probe, command, table, "--format", "json"],
+                              capture_output=True, text=True, check=True)
+        seen[command] = proc.stderr.strip().splitlines()[-1]
+        assert json.loads(proc.stdout)
+    assert seen == {"info": "[]", "timeline": "[]", "fsview": "['pyarrow']"}
+
+
+def test_cli_process_exit_keeps_output_and_code(table_path) -> None:
+    """`run()` ends the process with os._exit after flushing: the whole answer and the exit code
+    survive (a missing instant exits 1 with its one-line error; a large JSON answer arrives whole)."""
+    import subprocess
+    import sys
+
+    table = str(table_path("v9_txns_simple_meta"))
+    ok = subprocess.run([sys.executable, "-m", "hudi_core", "timeline", table, "--format", "json"],
+                        capture_output=True, text=True, check=False)
+    assert ok.returncode == 0 and len(json.loads(ok.stdout)) > 0
+    bad = subprocess.run([sys.executable, "-m", "hudi_core", "instant", table, "999"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 1 and bad.stderr.startswith("hudi-inspect: no instant 999")

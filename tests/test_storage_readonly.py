@@ -87,3 +87,23 @@ def test_spec_round_trips_and_memory_filesystem() -> None:
     with pytest.raises(ReadOnlyViolation):
         storage.rm("x/y.bin")
     assert fs.cat("/tbl/x/y.bin") == b"abc"
+
+
+@pytest.mark.parametrize("uri", ["/tmp/x", "/tmp/x/", "relative/dir", "./relative", ".", "~/t", "file:///tmp/y",
+                                 "file:///tmp/y/", "local:///tmp/z", "/"])
+def test_local_root_is_fsspecs_root(uri: str) -> None:
+    """Issue 11: a local path opens without importing fsspec; its root is exactly fsspec's."""
+    from fsspec.core import url_to_fs
+
+    from hudi_core.storage import local_root
+
+    assert local_root(uri) == (url_to_fs(uri)[1].rstrip("/") or "/")
+
+
+def test_local_root_leaves_other_urls_to_fsspec() -> None:
+    from hudi_core.storage import local_root
+
+    assert local_root("s3://bucket/t") is None
+    assert local_root("memory://t") is None
+    assert local_root("simplecache::s3://b/t") is None
+    assert local_root("/tmp/t", {"auto_mkdir": True}) is None
