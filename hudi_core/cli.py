@@ -371,14 +371,14 @@ def run() -> None:
     the interpreter finalise costs a large command 0.2-0.3 s of freeing objects one by one (a view of
     100k files), and, once obstore's runtime (Rust, tokio threads) has served it, aborted a process
     (SIGABRT) once in a CI run. A started Spark context keeps the normal exit (its shutdown hooks stop
-    the JVM)."""
+    the JVM), and so does a profiled or traced run (cProfile, coverage write their data at exit)."""
     import os
 
     from hudi_core.lazy import pyarrow_without_pandas
 
     pyarrow_without_pandas()
     code = main()
-    if not _spark_context_active():
+    if sys.getprofile() is None and sys.gettrace() is None and not _spark_context_active():
         try:
             sys.stdout.flush()
             sys.stderr.flush()
