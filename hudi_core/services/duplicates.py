@@ -648,14 +648,14 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
         if meta is None:
             continue
         per_file: dict[str, dict[str, int]] = out.setdefault(inst.requested_time, {})
-        for stat in meta.write_stats():
-            if not stat.file_id:
+        for stat_file_id, path, offset, log_files in meta.log_write_refs():
+            if not stat_file_id:
                 continue
-            names = per_file.setdefault(stat.file_id, {})
-            offset = stat.raw.get("logOffset")
-            if stat.file_name and parse_log_file_name(stat.file_name) is not None:
-                names[stat.file_name] = min(names.get(stat.file_name, 1 << 62), int(offset or 0))
-            for name in stat.log_files:
+            names = per_file.setdefault(stat_file_id, {})
+            file_name = posixpath.basename(path) if path else None
+            if file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None:
+                names[file_name] = min(names.get(file_name, 1 << 62), int(offset or 0))
+            for name in log_files:
                 names.setdefault(posixpath.basename(name), 0)
     return out
 
