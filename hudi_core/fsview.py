@@ -89,8 +89,7 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     storage = spec.open()
     cols: dict[str, list[object]] = {name: [] for name in LISTING_SCHEMA.names}
     folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
-    for folder in folders:
-        entries = storage.list_entries(folder)
+    for folder, entries in zip(folders, storage.list_entries_many(folders), strict=True):
         if not entries:
             continue
         folder_col.extend([folder] * len(entries))

@@ -122,6 +122,27 @@ class S3Lister:
             entries.append(entry)
         return entries
 
+    def head(self, name: str) -> dict[str, Any]:
+        """The fsspec `info` entry of an object (`name` as fsspec names it): one HEAD, remembered like a
+        listed entry. Raises whatever obstore raises, "not found" included (the caller then asks s3fs,
+        which also knows folders, and words the error)."""
+        import obstore
+
+        meta = obstore.head(self._store, _key(name))
+        entry = {"name": f"{self._bucket}/{meta['path']}", "size": meta["size"], "type": "file",
+                 "last_modified": meta["last_modified"]}
+        self._listed[entry["name"]] = entry
+        return entry
+
+    def has_children(self, name: str) -> bool:
+        """Whether any object lies under the "folder" `name` (one LIST page, read no further)."""
+        import obstore
+
+        key = _key(name)
+        for chunk in obstore.list(self._store, prefix=f"{key}/" if key else None, chunk_size=1):
+            return bool(chunk)
+        return False
+
     def get_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | BaseException] | None:
         """Bytes ``[start, end)`` of each ``(name, start, end)`` (names as fsspec names them), read
         concurrently; an item that fails is its exception. A range of a listed object is clipped
@@ -135,8 +156,7 @@ class S3Lister:
                 if start >= end:
                     plan.append(b"")
                     continue
-            key = name.strip("/").split("/", 1)[1] if "/" in name.strip("/") else ""
-            plan.append((key, start, end))
+            plan.append((_key(name), start, end))
 
         async def fetch_all() -> list[bytes | BaseException]:
             import obstore
@@ -157,3 +177,9 @@ class S3Lister:
         except RuntimeError:
             pass
         return asyncio.run(fetch_all())
+
+
+def _key(name: str) -> str:
+    """The object key of an fsspec name ``bucket/key``."""
+    name = name.strip("/")
+    return name.split("/", 1)[1] if "/" in name else ""

@@ -52,6 +52,9 @@ DEFAULT_READ_LIMITS: dict[str, int] = {
 }
 READ_LIMITS_ENV = "HUDI_INSPECTOR_READ_LIMITS"
 
+#: Folders listed at once on an object store (:meth:`ReadOnlyStorage.list_entries_many`).
+LIST_CONCURRENCY = 32
+
 
 def read_kind(path: str) -> str:
     """The kind of metadata file a root-relative path is, for its size limit."""
@@ -258,31 +261,65 @@ class ReadOnlyStorage:
         self._uri = uri.rstrip("/")
         self._options = dict(storage_options or {})
         self._fs_instance: Any = None
+        self._protocol: str | None = None
+        self._lister: Any = False  # False: not decided yet (see `_fast_lister`)
         root = local_root(uri, storage_options)
         if root is None:
-            try:
-                from fsspec.core import url_to_fs
-                from fsspec.implementations.local import LocalFileSystem
-
-                fs, root = url_to_fs(uri, **(storage_options or {}))
-            except (ImportError, ValueError) as exc:
-                raise StorageError(f"cannot open storage for {uri}: {exc}") from exc
+            root = self._obstore_root(uri)
+        if root is None:
+            fs, root = self._open_fsspec(uri)
             self._fs_instance = fs
+            from fsspec.implementations.local import LocalFileSystem
+
             # Plain local files: list/read without fsspec's per-call overhead (see the module doc).
             self._local = type(fs) is LocalFileSystem and root.startswith("/")
         else:
-            self._local = True
+            self._local = self._protocol is None
         self._root = root.rstrip("/") or "/"
-        self._lister: Any = None if self._local else False  # False: not decided yet (see `_fast_lister`)
+        if self._local:
+            self._lister = None
+
+    def _obstore_root(self, uri: str) -> str | None:
+        """The root of an S3 URL that obstore serves (:mod:`hudi_core.s3_listing`), decided without
+        s3fs: s3fs and botocore (0.5 s of imports) then load only if a request needs them. The root
+        is what s3fs's `url_to_fs` gives (the URL without its scheme and trailing ``/``)."""
+        scheme, sep, rest = uri.partition("://")
+        if not sep or scheme not in ("s3", "s3a") or "::" in uri:
+            return None
+        from hudi_core.s3_listing import S3Lister
+
+        root = rest.rstrip("/")
+        lister = S3Lister.for_options(scheme, root, self._options)
+        if lister is None:
+            return None
+        self._protocol, self._lister = scheme, lister
+        return root
+
+    def _open_fsspec(self, uri: str) -> tuple[Any, str]:
+        try:
+            from fsspec.core import url_to_fs
+
+            fs, root = url_to_fs(uri, **self._options)
+        except (ImportError, ValueError) as exc:
+            raise StorageError(f"cannot open storage for {uri}: {exc}") from exc
+        return fs, root
 
     @property
     def _fs(self) -> Any:
-        """The fsspec file system (local ones are made on first use: most commands never need it)."""
+        """The fsspec file system, made on first use where the root was opened without it (local
+        paths, S3 served by obstore): most commands never need it."""
         if self._fs_instance is None:
-            from fsspec.implementations.local import LocalFileSystem
+            if self._local:
+                from fsspec.implementations.local import LocalFileSystem
 
-            self._fs_instance = LocalFileSystem()
+                self._fs_instance = LocalFileSystem()
+            else:
+                self._fs_instance = self._open_fsspec(self._uri)[0]
         return self._fs_instance
+
+    def _async_remote(self) -> bool:
+        """Whether reads batch on this (remote) storage: obstore serves it, or fsspec's back-end is async."""
+        return self._lister not in (None, False) or bool(getattr(self._fs, "async_impl", False))
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -297,6 +334,8 @@ class ReadOnlyStorage:
     def protocol(self) -> str:
         if self._local:
             return "file"
+        if self._protocol is not None:
+            return self._protocol
         proto = self._fs.protocol
         return proto[0] if isinstance(proto, (tuple, list)) else str(proto)
 
@@ -453,6 +492,18 @@ class ReadOnlyStorage:
         out.sort()
         return out
 
+    def list_entries_many(self, paths: Sequence[str]) -> list[list[tuple[str, int, int | None, bool]]]:
+        """:meth:`list_entries` of several folders, in order (the first failure raises, as a loop
+        would). Locally one after another; on an object store concurrently through a bounded pool, so
+        a level of 100 partitions costs one wave of LIST round trips, not 200 one after another."""
+        if self._local or len(paths) <= 1:
+            return [self.list_entries(p) for p in paths]
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._fast_lister()  # decided once, before the threads share it
+        with ThreadPoolExecutor(max_workers=min(LIST_CONCURRENCY, len(paths))) as pool:
+            return list(pool.map(self.list_entries, paths))
+
     def walk_files(self, path: str = "", skip_dirs: frozenset[str] = frozenset()) -> Iterator[FileInfo]:
         """Every file under a folder, depth first, skipping folders whose name is in `skip_dirs`."""
         for info in self.list(path):
@@ -465,8 +516,7 @@ class ReadOnlyStorage:
     def stat(self, path: str) -> FileInfo:
         if self._local:
             return self._stat_local(path)
-        lister = self._fast_lister()
-        raw = lister.cached_info(self._abs(path)) if lister else None
+        raw = self._obstore_info(path)
         try:
             if raw is None:
                 raw = self._fs.info(self._abs(path))
@@ -475,6 +525,41 @@ class ReadOnlyStorage:
         except _backend_errors() as exc:
             raise StorageError(f"cannot stat {self.uri_of(path)}: {self._why(exc)}") from exc
         return self._info(raw)
+
+    def _obstore_info(self, path: str) -> dict[str, Any] | None:
+        """An object's entry from obstore (listed before, else one HEAD); None where obstore does not
+        serve this storage or has no entry (not found, a folder, trouble: s3fs then answers)."""
+        found = self._obstore_head(path)
+        return found if isinstance(found, dict) else None
+
+    def _obstore_head(self, path: str) -> dict[str, Any] | bool | None:
+        """obstore's answer for one path: its entry, ``False`` when S3 says there is no such object,
+        None where obstore does not serve this storage or the request failed otherwise."""
+        lister = self._fast_lister()
+        if not lister:
+            return None
+        target = self._abs(path)
+        raw = lister.cached_info(target)
+        if raw is not None:
+            return raw
+        try:
+            return lister.head(target)
+        except Exception as exc:  # not found: an answer; anything else: s3fs decides and words it
+            return False if isinstance(exc, FileNotFoundError) or type(exc).__name__ == "NotFoundError" else None
+
+    def _obstore_exists(self, path: str, as_folder: bool) -> bool | None:
+        """s3fs's `exists` (`as_folder` False) or `isdir` (True) answered by obstore: an object (a HEAD)
+        exists and is no folder; else a prefix with objects under it is a folder. None where obstore
+        does not serve this storage or a request failed for another reason than "not found"."""
+        head = self._obstore_head(path)
+        if isinstance(head, dict):
+            return not as_folder
+        if head is None:
+            return None
+        try:
+            return self._fast_lister().has_children(self._abs(path))
+        except Exception:  # trouble: s3fs decides and words it
+            return None
 
     def _stat_local(self, path: str) -> FileInfo:
         """`stat` of a local path: `LocalFileSystem.info` (follows a symlink for type, size and mtime)."""
@@ -495,6 +580,9 @@ class ReadOnlyStorage:
         throttling after retries, endpoint down) is a StorageError: never taken for "no such file"."""
         if self._local:
             return os.path.exists(self._abs(path))  # LocalFileSystem.exists
+        known = self._obstore_exists(path, as_folder=False)
+        if known is not None:
+            return known
         try:
             return bool(self._fs.exists(self._abs(path)))
         except FileNotFoundError:
@@ -507,6 +595,9 @@ class ReadOnlyStorage:
     def is_dir(self, path: str) -> bool:
         if self._local:
             return os.path.isdir(self._abs(path))  # LocalFileSystem.isdir (symlinks followed)
+        known = self._obstore_exists(path, as_folder=True)
+        if known is not None:
+            return known
         try:
             return bool(self._fs.isdir(self._abs(path)))
         except _backend_errors() as exc:
@@ -566,6 +657,9 @@ class ReadOnlyStorage:
         """Bytes [start, end) of an object in one ranged GET. A range that starts at or past the end
         of the object is "not satisfiable" (HTTP 416) on S3, GCS and Azure: there is nothing to read,
         and an empty object is read that way too."""
+        fast = self._fast_ranges([(path, start, end)])
+        if fast is not None and fast[0] is not None:
+            return fast[0]  # else s3fs reads it, and words the error
         try:
             return self._fs.cat_file(self._abs(path), start=start, end=end)
         except OSError as exc:
@@ -583,7 +677,7 @@ class ReadOnlyStorage:
         """
         if not paths:
             return {}
-        if self._local or not getattr(self._fs, "async_impl", False):
+        if self._local or not self._async_remote():
             out: dict[str, bytes | StorageError] = {}
             for path in paths:
                 try:
@@ -612,7 +706,9 @@ class ReadOnlyStorage:
             return None
         if fetched is None:
             return None
-        return [value if isinstance(value, bytes) else None for value in fetched]
+        # A range at or past the end of an object (an empty object too) is S3's 416: nothing to read.
+        return [value if isinstance(value, bytes) else b"" if _is_unsatisfiable_range(value) else None
+                for value in fetched]
 
     def _checked(self, path: str, limit: int, data: bytes) -> bytes | StorageError:
         if len(data) > limit:
@@ -625,7 +721,7 @@ class ReadOnlyStorage:
         of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
         on an object store (obstore on S3 where it applies, the rest and its failures through fsspec's
         `cat_ranges`); a loop over :meth:`read_range` locally."""
-        if self._local or not getattr(self._fs, "async_impl", False):
+        if self._local or not self._async_remote():
             out: list[bytes | StorageError] = []
             for path, start, length in ranges:
                 try:

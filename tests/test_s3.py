@@ -313,3 +313,28 @@ def test_dashboard_pages_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         at.run()
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, [*at.exception, *at.error])
+
+
+def test_obstore_served_commands_never_load_s3fs(s3) -> None:
+    """Issue 12: where obstore serves the bucket, `info` and `timeline` open, stat, list and read with it
+    alone: s3fs and botocore (half a second of imports) are never loaded, and the answers are the
+    ones every other test compares with local disk."""
+    server, _ = s3
+    url = f"s3://{BUCKET}/tables/v9_txns_simple_meta"
+    probe = ("import sys; from hudi_core.cli import main; code = main(sys.argv[1:]); "
+             "print(sorted(m for m in ('s3fs', 'botocore', 'aiobotocore') if m in sys.modules), file=sys.stderr)")
+    for command in ("info", "timeline"):
+        proc = subprocess.run([sys.executable, "-c", probe, command, url, "--format", "json",
+                               *cli_storage_args(server.endpoint)], capture_output=True, text=True, cwd=REPO,
+                              timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.strip().splitlines()[-1] == "[]"
+        assert json.loads(proc.stdout)
+
+
+def test_missing_table_on_s3_is_a_readable_error_without_s3fs_needed(s3) -> None:
+    """obstore answers "no such object / no objects under it" itself; the table error is the same line."""
+    server, _ = s3
+    proc = _run(["info", f"s3://{BUCKET}/tables/no_such_table", *cli_storage_args(server.endpoint)])
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == f"hudi-inspect: s3://{BUCKET}/tables/no_such_table does not exist"
