@@ -93,12 +93,18 @@ with right:
     st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
 
 # -- instants table ------------------------------------------------------------------------------
+# A browser holds a few thousand rows and options well; a 100k-instant timeline sent whole made every
+# reload of this page take seconds (issue 11). The newest rows are shown; the CSV holds every row.
+newest = shown.tail(render.MAX_SHOWN_ROWS)
 with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
-    render.table(shown, "instants", "instants", height=min(600, 45 + 35 * max(len(shown), 1)))
-options = shown["requested_time"].tolist()
+    render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,
+                 caption=None if len(newest) == len(shown) else
+                 f"The newest {len(newest):,} of {len(shown):,} instants: narrow the filters above to see "
+                 f"older ones; the CSV holds all {len(shown):,}.")
+default = state.kept(ss, "instant")
+options = state.picker_options(newest["requested_time"].tolist(), default, set(shown["requested_time"]))
 if options:
     c1, c2 = st.columns([3, 1])
-    default = state.kept(ss, "instant")
     pick = c1.selectbox("Instant", options, index=options.index(default) if default in options else len(options) - 1,
                         key="overview_instant")
     if c2.button("Open instant detail", width="stretch"):

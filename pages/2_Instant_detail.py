@@ -20,11 +20,24 @@ st.title("Instant detail")
 if instants.empty:
     st.info("The timeline has no instants.")
     st.stop()
-keys = [f"{t}" for t in instants["requested_time"]]
+known = instants["requested_time"].astype(str)
+known_set = set(known)
+state.init_widget(ss, qp, "instant", known.iloc[-1], valid=lambda v: v in known_set)
+# The newest instants are offered in the list (a browser handles a few thousand options well, not a
+# 100k-instant archive); any other one is reached by typing its time, or from a link.
+options = state.picker_options(known.tail(render.MAX_SHOWN_ROWS).tolist(), ss["instant"], known_set)
+if len(known) > len(options):
+    st.text_input(f"Go to any of the {len(known):,} instants (requested time)", key="instant_jump",
+                  on_change=state.jump_callback(ss, "instant", "instant_jump", known_set),
+                  help=f"the list below offers the newest {render.MAX_SHOWN_ROWS:,}")
+    typed = ss.get("instant_jump", "").strip()
+    if typed and typed not in known_set:
+        st.warning(f"No instant {typed} in the active or archived timeline.")
+shown_rows = instants[instants["requested_time"].isin(options)]
 labels = {t: f"{t} · {a} · {s} ({src})" for t, a, s, src in
-          zip(instants["requested_time"], instants["action"], instants["state"], instants["source"], strict=True)}
-state.init_widget(ss, qp, "instant", keys[-1], valid=lambda v: v in labels)
-choice = st.selectbox("Instant", keys, key="instant", format_func=lambda t: labels.get(t, t))
+          zip(shown_rows["requested_time"], shown_rows["action"], shown_rows["state"], shown_rows["source"],
+              strict=True)}
+choice = st.selectbox("Instant", options, key="instant", format_func=lambda t: labels.get(t, t))
 state.remember(ss, qp, "instant", choice)
 
 row = instants[instants["requested_time"] == choice].iloc[-1]

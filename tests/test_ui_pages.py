@@ -442,3 +442,49 @@ def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path])
     assert_clean(healthy)
     assert "Health" not in [t.value for t in healthy.title]
     assert any(str(md.value).startswith("**At a glance**") for md in healthy.markdown)
+
+
+def test_large_timelines_send_their_newest_rows_and_any_instant_stays_reachable(
+        ui_env: dict[str, Path], table_path: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: above `render.MAX_SHOWN_ROWS` instants, the Overview's instants table and picker hold the
+    newest rows only (the CSV all of them); Instant detail lists the newest and jumps to any other one
+    typed in. Shown here with the limit lowered to 2 on a fixture table."""
+    from hudi_core.ui import render
+
+    monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
+    table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
+    at = open_page(OVERVIEW, table)
+    instants = next(d.value for d in at.dataframe if "requested_time" in d.value.columns
+                    and "action" in d.value.columns and len(d.value) <= 2)
+    assert len(instants) == 2
+    total = int(metrics(at)["Active instants"]) + int(metrics(at)["Archived instants"])
+    assert total > 2
+    assert f"The newest 2 of {total} instants" in texts(at.caption)
+    picker = next(s for s in at.selectbox if s.label == "Instant")
+    assert picker.options == list(instants["requested_time"])
+
+    detail = open_page(INSTANT, table)
+    box = next(s for s in detail.selectbox if s.label == "Instant")
+    assert len(box.options) == 2
+    assert [t.label for t in detail.text_input if t.label.startswith("Go to")] == [
+        f"Go to any of the {total} instants (requested time)"]
+    oldest = "20240707001301554"
+    assert not any(o.startswith(oldest) for o in box.options)
+    # An older instant from a link is offered first and opened.
+    linked = open_page(INSTANT, table, instant=oldest)
+    assert next(s for s in linked.selectbox if s.label == "Instant").options[0].startswith(oldest)
+    assert metrics(linked)["Requested"] == oldest
+
+
+def test_jump_callback_and_picker_options() -> None:
+    from hudi_core.ui import state
+
+    ss: dict[str, str] = {"instant": "3", "instant_jump": " 1 "}
+    state.jump_callback(ss, "instant", "instant_jump", {"1", "2", "3"})()
+    assert ss == {"instant": "1", "instant_jump": ""}
+    ss["instant_jump"] = "9"
+    state.jump_callback(ss, "instant", "instant_jump", {"1", "2", "3"})()
+    assert ss == {"instant": "1", "instant_jump": "9"}  # unknown: kept typed, nothing selected
+    assert state.picker_options(["2", "3"], "1", {"1", "2", "3"}) == ["1", "2", "3"]
+    assert state.picker_options(["2", "3"], "3", {"1", "2", "3"}) == ["2", "3"]
+    assert state.picker_options(["2", "3"], "9", {"1", "2", "3"}) == ["2", "3"]

@@ -3,8 +3,8 @@
 The timeline chart draws one lane per action, a bar from requested to completion time per
 instant (pending instants run to the end of the chart, dashed), colours by state, shaded active
 and archived regions, and vertical markers (ECTR, EarliestCommitToNotArchive, savepoints, the
-archival boundary). Traces are WebGL (`Scattergl`), one per (source, state): 10,000 instants stay
-smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets.
+archival boundary). Bars are WebGL (`Scattergl`), one trace per (source, state): 10,000 instants stay
+smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets (SVG: few points).
 """
 
 from __future__ import annotations
@@ -230,7 +230,9 @@ def _aggregate(fig: go.Figure, df: pd.DataFrame, max_buckets: int, lane_y: Mappi
     peak = max(int(grouped["n"].max()), 1)
     for (source, state), part in grouped.groupby(["source", "state"], sort=True):
         name = f"{state.lower()}" + ("" if source == "active" else f" ({source})") + " (bucketed)"
-        fig.add_trace(go.Scattergl(
+        # SVG, not WebGL: the buckets are few (at most `max_buckets` per lane), and a WebGL context
+        # costs a browser without a GPU seconds to start on every load (issue 11).
+        fig.add_trace(go.Scatter(
             x=to_ms(part["bucket"]), y=part["lane"].map(lane_y).to_numpy(dtype="float64"), mode="markers",
             name=name, showlegend=showlegend,
             marker={"color": _colour(str(state), str(source)),

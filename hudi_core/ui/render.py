@@ -74,6 +74,9 @@ def json_bytes(obj: Any) -> bytes:
 #: Pixels per character of a table cell (the grid's 14 px font; digits are the widest common glyphs), the cell
 #: padding, and the widest a column is made to show its longest value (wider values: widen it, or the CSV).
 CELL_CHAR_PX = 8.2
+#: Rows (and select options) a page sends to the browser at most; larger frames show their newest rows
+#: and offer every row as CSV (a 100k-instant timeline sent whole cost seconds per rerun, issue 11).
+MAX_SHOWN_ROWS = 2_000
 CELL_PAD_PX = 30
 MAX_COLUMN_PX = 720
 
@@ -100,12 +103,14 @@ def column_widths(df: pd.DataFrame) -> dict[str, Any]:
 
 
 def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
-          column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None) -> None:
+          column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None,
+          csv_frame: pd.DataFrame | None = None) -> None:
     """A dataframe with a "CSV" download button under it (the CSV is made only when clicked).
 
     Text columns are as wide as their values (:func:`column_widths`; `column_config` overrides).
     `row_style` gives each row a CSS style (e.g. a background colour for flagged rows); the table
-    is shown once, styled, and the CSV holds the plain values.
+    is shown once, styled, and the CSV holds the plain values. `csv_frame`: the rows the CSV holds
+    when the table shows only part of them (a large timeline shows its newest rows).
     """
     if caption:
         st.caption(caption)
@@ -114,7 +119,8 @@ def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, 
     if row_style is not None and not df.empty:
         shown = df.style.apply(lambda r: [row_style(r)] * len(r), axis=1)
     st.dataframe(shown, width="stretch", hide_index=True, height=height, column_config=column_config)
-    st.download_button(f"⬇ {name}.csv", lambda: csv_bytes(df), file_name=f"{name}.csv", mime="text/csv",
+    rows = df if csv_frame is None else csv_frame
+    st.download_button(f"⬇ {name}.csv", lambda: csv_bytes(rows), file_name=f"{name}.csv", mime="text/csv",
                        on_click="ignore", key=f"dl_{key}", width="content")
 
 

@@ -100,3 +100,25 @@ def forget(session: MutableMapping[str, Any], key: str) -> None:
     """Drop the widget value and the kept value of `key`."""
     session.pop(key, None)
     session.pop(_KEEP + key, None)
+
+
+def jump_callback(ss: MutableMapping[str, Any], target: str, typed: str, known: set[str]) -> Callable[[], None]:
+    """An `on_change` for a text input (session key `typed`) that selects what was typed in the widget
+    keyed `target` when it is one of `known`, and clears the input; an unknown value stays typed (the
+    page then says so). Runs before the script, when widget values may still be set."""
+
+    def jump() -> None:
+        value = str(ss.get(typed, "")).strip()
+        if value in known:
+            ss[target] = value
+            ss[typed] = ""
+
+    return jump
+
+
+def picker_options(newest: list[str], kept: str | None, known: set[str]) -> list[str]:
+    """The options of a picker that lists only the newest values: `newest`, with the kept value first
+    when it is known but older (a link or another page chose it)."""
+    if kept and kept in known and kept not in newest:
+        return [kept, *newest]
+    return list(newest)
