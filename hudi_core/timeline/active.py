@@ -12,16 +12,18 @@ import functools
 import posixpath
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.properties import TableProperties
 from hudi_core.storage import FileInfo, ReadOnlyStorage, inline_if_local
 from hudi_core.timeline import instant as ia
-from hudi_core.timeline.bodies import DecodedBody, decode_body
 from hudi_core.timeline.instant import Instant, InstantFile, State, epoch_ms_to_instant_time
-from hudi_core.timeline.records import CommitMetadata
+
+if TYPE_CHECKING:  # the body decoders (fastavro, the record types) load when a body is first read
+    from hudi_core.timeline.bodies import DecodedBody
+    from hudi_core.timeline.records import CommitMetadata
 
 #: Non-instant files Hudi keeps in `.hoodie/` (layout 1) that are not worth a finding.
 _KNOWN_NON_INSTANT = frozenset(
@@ -145,6 +147,8 @@ class ActiveTimeline(Timeline):
             self._prefetch_like(file)
             if file.name in self._bodies:
                 return self._bodies[file.name]
+        from hudi_core.timeline.bodies import decode_body
+
         decoded: DecodedBody | None = None
         try:
             data = self.storage.read(file.path)
@@ -220,6 +224,8 @@ class ActiveTimeline(Timeline):
     def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
         """Commit or replace metadata of a completed write instant."""
         rec = self.record(instant, State.COMPLETED)
+        from hudi_core.timeline.records import CommitMetadata
+
         return rec if isinstance(rec, CommitMetadata) else None
 
     def plan(self, instant: Instant) -> Any:
