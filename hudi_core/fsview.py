@@ -117,7 +117,7 @@ class ListedFile:
 
 def discover_partitions(
     spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE,
-    findings: list[Finding] | None = None,
+    findings: list[Finding] | None = None, wanted: frozenset[str] | None = None,
 ) -> dict[str, list[ListedFile]]:
     """Find every partition and list its files, one tree level per executor round.
 
@@ -125,6 +125,10 @@ def discover_partitions(
     path itself is the partition ``""`` of a non-partitioned table. Like
     `FileSystemBackedTableMetadata.getAllPartitionPaths`, folders inside a partition are not
     searched further. Returns ``{partition: files}`` (files only, sorted by name).
+
+    `wanted`: only these partition paths. The walk then descends only through their ancestors, and
+    a wanted path is a partition exactly when the whole walk would find it (it decides at each
+    ancestor from that ancestor's listing alone): the same answer for them, without listing the rest.
     """
     partitions: dict[str, list[ListedFile]] = {}
     frontier = [""]
@@ -138,6 +142,8 @@ def discover_partitions(
             f_names, f_sizes, f_mtimes, f_dirs = listed.get(folder, ((), (), (), ()))
             if any(not is_dir and str(name).startswith(PARTITION_METAFILE_PREFIX)
                    for name, is_dir in zip(f_names, f_dirs, strict=True)):
+                if wanted is not None and folder not in wanted:
+                    continue  # a partition on the way to none of the wanted ones
                 partitions[folder] = sorted(
                     [ListedFile(str(name), int(size or 0), mtime_ms)
                      for name, size, mtime_ms, is_dir in zip(f_names, f_sizes, f_mtimes, f_dirs, strict=True)
@@ -148,6 +154,8 @@ def discover_partitions(
             for name, is_dir in zip(f_names, f_dirs, strict=True):
                 if is_dir and name != METAFOLDER_NAME:
                     next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
+        if wanted is not None:
+            next_frontier = [f for f in next_frontier if _leads_to(f, wanted)]
         frontier = sorted(next_frontier)
     return dict(sorted(partitions.items()))
 
@@ -208,6 +216,12 @@ def metadata_partitions_from_config(
 
 
 _Columns = tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[Any]]
+
+
+def _leads_to(folder: str, wanted: frozenset[str]) -> bool:
+    """Whether `folder` is one of `wanted` or an ancestor of one."""
+    prefix = folder + "/"
+    return folder in wanted or any(w.startswith(prefix) for w in wanted)
 
 
 def _list_level_inline(spec: StorageSpec, folders: list[str],
@@ -657,7 +671,7 @@ class FileSystemView:
     def build(cls, storage: ReadOnlyStorage, timeline: ActiveTimeline, table_version: int, base_file_format: str,
               executor: Executor, archived_completion_times: Mapping[str, str] | None = None,
               batch_size: int = LISTING_BATCH_SIZE, metadata_partitions: Sequence[str] | None = None,
-              metadata_partitions_inflight: Sequence[str] = ()) -> FileSystemView:
+              metadata_partitions_inflight: Sequence[str] = (), replaced_only: bool = False) -> FileSystemView:
         """List the table's partitions (through `executor`) and build every file group.
 
         `archived_completion_times` (requested → completion time) may come from the archived
@@ -665,11 +679,18 @@ class FileSystemView:
         For a metadata table, `metadata_partitions` (and `metadata_partitions_inflight`) are its data
         table's `hoodie.table.metadata.partitions` (`.inflight`): the partitions Hudi's metadata reader
         takes (`metadata_partitions_from_config`); ``None`` lists partitions from storage only.
+
+        `replaced_only`: a view whose replaced file groups (:meth:`replaced_file_groups`) are the whole
+        view's, listing only the partitions replacecommits name (none when there is no replacecommit):
+        for the markers, which need nothing else. It lists everything where that cannot be exact (an
+        unreadable replacecommit, whose groups are judged against every group; a metadata table).
         """
         with paused_gc():
             listing_findings: list[Finding] = []
             executor = inline_if_local(executor, storage)
-            listing = discover_partitions(storage.spec, executor, batch_size, listing_findings)
+            wanted = (_replaced_partitions(timeline, table_version, archived_completion_times)
+                      if replaced_only and metadata_partitions is None else None)
+            listing = discover_partitions(storage.spec, executor, batch_size, listing_findings, wanted)
             if metadata_partitions is not None:
                 listing = metadata_partitions_from_config(listing, metadata_partitions, metadata_partitions_inflight,
                                                           storage, executor, batch_size, listing_findings)
@@ -1183,6 +1204,18 @@ def _unknown_replaced_groups(timeline: ActiveTimeline, facts: _TimelineFacts, gr
             "not shown as live slices and no plan deletes them (Hudi fails reading this table)",
         ))
     return out
+
+
+def _replaced_partitions(timeline: ActiveTimeline, table_version: int,
+                         archived_completion_times: Mapping[str, str] | None) -> frozenset[str] | None:
+    """The partitions of every group the visible replacecommits replaced; None when a visible completed
+    replacecommit cannot be read (its groups are unknown: every partition counts)."""
+    facts = _TimelineFacts(timeline, table_version, archived_completion_times)
+    for inst in timeline:
+        if (inst.is_completed and inst.completed_action == ia.REPLACE_COMMIT
+                and inst.requested_time in facts.visible_times and timeline.commit_metadata(inst) is None):
+            return None
+    return frozenset(partition for partition, _ in _replaced_file_group_instants(timeline, facts))
 
 
 def _replaced_file_group_instants(timeline: ActiveTimeline,

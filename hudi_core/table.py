@@ -124,8 +124,9 @@ class HudiTable:
             seen.extend(f for f in archived.findings if f not in seen)
         for unified in self.__dict__.get("_unified", {}).values():
             seen.extend(f for f in unified.findings if f not in seen)
-        if "_fs_view" in self.__dict__:
-            seen.extend(self._fs_view.findings)
+        for view in ("_fs_view", "_replaced_view"):
+            if view in self.__dict__:
+                seen.extend(f for f in self.__dict__[view].findings if f not in seen)
         return seen
 
     @cached_property
@@ -143,6 +144,25 @@ class HudiTable:
     def fs_view(self) -> FileSystemView:
         """The file-system view over the active timeline (built once)."""
         return self._fs_view
+
+    def replaced_groups_view(self) -> FileSystemView:
+        """A view whose replaced file groups are :meth:`fs_view`'s, listing only the partitions that
+        replacecommits name (the whole view when it is built already)."""
+        if "_fs_view" in self.__dict__:
+            return self._fs_view
+        return self._replaced_view
+
+    @cached_property
+    def _replaced_view(self) -> FileSystemView:
+        from hudi_core.fsview import FileSystemView
+
+        data_props = self.data_table_properties if self.is_metadata_table else None
+        return FileSystemView.build(
+            self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
+            metadata_partitions=data_props.metadata_partitions if data_props else None,
+            metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
+            replaced_only=True,
+        )
 
     @cached_property
     def inspect(self) -> TableInspector:

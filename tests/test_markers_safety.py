@@ -249,3 +249,41 @@ def test_typed_markers_and_guards_on_the_built_case_b(tmp_path: Path) -> None:
                                   "instant": "20240101000400000", "source": "archive dry run",
                                   "explanation": "binding guard A3: earlier instants would be archived",
                                   "guard": "A3"}
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_markers_list_only_the_partitions_replacecommits_name(tmp_path: Path, version: int) -> None:
+    """Issue 11: the markers' replaced groups come from a view that lists only the partitions a
+    replacecommit names; they are the whole view's, and the markers are identical either way."""
+    w = seed_case_b(tmp_path / "t", version)
+    w.commit(T(11), [("p2", "g1")])
+    w.commit(T(12), [("p3/nested", "g2")])
+    scoped = w.open()
+    markers = compute_markers(scoped, SEED).to_dict()
+    assert "_fs_view" not in scoped.__dict__  # the whole table was never listed
+    assert sorted(scoped.replaced_groups_view().partitions) == ["p1"]
+    full = w.open()
+    view = full.fs_view()
+    assert sorted(view.partitions) == ["p1", "p2", "p3/nested"]
+    assert compute_markers(full, SEED).to_dict() == markers
+    assert scoped.replaced_groups_view().replaced_file_groups() == view.replaced_file_groups()
+    assert [(r.partition, r.file_id) for r in view.replaced_file_groups()] == [("p1", "f1"), ("p1", "f2")]
+
+
+def test_wanted_partitions_are_found_as_the_whole_walk_finds_them(tmp_path: Path) -> None:
+    """`discover_partitions(wanted=...)`: a wanted folder inside a partition is no partition (the walk
+    stops at the outer one), a missing one is absent, and the others list exactly as in the whole walk."""
+    from hudi_core.fsview import discover_partitions
+    from hudi_core.storage import StorageSpec
+
+    root = tmp_path / "t"
+    for folder in ("a", "a/inner", "b/c", "d"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / ".hoodie_partition_metadata").write_text("x")
+        (root / folder / "f1_1-0-1_20240101000000000.parquet").write_bytes(b"")
+    (root / ".hoodie").mkdir()
+    spec = StorageSpec.of(str(root))
+    whole = discover_partitions(spec)
+    assert sorted(whole) == ["a", "b/c", "d"]
+    some = discover_partitions(spec, wanted=frozenset({"a/inner", "b/c", "missing", "a"}))
+    assert some == {k: whole[k] for k in ("a", "b/c")}

@@ -211,7 +211,7 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
     items = _marker_items(clean.requested_time if clean else None, meta, plan, ectr_recorded, nxt, guard, extra,
                           savepoints, proposed_ectna(ectr_recorded, list(recorded_sps)),
                           proposed_ectna(nxt.timestamp, current_sps))
-    view = table.fs_view()
+    view = table.replaced_groups_view()  # only the partitions replacecommits name are listed
     replaced = [
         {"partition": r.partition, "file_id": r.file_id, "replaced_by": r.replace_instant,
          "operation_type": r.operation_type, "files_exist": r.files_exist, "file_names": list(r.file_names),

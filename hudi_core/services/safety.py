@@ -63,10 +63,10 @@ def view_after_archival(table: HudiTable, plan: PlannedArchival, view: FileSyste
 def check_archival_safety(table: HudiTable, plan: PlannedArchival,
                           view: FileSystemView | None = None) -> list[ExposedGroup]:
     """Replaced file groups that the plan's archival would expose alongside their replacement."""
-    before = view if view is not None else table.fs_view()
     archived = {i.requested_time for i in plan.to_archive if i.completed_action == ia.REPLACE_COMMIT}
     if not archived:
-        return []
+        return []  # nothing replaced leaves the timeline: no view needed (no listing of the table)
+    before = view if view is not None else table.fs_view()
     after = view_after_archival(table, plan, before)
     visible_after = {(s.partition, s.file_id): s for s in after.latest_slices()}
     out: list[ExposedGroup] = []
