@@ -129,8 +129,7 @@ class HudiTable:
                 seen.extend(f for f in self.__dict__[view].findings if f not in seen)
         return seen
 
-    @cached_property
-    def _fs_view(self) -> FileSystemView:
+    def _build_view(self, replaced_only: bool = False) -> FileSystemView:
         # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
         from hudi_core.fsview import FileSystemView
 
@@ -139,7 +138,12 @@ class HudiTable:
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
             metadata_partitions=data_props.metadata_partitions if data_props else None,
             metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
+            replaced_only=replaced_only,
         )
+
+    @cached_property
+    def _fs_view(self) -> FileSystemView:
+        return self._build_view()
 
     def fs_view(self) -> FileSystemView:
         """The file-system view over the active timeline (built once)."""
@@ -154,15 +158,7 @@ class HudiTable:
 
     @cached_property
     def _replaced_view(self) -> FileSystemView:
-        from hudi_core.fsview import FileSystemView
-
-        data_props = self.data_table_properties if self.is_metadata_table else None
-        return FileSystemView.build(
-            self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
-            metadata_partitions=data_props.metadata_partitions if data_props else None,
-            metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
-            replaced_only=True,
-        )
+        return self._build_view(replaced_only=True)
 
     @cached_property
     def inspect(self) -> TableInspector:
