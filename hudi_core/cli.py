@@ -372,11 +372,15 @@ def run() -> None:
     100k files), and, once obstore's runtime (Rust, tokio threads) has served it, aborted a process
     (SIGABRT) once in a CI run. A started Spark context keeps the normal exit (its shutdown hooks stop
     the JVM), and so does a profiled or traced run (cProfile, coverage write their data at exit)."""
+    import gc
     import os
 
     from hudi_core.lazy import pyarrow_without_pandas
 
     pyarrow_without_pandas()
+    # A command builds its answer once and exits: the cyclic collector's full passes over a view of 100k
+    # files (0.2 s each, after every large build) free nothing such a short-lived process needs back.
+    gc.disable()
     code = main()
     if sys.getprofile() is None and sys.gettrace() is None and not _spark_context_active():
         try:
