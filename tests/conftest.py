@@ -21,7 +21,20 @@ def pytest_configure(config: pytest.Config) -> None:
     so the index is exercised by every archive test without reusing entries of an earlier run."""
     import tempfile
 
-    os.environ.setdefault("HUDI_INSPECTOR_ARCHIVE_INDEX", tempfile.mkdtemp(prefix="hti-archive-index-"))
+    if "HUDI_INSPECTOR_ARCHIVE_INDEX" not in os.environ:
+        folder = tempfile.mkdtemp(prefix="hti-archive-index-")
+        os.environ["HUDI_INSPECTOR_ARCHIVE_INDEX"] = folder
+        config._hti_archive_index = folder  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the run's archive index folder (made by :func:`pytest_configure`)."""
+    import shutil
+
+    folder = getattr(config, "_hti_archive_index", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("HUDI_INSPECTOR_ARCHIVE_INDEX", None)
 
 
 def fixtures_root() -> Path | None:
