@@ -10,6 +10,7 @@ import datetime as dt
 import functools
 import io
 import json
+import os
 import sys
 import threading
 from pathlib import Path
@@ -425,3 +426,26 @@ def test_local_master_sends_only_very_large_stages_to_spark(monkeypatch) -> None
     assert engine.get_executor("spark", notice=None).min_items == 1_000
     monkeypatch.setenv("HUDI_INSPECTOR_SPARK_MIN_ITEMS", "7")
     assert engine.get_executor("spark", "local[*]", notice=None).min_items == 7
+
+
+def pid_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
+    return pa.table({"item": items, "pid": [os.getpid()] * len(items)})
+
+
+def test_cpu_bound_local_stages_spread_over_processes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11: `run_cpu_batches` runs an inline stage's batches in one process per core (same rows, in
+    order); `HUDI_INSPECTOR_PROCESSES=0` keeps it in this process; an executor runs it as before."""
+    from hudi_core.pipeline.executor import run_batches, run_cpu_batches
+
+    schema = pa.schema([("item", pa.string()), ("pid", pa.int64())])
+    items = [str(i) for i in range(6)]
+    spec = StorageSpec.of(str(tmp_path))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spread = run_cpu_batches(None, pid_batch, spec, items, 2, schema)
+    assert spread.column("item").to_pylist() == items
+    assert os.getpid() not in set(spread.column("pid").to_pylist())
+    monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "0")
+    here = run_cpu_batches(None, pid_batch, spec, items, 2, schema)
+    assert set(here.column("pid").to_pylist()) == {os.getpid()}
+    assert here.column("item").to_pylist() == run_batches(None, pid_batch, spec, items, 2, schema).column(
+        "item").to_pylist()

@@ -70,3 +70,45 @@ def run_batches(executor: Executor | None, fn: BatchFn, spec: StorageSpec, items
     if executor is None:
         return _concat([fn(spec, b) for b in _batches(items, batch_size)], schema)
     return executor.map_batches(fn, spec, items, batch_size, schema)
+
+
+#: Set to ``0`` to keep CPU-bound stages over local files in one process (:func:`run_cpu_batches`).
+PROCESSES_ENV = "HUDI_INSPECTOR_PROCESSES"
+
+
+def cpu_workers(batches: int) -> int:
+    """Processes a CPU-bound local stage of `batches` batches may use: the cores, at most one per batch;
+    1 where ``$HUDI_INSPECTOR_PROCESSES`` says ``0`` (or a smaller number caps it)."""
+    env = os.environ.get(PROCESSES_ENV, "").strip()
+    cores = os.cpu_count() or 1
+    limit = int(env) if env.isdigit() else cores
+    return max(1, min(limit, cores, batches))
+
+
+def run_cpu_batches(executor: Executor | None, fn: BatchFn, spec: StorageSpec, items: Sequence[str],
+                    batch_size: int, schema: pa.Schema) -> pa.Table:
+    """:func:`run_batches` for a CPU-bound batch function (Avro record decoding holds the GIL): where it
+    would run inline (local files, see `inline_if_local`), its batches are spread over processes, one
+    per core, instead. Same function, same batches, results in item order; an executor (threads,
+    Spark) runs it as :func:`run_batches` would. A pool that cannot start or breaks (no `spawn`
+    here, a killed worker) falls back to running inline; an error the function raises is raised."""
+    batches = _batches(items, batch_size)
+    workers = cpu_workers(len(batches)) if executor is None else 1
+    if workers < 2:
+        return run_batches(executor, fn, spec, items, batch_size, schema)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    try:
+        # `spawn`: a fresh interpreter per worker, safe beside the threads of a dashboard server.
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            results = list(pool.map(_call_batch, [(fn, spec, b) for b in batches]))
+    except (BrokenProcessPool, OSError):
+        return run_batches(None, fn, spec, items, batch_size, schema)
+    return _concat(results, schema)
+
+
+def _call_batch(job: tuple[BatchFn, StorageSpec, list[str]]) -> pa.Table:
+    fn, spec, batch = job
+    return fn(spec, batch)
