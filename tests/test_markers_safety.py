@@ -15,7 +15,7 @@ from services_tables import CLEAN_METADATA, CLEANER_PLAN, T, TableWriter, avro_b
 from hudi_core.cli import main
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
-from hudi_core.services.markers import compute_markers
+from hudi_core.services.markers import ReplacedGroupState, compute_markers
 from hudi_core.services.safety import check_archival_safety, view_after_archival
 from hudi_core.table import open_table
 
@@ -68,7 +68,7 @@ def test_seed_case_b_guard_keeps_replacecommit_and_unguarded_exposes(tmp_path: P
     assert markers.deleted_savepoints == [T(3)]
     assert markers.ectna_proposed == T(3) and markers.ectna_hudi_lower_bound == T(3)
     assert markers.ectna_hudi_guard_instant == T(4)
-    assert {(g["file_id"], g["files_exist"]) for g in markers.replaced_groups} == {("f1", True), ("f2", True)}
+    assert {(g.file_id, g.files_exist) for g in markers.replaced_groups} == {("f1", True), ("f2", True)}
 
     guarded = plan_archive(table, SEED)
     assert archived(guarded) == [T(1), T(2), T(3)]
@@ -114,7 +114,10 @@ def test_summary_case_ii_replaced_group_cleaned_then_rc_archived(tmp_path: Path)
     assert T(2) in archived(plan)
     assert plan.exposed_file_groups == []
     markers = compute_markers(w.open(), conf)
-    assert markers.replaced_groups == [{
+    assert markers.replaced_groups == [ReplacedGroupState(
+        partition="p1", file_id="f1", replaced_by=T(2), operation_type="CLUSTER", files_exist=False,
+        file_names=(), replaced_before_recorded_ectr=True)]
+    assert markers.to_dict()["replaced_file_groups"] == [{
         "partition": "p1", "file_id": "f1", "replaced_by": T(2), "operation_type": "CLUSTER", "files_exist": False,
         "file_names": [], "replaced_before_recorded_ectr": True}]
 
@@ -189,7 +192,7 @@ def test_fixture_markers(table_path) -> None:  # type: ignore[no-untyped-def]
     assert m.latest_clean is None and m.ectr_recorded is None
     assert m.ectr_next == "20260307162607806" and m.ectna_proposed_next == "20260307162607806"
     assert m.ectna_hudi_guard_instant == "20260307162614221"
-    assert len(m.replaced_groups) == 7 and all(g["files_exist"] for g in m.replaced_groups)
+    assert len(m.replaced_groups) == 7 and all(g.files_exist for g in m.replaced_groups)
     m6 = compute_markers(open_table(str(table_path("v6_trips_8i1u"))))
     assert m6.ectna_hudi_guard_instant is None and m6.replaced_groups == []
 

@@ -121,6 +121,44 @@ class ExtraMetadataMarker:
         return {"clean_time": self.clean_time, "source": self.source, "key": self.key, "value": self.value}
 
 
+@dataclass(frozen=True)
+class SavepointState:
+    """A savepoint of the active timeline, as the markers report it."""
+
+    savepoint_time: str
+    #: The instant's state name (``COMPLETED``, ``INFLIGHT``, …).
+    state: str
+    #: Files its metadata pins (0 while it is not completed).
+    pinned_files: int
+    #: Whether the latest completed clean recorded it in ``savepointed_timestamps``.
+    recorded_by_latest_clean: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"savepoint_time": self.savepoint_time, "state": self.state, "pinned_files": self.pinned_files,
+                "recorded_by_latest_clean": self.recorded_by_latest_clean}
+
+
+@dataclass(frozen=True)
+class ReplacedGroupState:
+    """A file group a completed replacecommit replaced, as the markers report it."""
+
+    partition: str
+    file_id: str
+    replaced_by: str
+    operation_type: str | None
+    #: Whether any of the group's files is still on storage (the cleaner has not removed it yet).
+    files_exist: bool
+    file_names: tuple[str, ...]
+    #: Whether the replace is older than the ECTR the latest clean recorded (the cleaner may delete it).
+    replaced_before_recorded_ectr: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"partition": self.partition, "file_id": self.file_id, "replaced_by": self.replaced_by,
+                "operation_type": self.operation_type, "files_exist": self.files_exist,
+                "file_names": list(self.file_names),
+                "replaced_before_recorded_ectr": self.replaced_before_recorded_ectr}
+
+
 @dataclass
 class Markers:
     """ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints and replaced groups."""
@@ -130,7 +168,7 @@ class Markers:
     ectr_next: str | None
     ectr_next_detail: str
     recorded_savepoints: list[str]
-    savepoints: list[dict[str, Any]]
+    savepoints: list[SavepointState]
     deleted_savepoints: list[str]
     ectna_proposed: str | None
     ectna_proposed_next: str | None
@@ -138,7 +176,7 @@ class Markers:
     ectna_hudi_guard_instant: str | None
     ectna_hudi_detail: str
     extra_metadata: list[ExtraMetadataMarker] = field(default_factory=list)
-    replaced_groups: list[dict[str, Any]] = field(default_factory=list)
+    replaced_groups: list[ReplacedGroupState] = field(default_factory=list)
     #: The values above that sit at an instant, as typed markers (see :meth:`items`).
     marker_items: list[Marker] = field(default_factory=list)
 
@@ -162,9 +200,9 @@ class Markers:
             },
             "extra_metadata_earliest_commit_to_not_archive": [m.to_dict() for m in self.extra_metadata],
             "savepointed_timestamps_recorded": list(self.recorded_savepoints),
-            "savepoints": list(self.savepoints),
+            "savepoints": [sp.to_dict() for sp in self.savepoints],
             "savepoints_deleted_since_latest_clean": list(self.deleted_savepoints),
-            "replaced_file_groups": list(self.replaced_groups),
+            "replaced_file_groups": [g.to_dict() for g in self.replaced_groups],
         }
 
 
@@ -201,21 +239,20 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
                 extra.extend(ExtraMetadataMarker(inst.requested_time, label, k, v)
                              for k, v in _ectna_keys(rec.extra_metadata))
 
-    savepoints = []
+    savepoints: list[SavepointState] = []
     for inst in timeline.filter([ia.SAVEPOINT]):
         rec = timeline.record(inst, State.COMPLETED) if inst.is_completed else None
         pinned = sum(len(v) for v in rec.partition_files.values()) if isinstance(rec, SavepointMetadata) else 0
-        savepoints.append({"savepoint_time": inst.requested_time, "state": inst.state.name,
-                           "pinned_files": pinned, "recorded_by_latest_clean": inst.requested_time in recorded_sps})
+        savepoints.append(SavepointState(inst.requested_time, inst.state.name, pinned,
+                                         inst.requested_time in recorded_sps))
 
     items = _marker_items(clean.requested_time if clean else None, meta, plan, ectr_recorded, nxt, guard, extra,
                           savepoints, proposed_ectna(ectr_recorded, list(recorded_sps)),
                           proposed_ectna(nxt.timestamp, current_sps))
     view = table.replaced_groups_view()  # only the partitions replacecommits name are listed
     replaced = [
-        {"partition": r.partition, "file_id": r.file_id, "replaced_by": r.replace_instant,
-         "operation_type": r.operation_type, "files_exist": r.files_exist, "file_names": list(r.file_names),
-         "replaced_before_recorded_ectr": bool(ectr_recorded and r.replace_instant < ectr_recorded)}
+        ReplacedGroupState(r.partition, r.file_id, r.replace_instant, r.operation_type, r.files_exist,
+                           tuple(r.file_names), bool(ectr_recorded and r.replace_instant < ectr_recorded))
         for r in view.replaced_file_groups()
     ]
     return Markers(
@@ -240,7 +277,7 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
 def _marker_items(latest_clean: str | None, meta: CleanMetadata | None, plan: CleanerPlan | None,
                   ectr_recorded: str | None,
                   nxt: tls.EctrResult, guard: tls.ClusteringGuard, extra: list[ExtraMetadataMarker],
-                  savepoints: list[dict[str, Any]], proposed: str | None, proposed_next: str | None) -> list[Marker]:
+                  savepoints: list[SavepointState], proposed: str | None, proposed_next: str | None) -> list[Marker]:
     out: list[Marker] = []
     if ectr_recorded:
         where = "metadata" if meta is not None and meta.earliest_commit_to_retain else "plan"
@@ -263,10 +300,10 @@ def _marker_items(latest_clean: str | None, meta: CleanMetadata | None, plan: Cl
         if _INSTANT_TIME.match(e.value):
             out.append(Marker(MarkerKind.ECTNA_RECORDED, e.value, f"clean {e.clean_time} {e.source}", e.key))
     for sp in savepoints:
-        if sp["state"] == State.COMPLETED.name:
-            tracked = "tracked by the latest clean" if sp["recorded_by_latest_clean"] else "not tracked by a clean"
-            out.append(Marker(MarkerKind.SAVEPOINT, sp["savepoint_time"], "savepoint",
-                              f"{sp['pinned_files']} pinned files; {tracked}"))
+        if sp.state == State.COMPLETED.name:
+            tracked = "tracked by the latest clean" if sp.recorded_by_latest_clean else "not tracked by a clean"
+            out.append(Marker(MarkerKind.SAVEPOINT, sp.savepoint_time, "savepoint",
+                              f"{sp.pinned_files} pinned files; {tracked}"))
     return out
 
 
