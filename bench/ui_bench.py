@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hudi_core.inspect import TableInspector
+
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
             breakdown[label] = round(time.perf_counter() - started, 3)
 
         table = loaders.get_table(uri)
-        frame = table.inspect.instants(archived=True).to_pandas()
+        frame = TableInspector(table).instants(archived=True).to_pandas()
         marks = loaders.load_markers(uri)
         started = time.perf_counter()
         fig = charts.timeline_figure(frame, marks, loaders.load_replaced_map(uri))

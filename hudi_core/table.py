@@ -20,7 +20,6 @@ from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
 
 if TYPE_CHECKING:
     from hudi_core.fsview import FileSystemView
-    from hudi_core.inspect import TableInspector
     from hudi_core.pipeline.executor import Executor
     from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
 
@@ -159,13 +158,6 @@ class HudiTable:
     @cached_property
     def _replaced_view(self) -> FileSystemView:
         return self._build_view(replaced_only=True)
-
-    @cached_property
-    def inspect(self) -> TableInspector:
-        """Typed Arrow tables about this table (instants, write stats, slices, …)."""
-        from hudi_core.inspect import TableInspector
-
-        return TableInspector(self)
 
     def has_metadata_table(self) -> bool:
         return self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")

@@ -10,6 +10,7 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main
 from hudi_core.errors import PropertiesError, TableNotFoundError, UnsupportedTableVersion
+from hudi_core.inspect import TableInspector
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def test_truncated_avro_body_is_a_finding_and_the_rest_loads(v9_copy: Path) -> N
     target = v9_copy / ".hoodie/timeline/20260307162614221_20260307162615208.replacecommit"
     target.write_bytes(target.read_bytes()[:60])
     table = open_table(str(v9_copy))
-    rows = table.inspect.instants().to_pylist()
+    rows = TableInspector(table).instants().to_pylist()
     assert len(rows) == 15
     broken = [r for r in rows if r["errors"]]
     assert [r["requested_time"] for r in broken] == ["20260307162614221"]

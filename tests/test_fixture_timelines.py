@@ -9,6 +9,7 @@ import pytest
 from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
+from hudi_core.inspect import TableInspector
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.records import (
     CommitMetadata,
@@ -146,7 +147,7 @@ def test_v6_json_bodies_and_rollback_target(table_path) -> None:
     stats = tl.commit_metadata(delta).write_stats()
     assert [s.path for s in stats] == [".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.3_0-13-9"]
     assert stats[0].log_version == 3 and stats[0].total_write_bytes == 11835
-    facts = table.inspect.rollbacks().to_pylist()
+    facts = TableInspector(table).rollbacks().to_pylist()
     assert facts[0]["rolled_back"] == ["20250126040826878"]
     assert facts[0]["log_files_appended"][0].endswith(
         ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.2_1-0-1")
@@ -175,13 +176,13 @@ def test_inspect_tables_have_documented_columns(table_path) -> None:
     from hudi_core.inspect import SCHEMAS
 
     table = open_table(str(table_path("v9_txns_simple_meta")))
-    instants = table.inspect.instants()
+    instants = TableInspector(table).instants()
     assert instants.schema == SCHEMAS["instants"]
     assert instants.num_rows == 15
     assert all(f.metadata and f.metadata[b"doc"] for schema in SCHEMAS.values() for f in schema)
     ops = dict(zip(instants.column("requested_time").to_pylist(), instants.column("operation_type").to_pylist(),
                    strict=True))
     assert ops["20260307162619269"] == "CLUSTER"
-    stats = table.inspect.write_stats()
+    stats = TableInspector(table).write_stats()
     assert stats.num_rows > 0
     assert set(stats.column("action").to_pylist()) == {"deltacommit", "replacecommit", "commit"}

@@ -12,6 +12,7 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
+from hudi_core.inspect import TableInspector
 
 V9 = "v9_txns_simple_meta"
 FG_APAC = "c3b646cc-8602-47c5-b010-3fe002241298-0"
@@ -73,7 +74,7 @@ def test_v9_latest_slices_and_as_of(table_path) -> None:
 
 def test_inspect_file_slices_flags(table_path) -> None:
     table = open_table(str(table_path(V9)))
-    rows = table.inspect.file_slices().to_pylist()
+    rows = TableInspector(table).file_slices().to_pylist()
     by_key = {(r["file_id"][:8], r["base_instant"]): r for r in rows}
     old = by_key[("3e93c8a9", "20260307162557587")]
     new = by_key[("3e93c8a9", "20260307162618152")]
@@ -81,7 +82,7 @@ def test_inspect_file_slices_flags(table_path) -> None:
     assert old["replaced_by"] == new["replaced_by"] == "20260307162619269"
     assert len(old["log_files"]) == 2 and old["log_files_size"] > 0
     assert sum(1 for r in rows if r["is_latest"] and r["replaced_by"] is None) == 5
-    replaced = table.inspect.replaced_file_groups()
+    replaced = TableInspector(table).replaced_file_groups()
     assert replaced.num_rows == 7
     assert replaced.schema.field("files_on_storage").metadata[b"doc"]
 

@@ -128,3 +128,45 @@ def test_typing_imports_point_one_way_where_made_so() -> None:
     assert "hudi_core.services.safety" in graph["hudi_core.services.archive"]
     # The dashboard reaches the engine through its API only: no adapter module is left.
     assert not any(m == "hudi_core.ui.engine" for m in graph)
+
+
+#: The layers, bottom to top (README "Layout"): a module imports only from its own layer or below.
+#: `pipeline` (executors) sits just above the bytes; the CLI modules (`*.commands`, `cli`, `output`),
+#: the Arrow API (`inspect`) and the dashboard (`ui`) are the faces; the scenario writers stand beside
+#: the engine (they import it; only faces import them), except `scenarios.scratch`, the one storage
+#: that writes, which is bytes-level.
+_BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
+
+
+def layer_of(module: str) -> int:
+    name = module.rpartition(".")[2]
+    if module == "hudi_core.scenarios.scratch":
+        return _BYTES
+    if module in ("hudi_core", "hudi_core.__main__", "hudi_core.cli", "hudi_core.output", "hudi_core.inspect",
+                  "hudi_core.demo") or name in ("commands", "scan_command") or module.startswith("hudi_core.ui"):
+        return _FACES
+    if module.startswith("hudi_core.scenarios"):
+        return _BESIDE
+    if module.startswith("hudi_core.services"):
+        return _ANALYSIS
+    if module in ("hudi_core.table", "hudi_core.fsview", "hudi_core.facts", "hudi_core.discovery"):
+        return _TABLE
+    if module.startswith(("hudi_core.timeline", "hudi_core.logfile")):
+        return _FORMATS
+    if module.startswith("hudi_core.pipeline"):
+        return _PIPELINE
+    return _BYTES
+
+
+def test_imports_point_down_the_layers() -> None:
+    """Every run-time import, lazy ones included, goes to the same layer or below (faces may use the
+    scenario writers beside the engine). No upward import hides behind a function."""
+    upward = []
+    for module, targets in sorted(import_graph().items()):
+        for target in sorted(targets):
+            mine, theirs = layer_of(module), layer_of(target)
+            allowed = theirs <= mine or (mine == _FACES and theirs == _BESIDE)
+            if not allowed:
+                upward.append(f"{module} -> {target}")
+    assert upward == []
+    assert layer_of("hudi_core.table") < layer_of("hudi_core.inspect")  # the table never builds its Arrow face

@@ -14,6 +14,7 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main
 from hudi_core.filenames import parse_log_file_name
+from hudi_core.inspect import TableInspector
 from hudi_core.logfile.reader import read_log_blocks
 from hudi_core.scenarios.scale import ScaleError, ScaleParams, generate_table
 from hudi_core.scenarios.scratch import ScratchError
@@ -55,7 +56,7 @@ def test_generated_table_reads_back(tmp_path: Path, table_type: str, version: in
     assert {i.action for i in instants} == {"deltacommit" if mor else "commit"}
     assert [len(i.files) for i in instants] == [3] * 10
     # Every write stat names a file on disk; every file on disk is named by one write stat.
-    stats = table.inspect.write_stats().to_pylist()
+    stats = TableInspector(table).write_stats().to_pylist()
     assert sorted(s["path"] for s in stats) == sorted(str(p.relative_to(out)) for p in base + logs)
     assert len({p.stat().st_ino for p in base}) == 3  # one template inode per partition
     assert pq.read_table(base[0]).num_rows == 1

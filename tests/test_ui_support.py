@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from hudi_core import open_table
+from hudi_core.inspect import TableInspector
 from hudi_core.services.archive import GuardName
 from hudi_core.services.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
@@ -129,7 +130,7 @@ def test_markers_on_a_fixture_without_clean_or_archive(table_path: Callable[[str
     # (no clean yet: the first replacecommit) and the next archival's boundary.
     kinds = {m.kind for m in got}
     assert not kinds & {MarkerKind.ECTR_RECORDED, MarkerKind.SAVEPOINT, MarkerKind.ARCHIVED_SPLIT}
-    assert table.inspect.instants(archived=True).num_rows == 15
+    assert TableInspector(table).instants(archived=True).num_rows == 15
 
 
 def test_marker_wording_reads_typed_fields() -> None:

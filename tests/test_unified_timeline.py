@@ -11,6 +11,7 @@ from test_archived_common import ScratchTable, instant_time, new_table
 from hudi_core import open_table
 from hudi_core.cli import main
 from hudi_core.errors import Severity
+from hudi_core.inspect import TableInspector
 from hudi_core.pipeline.executor import LocalExecutor
 from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline.archive_writer import archive_instants
@@ -113,9 +114,9 @@ def test_fixture_without_archive(table_path) -> None:
 def test_inspect_instants_with_archived_rows(tmp_path: Path) -> None:
     t = _table(tmp_path, 9)
     table = open_table(t.scratch.uri)
-    plain = table.inspect.instants()
+    plain = TableInspector(table).instants()
     assert plain.column("source").to_pylist() == ["active"] * 6
-    full = table.inspect.instants(archived=True)
+    full = TableInspector(table).instants(archived=True)
     assert full.schema == plain.schema
     assert full.column("requested_time").to_pylist() == [*T[:12], T[20], T[21], T[30]]
     assert full.column("source").to_pylist() == ["archived"] * 9 + ["active"] * 6

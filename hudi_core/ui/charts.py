@@ -82,7 +82,7 @@ def lane_of(pending_action: str | None, completed_action: str | None) -> str:
 def prepare_instants(instants: pd.DataFrame) -> pd.DataFrame:
     """Add `lane`, `start`, `end` (datetimes) and `duration_s` to an instants frame.
 
-    Expects the columns of `table.inspect.instants()` (requested_time, action, state,
+    Expects the columns of `TableInspector.instants()` (requested_time, action, state,
     pending_action, completed_action, completion_time, source; operation_type optional).
     """
     df = instants.copy()

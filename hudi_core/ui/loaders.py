@@ -23,6 +23,7 @@ from hudi_core import HudiTable, open_table
 from hudi_core.discovery import TableSearch
 from hudi_core.discovery import find_tables as _find_tables
 from hudi_core.errors import Finding
+from hudi_core.inspect import TableInspector
 from hudi_core.pipeline.engine import get_executor as engine_executor
 from hudi_core.pipeline.progress import report_progress
 from hudi_core.services.archive import ArchivePlan, plan_archive
@@ -104,13 +105,13 @@ def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], li
     """`table.describe()` and the findings noticed while reading the timeline (active and archived)."""
     table = get_table(uri, engine_name)
     facts = table.describe()
-    table.inspect.instants(archived=True)  # decode bodies and read the archive: their problems become findings
+    TableInspector(table).instants(archived=True)  # decode bodies and read the archive: their problems become findings
     return facts, list(dict.fromkeys(table.findings))
 
 
 def _instants_arrow(table: HudiTable) -> tuple[pa.Table, str]:
     """Active and archived instants (:data:`~hudi_core.inspect.INSTANTS_SCHEMA`) and a note on their source."""
-    arrow = table.inspect.instants(archived=True)
+    arrow = TableInspector(table).instants(archived=True)
     archived = int(pc.sum(pc.not_equal(arrow["source"], "active")).as_py() or 0)
     if not archived:
         return arrow, "active timeline (no archived instants)"

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow.compute as pc
 
+from hudi_core.inspect import TableInspector
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
@@ -81,7 +82,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
     clean = ctx.clean_plan
     guarded = ctx.archive_plan
     bare = plan_archive(table, config, savepoint_guard=False)
-    instants = table.inspect.instants(archived=True)
+    instants = TableInspector(table).instants(archived=True)
     archived = int(pc.sum(pc.not_equal(instants["source"], "active")).as_py() or 0)
     source = (f"unified timeline: {instants.num_rows - archived} active + {archived} archived instants" if archived
               else "active timeline (no archived instants)")
