@@ -100,7 +100,7 @@ def test_help_imports_no_heavy_module() -> None:
 
 
 def test_generate_sizes_are_the_generator_presets() -> None:
-    from hudi_core.scenarios.commands import GENERATE_SIZES
+    from hudi_core.cli.scenarios import GENERATE_SIZES
     from hudi_core.scenarios.scale import SIZES
 
     assert sorted(GENERATE_SIZES) == sorted(SIZES)

@@ -131,19 +131,18 @@ def test_typing_imports_point_one_way_where_made_so() -> None:
 
 
 #: The layers, bottom to top (README "Layout"): a module imports only from its own layer or below.
-#: `pipeline` (executors) sits just above the bytes; the CLI modules (`*.commands`, `cli`, `output`),
-#: the Arrow API (`inspect`) and the dashboard (`ui`) are the faces; the scenario writers stand beside
+#: `pipeline` (executors) sits just above the bytes; the CLI package (`cli`), the Arrow API (`inspect`),
+#: the every-stage `scan` and the dashboard (`ui`) are the faces; the scenario writers stand beside
 #: the engine (they import it; only faces import them), except `scenarios.scratch`, the one storage
 #: that writes, which is bytes-level.
 _BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
 
 
 def layer_of(module: str) -> int:
-    name = module.rpartition(".")[2]
     if module == "hudi_core.scenarios.scratch":
         return _BYTES
-    if module in ("hudi_core", "hudi_core.__main__", "hudi_core.cli", "hudi_core.output", "hudi_core.inspect",
-                  "hudi_core.demo") or name in ("commands", "scan_command") or module.startswith("hudi_core.ui"):
+    faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo")
+    if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui")):
         return _FACES
     if module.startswith("hudi_core.scenarios"):
         return _BESIDE
@@ -170,3 +169,20 @@ def test_imports_point_down_the_layers() -> None:
                 upward.append(f"{module} -> {target}")
     assert upward == []
     assert layer_of("hudi_core.table") < layer_of("hudi_core.inspect")  # the table never builds its Arrow face
+
+
+def test_the_cli_is_one_package_and_no_lower_layer_speaks_argparse() -> None:
+    """Issue 13: every subcommand lives in `hudi_core.cli`; no format, table, analysis, pipeline or
+    scenario module imports the CLI, its renderers or argparse."""
+    graph = import_graph()
+    commands = sorted(m for m in graph if m.rpartition(".")[2] in ("commands", "scan_command"))
+    assert commands == []
+    for path in PACKAGE.rglob("*.py"):
+        module = _module_name(path)
+        if layer_of(module) == _FACES:
+            continue
+        assert not any(t.startswith("hudi_core.cli") for t in graph[module]), module
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert "argparse" not in imported, module

@@ -25,8 +25,8 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.pipeline import engine
-from hudi_core.pipeline.commands import full_scan, table_digest
 from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.scan import full_scan, table_digest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

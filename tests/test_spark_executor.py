@@ -24,12 +24,12 @@ from hudi_core.cli import main
 from hudi_core.fsview import LISTING_SCHEMA, discover_partitions, list_folders_batch
 from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
 from hudi_core.pipeline import engine
-from hudi_core.pipeline.commands import SCAN_STAGES, canonical, full_scan, table_digest
 from hudi_core.pipeline.engine import EngineError, get_executor, resolve_engine
 from hudi_core.pipeline.executor import LocalExecutor, run_batches
 from hudi_core.pipeline.local import ReportingLocalExecutor
 from hudi_core.pipeline.progress import ProgressEvent, TerminalProgressBar, cli_progress, report_progress
 from hudi_core.pipeline.spark import SparkExecutionError, SparkExecutor, transport_for
+from hudi_core.scan import SCAN_STAGES, canonical, full_scan, table_digest
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
 from hudi_core.storage import StorageSpec

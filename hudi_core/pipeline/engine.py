@@ -23,7 +23,6 @@ third-party dependencies (pyarrow, fsspec, fastavro) in its Python.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import shutil
@@ -36,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.pipeline.progress import ProgressCallback, cli_progress
+from hudi_core.pipeline.progress import ProgressCallback
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -306,17 +305,7 @@ def get_executor(engine: str | None = None, master: str | None = None,
     return SparkExecutor(lambda: get_spark_session(master, settings), progress=progress, min_items=min_items)
 
 
-# -- CLI glue -----------------------------------------------------------------------------------------
-
-
-def add_engine_options(parser: argparse.ArgumentParser) -> None:
-    """Add ``--engine``, ``--spark-master`` and repeated ``--spark-conf`` to a (sub)command."""
-    parser.add_argument("--engine", choices=ENGINES, default=None,
-                        help=f"executor for bulk work (default: ${ENGINE_ENV}, else spark when Java is present)")
-    parser.add_argument("--spark-master", metavar="URL", default=None,
-                        help="Spark master: local[*], spark://host:7077, yarn, k8s://… (default: $SPARK_MASTER)")
-    parser.add_argument("--spark-conf", action="append", metavar="KEY=VALUE", default=None,
-                        help="Spark configuration property; repeatable")
+# -- executors made on first use ------------------------------------------------------------------
 
 
 class DeferredExecutor:
@@ -344,15 +333,7 @@ class DeferredExecutor:
         return getattr(self.real, attr)
 
 
-def executor_from_args(args: argparse.Namespace) -> Executor:
-    """The executor a CLI command asked for, with a progress bar on a terminal (none for JSON)."""
-    engine, master, conf = getattr(args, "engine", None), getattr(args, "spark_master", None), getattr(
-        args, "spark_conf", None)
-    chosen = resolve_engine(engine, _stderr_notice)
-    if chosen == "spark":
-        parse_spark_conf(conf)  # a bad --spark-conf fails now, before any work
-    progress = cli_progress(getattr(args, "format", "table"))
-    return DeferredExecutor(chosen, lambda: get_executor(chosen, master, conf, progress=progress, notice=None))
+
 
 
 def describe_executor(executor: Any) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from hudi_core.output import render_csv, render_json, render_table
+from hudi_core.cli.output import render_csv, render_json, render_table
 
 AddFn = Callable[..., argparse.ArgumentParser]
 
@@ -102,7 +102,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _register_generate(sub: Any) -> None:
     """Add the `generate` subcommand to the `hudi-inspect` subparsers (called from
-    `hudi_core.scenarios.commands.register`)."""
+    `hudi_core.cli.scenarios.register`)."""
     p = sub.add_parser("generate", help="write a synthetic Hudi table of a chosen size (S, M, L)",
                        description="Write a synthetic Hudi table into a new directory: partitions, file groups, "
                                    "an active timeline with real metadata naming the files on disk, and an "

@@ -12,9 +12,9 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.cli.engine_options import add_engine_options, executor_from_args
+from hudi_core.cli.output import render_csv, render_json, render_table
 from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.output import render_csv, render_json, render_table
-from hudi_core.pipeline.engine import add_engine_options, executor_from_args
 from hudi_core.timeline.instant import Instant
 
 if TYPE_CHECKING:
@@ -34,12 +34,12 @@ EXIT_INCOMPLETE = 1
 #: ``sub`` is the argparse subparsers object, for commands without a table argument.
 #: Helpers such as `_open`, `_emit` and `instant_json` are importable from this module.
 COMMAND_MODULES: tuple[str, ...] = (
-    "hudi_core.logfile.commands",
-    "hudi_core.timeline.commands",
-    "hudi_core.services.commands",
-    "hudi_core.scenarios.commands",
-    "hudi_core.pipeline.scan_command",
-    "hudi_core.ui.commands",
+    "hudi_core.cli.logs",
+    "hudi_core.cli.timeline",
+    "hudi_core.cli.plans",
+    "hudi_core.cli.scenarios",
+    "hudi_core.cli.scan",
+    "hudi_core.cli.report",
 )
 
 

@@ -64,7 +64,7 @@ def _stream_json_rows(inventory: Any, args: argparse.Namespace, batch_rows: int 
     import sys
 
     from hudi_core.cli import wants_envelope, with_findings
-    from hudi_core.output import render_json
+    from hudi_core.cli.output import render_json
 
     out = sys.stdout
     envelope = wants_envelope(args)

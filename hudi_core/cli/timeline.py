@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from hudi_core.output import render_csv, render_json, render_table
+from hudi_core.cli.output import render_csv, render_json, render_table
 
 EXIT_OK = 0
 

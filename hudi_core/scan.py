@@ -15,7 +15,6 @@ digest. JSON keys: ``table``, ``engine``, ``spark`` (master, parallelism, versio
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import posixpath
@@ -32,7 +31,6 @@ from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuil
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
-AddCommand = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 
 #: Instant files decoded per executor batch.
 DECODE_BATCH_SIZE = 256

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from hudi_core.cli.output import render_json
 from hudi_core.errors import HudiInspectError
-from hudi_core.output import render_json
 
 AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 
@@ -16,7 +16,7 @@ AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.Argum
 def cmd_report(args: argparse.Namespace) -> int:
     """Write the postmortem report: HTML to `--out` (JSON with `--format json`, to `--out` or stdout)."""
     from hudi_core import cli
-    from hudi_core.services.commands import _config, _now
+    from hudi_core.cli.plans import _config, _now
     from hudi_core.ui.report import build_report, redact, report_html
 
     table = cli._open(args)
@@ -60,7 +60,7 @@ def _write(path: str, text: str) -> None:
 
 def register(add: AddFn, sub: Any) -> None:
     """Add `report` to the CLI."""
-    from hudi_core.services.commands import _add_conf
+    from hudi_core.cli.plans import _add_conf
 
     p = add("report", cmd_report, "a self-contained postmortem report (HTML, or JSON with --format json): facts, "
                                   "timeline chart, doctor findings, both dry-runs, duplicates, histories")

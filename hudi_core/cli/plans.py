@@ -7,8 +7,8 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from hudi_core.cli.output import render_json, render_table
 from hudi_core.errors import HudiInspectError
-from hudi_core.output import render_json, render_table
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
 from hudi_core.timeline.instant import parse_instant_time
 
