@@ -17,16 +17,15 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import posixpath
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from hudi_core.pipeline.executor import Executor, run_batches
-from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuild_body
+from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -78,15 +77,7 @@ def decode_all_bodies(table: HudiTable, executor: Executor | None = None) -> pa.
     paths = [f.path for inst in tl.instants for f in inst.files]
     fn = functools.partial(decode_instant_files, layout_version=table.properties.timeline_layout_version)
     raw = run_batches(executor or table.executor, fn, table.storage.spec, paths, DECODE_BATCH_SIZE, DECODED_SCHEMA)
-    decoded: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for row in raw.to_pylist():
-        name = posixpath.basename(row["path"])
-        if row["error"]:
-            errors[name] = row["error"]
-        else:
-            decoded[name] = rebuild_body(row)
-    tl.prime_bodies(decoded, errors)
+    tl.prime_from_rows(raw)
     return raw
 
 

@@ -188,7 +188,7 @@ class ActiveTimeline(Timeline):
                    batch_size: int = 256, only: tuple[str, State] | None = None) -> None:
         """Decode every not-yet-decoded state file of `instants` (all by default) in bulk; `only`
         keeps the files of one (action, state)."""
-        from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files, rebuild_body
+        from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files
 
         chosen = self.instants if instants is None else list(instants)
         files = [f for i in chosen for f in i.files if f.name not in self._bodies
@@ -205,10 +205,15 @@ class ActiveTimeline(Timeline):
             return
         paths = [f.path for f in files]
         fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
-        table = run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA)
+        self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA))
+
+    def prime_from_rows(self, rows: Any) -> None:
+        """Take the rows of :func:`~hudi_core.timeline.bulk.decode_instant_files` (an Arrow table)."""
+        from hudi_core.timeline.bulk import rebuild_body
+
         decoded: dict[str, DecodedBody | None] = {}
         errors: dict[str, str] = {}
-        for row in table.to_pylist():
+        for row in rows.to_pylist():
             name = posixpath.basename(row["path"])
             if row["error"]:
                 errors[name] = row["error"]
