@@ -94,3 +94,19 @@ def test_log_scenarios_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert code == 1 and "unknown scenario(s) nope" in err
     code, out, err = run(capsys, "log-scenarios", str(out_dir))  # not empty: refused
     assert code == 1 and "not empty" in err
+
+
+def test_log_scan_over_processes_gives_the_same_inventory(scenario_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 11: past `PARALLEL_SCAN_MIN_FILES` local log files the header scan runs in one process per
+    core; the inventory is the same table, row for row."""
+    import os
+
+    from hudi_core import open_table
+    from hudi_core.services import log_inventory
+
+    one = log_inventory.log_block_inventory(open_table(scenario_path), decode_counts=True)
+    monkeypatch.setattr(log_inventory, "PARALLEL_SCAN_MIN_FILES", 1)
+    monkeypatch.setattr(log_inventory, "LOG_SCAN_BATCH_SIZE", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spread = log_inventory.log_block_inventory(open_table(scenario_path), decode_counts=True, batch_size=1)
+    assert one.num_rows > 2 and spread.equals(one)
