@@ -141,3 +141,17 @@ def test_cli_process_exit_keeps_output_and_code(table_path) -> None:
     bad = subprocess.run([sys.executable, "-m", "hudi_core", "instant", table, "999"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 1 and bad.stderr.startswith("hudi-inspect: no instant 999")
+
+
+def test_streamed_json_list_is_byte_identical_to_the_whole_list() -> None:
+    """Issue 11: long lists are written in chunks (`timeline --all` on a million instants); the text is
+    exactly `render_json` of the whole list, empty chunks and an empty list included."""
+    import io
+
+    from hudi_core.cli.output import render_json, write_json_list
+
+    rows = [{"a": i, "b": [str(i), "é"], "c": None, "d": {"k": i}} for i in range(7)]
+    for chunks in ([rows], [rows[:3], [], rows[3:]], [[]], [], [[{"n": 1 << 70}]]):
+        out = io.StringIO()
+        write_json_list(chunks, out)
+        assert out.getvalue() == render_json([r for c in chunks for r in c]) + "\n"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.engine_options import add_engine_options, executor_from_args
-from hudi_core.cli.output import render_csv, render_json, render_table
+from hudi_core.cli.output import render_csv, render_json, render_table, write_json_list
 from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.timeline.instant import Instant
 
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
 EXIT_OK = 0
+#: Rows encoded at a time when a long JSON list is streamed (:func:`~hudi_core.cli.output.write_json_list`).
+JSON_CHUNK_ROWS = 20_000
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: The answer was printed but is incomplete: some input could not be read (a finding of severity
@@ -180,8 +182,12 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         unified = table.unified_timeline(args.since, args.until)
         listing = unified.listing_with_files(archived_only=args.archived)
         # Findings (damaged archive files, instants in both timelines) are reported after the command.
-        rows = _filter_listing(listing, args).select(list(INSTANT_JSON_KEYS)).to_pylist()
-        _emit(args, rows, columns=_TIMELINE_COLUMNS if args.format != "json" else None)
+        selected = _filter_listing(listing, args).select(list(INSTANT_JSON_KEYS))
+        if args.format == "json" and not wants_envelope(args):
+            # Streamed in slices: a million archived instants as dicts and one string took 4 GB (issue 11).
+            write_json_list((b.to_pylist() for b in selected.to_batches(max_chunksize=JSON_CHUNK_ROWS)), sys.stdout)
+            return EXIT_OK
+        _emit(args, selected.to_pylist(), columns=_TIMELINE_COLUMNS if args.format != "json" else None)
         return EXIT_OK
     instants = list(table.timeline)
     if args.action:

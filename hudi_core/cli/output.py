@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
 
 import orjson
 
@@ -58,3 +58,17 @@ def render_json(payload: Any) -> str:
     except (TypeError, orjson.JSONEncodeError):
         # orjson refuses integers beyond 64 bits and a few exotic types; the standard encoder does not.
         return json.dumps(payload, indent=2, sort_keys=False, default=str)
+
+
+def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
+    """The text :func:`render_json` gives for the concatenation of `chunks` (a list), and a newline,
+    written chunk by chunk: a million rows never exist at once as dicts or as one string."""
+    wrote = False
+    out.write("[")
+    for chunk in chunks:
+        if not chunk:
+            continue
+        text = render_json(chunk)  # "[\n  item,\n  item\n]": the items as the whole list indents them
+        out.write((",\n" if wrote else "\n") + text[2:-2])
+        wrote = True
+    out.write("\n]\n" if wrote else "]\n")
