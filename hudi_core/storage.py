@@ -144,7 +144,7 @@ def _mtime_ms(info: dict[str, Any]) -> int | None:
 
 
 def describe_error(exc: BaseException) -> str:
-    """One readable line for a storage back-end's exception (botocore/s3fs errors included): what
+    """One readable line for a storage back-end's exception (botocore/s3fs and Azure errors included): what
     went wrong and, where the cause is a usual one, what to check."""
     name = type(exc).__name__
     text = str(exc) or name
@@ -152,10 +152,13 @@ def describe_error(exc: BaseException) -> str:
     if "nocredentials" in lowered or "unable to locate credentials" in lowered:
         return ("no credentials found (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE, or pass "
                 "--storage-option key=... --storage-option secret=...)")
-    if isinstance(exc, PermissionError) or "accessdenied" in lowered or "forbidden" in lowered:
+    text = " ".join(text.split())  # SDK messages (Azure's) spread status and code over several lines
+    if (isinstance(exc, PermissionError) or "accessdenied" in lowered or "forbidden" in lowered
+            or "authorizationfailure" in lowered or "failed to authenticate" in lowered):
         return f"access denied ({text})"
-    if "nosuchbucket" in lowered or "bucket does not exist" in lowered:
-        return f"no such bucket ({text})"
+    if ("nosuchbucket" in lowered or "bucket does not exist" in lowered or "containernotfound" in lowered
+            or "container does not exist" in lowered):
+        return f"no such bucket or container ({text})"
     if "could not connect" in lowered or "connection refused" in lowered or "endpointconnectionerror" in lowered:
         return f"cannot reach the storage endpoint ({text})"
     if ("slowdown" in lowered or "throttl" in lowered or "503" in lowered or "service unavailable" in lowered
@@ -172,6 +175,9 @@ def _backend_errors() -> tuple[type[BaseException], ...]:
     botocore_exceptions = sys.modules.get("botocore.exceptions")
     if botocore_exceptions is not None:
         errors += (botocore_exceptions.BotoCoreError,)
+    azure_exceptions = sys.modules.get("azure.core.exceptions")  # adlfs lets Azure SDK errors through
+    if azure_exceptions is not None:
+        errors += (azure_exceptions.AzureError,)
     return errors
 
 

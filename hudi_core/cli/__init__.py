@@ -353,7 +353,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_INCOMPLETE
         return code
     except HudiInspectError as exc:
-        print(f"hudi-inspect: {exc}", file=sys.stderr)
+        print(f"hudi-inspect: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
@@ -361,8 +361,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("hudi-inspect: interrupted", file=sys.stderr)
         return EXIT_ERROR
     except Exception as exc:  # last resort: one line, never a traceback
-        print(f"hudi-inspect: unexpected {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"hudi-inspect: unexpected {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _one_line(text: str) -> str:
+    """An error message on one line (store SDKs put status, code and details on lines of their own)."""
+    return " ".join(text.split())
 
 
 def _spark_context_active() -> bool:
