@@ -263,3 +263,14 @@ def test_partitions_only_plan_is_persisted_by_1_2_not_1_1(tmp_path: Path) -> Non
     assert not old.would_schedule and old.partitions_to_delete == [] and old.partitions_if_forced == ["p2"]
     assert old.not_scheduled_detail == ("no file to delete: Hudi 1.1 persists a plan only with files, so "
                                         "partition(s) p2 wait")
+
+
+def test_partition_filter_keys_as_pr_17550_spells_them_are_accepted() -> None:
+    """PR #17550 added the full-clean partition filters to HoodieCleanConfig as `hoodie.cleaner.partition.filter.*`;
+    the 1.2.0 docs say `hoodie.clean.partition.filter.*`. Both spellings are the same key (the first is two edits
+    from the second: without the alias it would be refused as a likely typo)."""
+    cfg = ServiceConfig.from_conf({"hoodie.cleaner.partition.filter.regex": "p1.*",
+                                   "hoodie.cleaner.partition.filter.selected": "p1,p2"})
+    assert cfg.clean_partition_filter_regex == "p1.*" and cfg.clean_partition_filter_selected == "p1,p2"
+    assert [n["key"] for n in cfg.not_emulated()] == ["hoodie.clean.partition.filter.regex",
+                                                      "hoodie.clean.partition.filter.selected"]

@@ -147,12 +147,15 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.write.empty.clean.interval.hours", "empty_clean_interval_hours", "int", -1,
               "1.2: write an empty clean every N hours so the ECTR advances on append-only tables (-1 = off)",
               since="1.2", int_rule="minus_one_or_positive"),
+    # The docs/1.2.0 cleaning page names these `hoodie.clean.partition.filter.*`; PR #17550 (merged, "since
+    # 1.2.0") added them to HoodieCleanConfig as `hoodie.cleaner.partition.filter.*`: both are accepted (the
+    # second is two edits from the first and would otherwise be refused as a typo).
     ConfigKey("hoodie.clean.partition.filter.regex", "clean_partition_filter_regex", "str", None,
               "1.2: full-scan cleans only partitions matching this Java regex (incremental cleaning off)",
-              since="1.2", not_emulated=_NOT_EMULATED),
+              ("hoodie.cleaner.partition.filter.regex",), since="1.2", not_emulated=_NOT_EMULATED),
     ConfigKey("hoodie.clean.partition.filter.selected", "clean_partition_filter_selected", "str", None,
               "1.2: full-scan cleans only these partitions (comma-separated; wins over the regex)",
-              since="1.2", not_emulated=_NOT_EMULATED),
+              ("hoodie.cleaner.partition.filter.selected",), since="1.2", not_emulated=_NOT_EMULATED),
     ConfigKey("hoodie.prewrite.cleaner.policy", "prewrite_cleaner_policy", "str", "NONE",
               "1.2: clean or roll back failed writes before a write starts", (),
               ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2", not_emulated=_NOT_EMULATED),
