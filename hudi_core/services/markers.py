@@ -248,7 +248,7 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
 
     items = _marker_items(clean.requested_time if clean else None, meta, plan, ectr_recorded, nxt, guard, extra,
                           savepoints, proposed_ectna(ectr_recorded, list(recorded_sps)),
-                          proposed_ectna(nxt.timestamp, current_sps))
+                          proposed_ectna(nxt.timestamp, current_sps), config.hudi_release)
     view = table.replaced_groups_view()  # only the partitions replacecommits name are listed
     replaced = [
         ReplacedGroupState(r.partition, r.file_id, r.replace_instant, r.operation_type, r.files_exist,
@@ -277,7 +277,8 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
 def _marker_items(latest_clean: str | None, meta: CleanMetadata | None, plan: CleanerPlan | None,
                   ectr_recorded: str | None,
                   nxt: tls.EctrResult, guard: tls.ClusteringGuard, extra: list[ExtraMetadataMarker],
-                  savepoints: list[SavepointState], proposed: str | None, proposed_next: str | None) -> list[Marker]:
+                  savepoints: list[SavepointState], proposed: str | None, proposed_next: str | None,
+                  hudi_release: str) -> list[Marker]:
     out: list[Marker] = []
     if ectr_recorded:
         where = "metadata" if meta is not None and meta.earliest_commit_to_retain else "plan"
@@ -294,7 +295,7 @@ def _marker_items(latest_clean: str | None, meta: CleanMetadata | None, plan: Cl
                           "the first current savepoint before the next clean's ECTR, else that ECTR"))
     if guard.lower_bound:
         instant = guard.instant.requested_time if guard.instant else None
-        out.append(Marker(MarkerKind.ECTNA_HUDI, guard.lower_bound, "Hudi 1.1.x lower bound of guard A3",
+        out.append(Marker(MarkerKind.ECTNA_HUDI, guard.lower_bound, f"Hudi {hudi_release}.x lower bound of guard A3",
                           guard.detail + (f" (guard instant {instant})" if instant else "")))
     for e in extra:
         if _INSTANT_TIME.match(e.value):
