@@ -22,6 +22,7 @@ import bisect
 import contextlib
 import json
 import socket
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -42,6 +43,28 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def wait_for_port(proc: subprocess.Popen[Any], port: int, what: str, timeout_s: float = 60) -> None:
+    """Return once `port` on 127.0.0.1 accepts a connection; RuntimeError if `proc` exits or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start (exit {proc.poll()})") from None
+            time.sleep(0.2)
+
+
+def stop_process(proc: subprocess.Popen[Any]) -> None:
+    """Terminate a helper server, then kill it if it has not exited after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
 
 
 def _moto_backend() -> Any:

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from bench.s3server import free_port
+from bench.s3server import free_port, stop_process
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,8 +42,4 @@ def streamlit_server(env: dict[str, str], log: IO[str] | None = None, start_time
             time.sleep(0.3)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)

@@ -159,7 +159,8 @@ def describe_error(exc: BaseException) -> str:
     if ("nosuchbucket" in lowered or "bucket does not exist" in lowered or "containernotfound" in lowered
             or "container does not exist" in lowered):
         return f"no such bucket or container ({text})"
-    if "could not connect" in lowered or "connection refused" in lowered or "endpointconnectionerror" in lowered:
+    if ("could not connect" in lowered or "cannot connect to host" in lowered or "connection refused" in lowered
+            or "endpointconnectionerror" in lowered):
         return f"cannot reach the storage endpoint ({text})"
     if ("slowdown" in lowered or "throttl" in lowered or "503" in lowered or "service unavailable" in lowered
             or getattr(exc, "errno", None) == errno.EBUSY):  # s3fs maps 503 to EBUSY
@@ -185,6 +186,23 @@ def _is_unsatisfiable_range(exc: BaseException) -> bool:
     """An object store's answer to a range past the end of an object (HTTP 416 / InvalidRange)."""
     text = f"{exc} {exc.__cause__ or ''}"
     return "InvalidRange" in text or "not satisfiable" in text or "416" in text.split()
+
+
+def _gcs_at_custom_endpoint(uri: str, options: dict[str, Any]) -> tuple[Any, str] | None:
+    """gcsfs's plain JSON-API file system for a `gs://` URL whose endpoint is not Google's (an emulator, a
+    private endpoint: `endpoint_url` or `STORAGE_EMULATOR_HOST`). gcsfs 2026.x registers by default a file
+    system that first asks the storage-control gRPC API for the bucket's layout; such an endpoint has no
+    gRPC API, and each lookup waits out a 60 s timeout before falling back to the JSON API."""
+    scheme, sep, _rest = uri.partition("://")
+    if not sep or scheme not in ("gs", "gcs") or "::" in uri:
+        return None
+    if not (options.get("endpoint_url") or os.environ.get("STORAGE_EMULATOR_HOST")):
+        return None
+    try:
+        from gcsfs.core import GCSFileSystem
+    except ImportError as exc:
+        raise ImportError("gs:// needs gcsfs: pip install .[gcs]") from exc
+    return GCSFileSystem(**options), GCSFileSystem._strip_protocol(uri)
 
 
 def local_root(uri: str, storage_options: dict[str, Any] | None = None) -> str | None:
@@ -303,6 +321,9 @@ class ReadOnlyStorage:
 
     def _open_fsspec(self, uri: str) -> tuple[Any, str]:
         try:
+            gcs = _gcs_at_custom_endpoint(uri, self._options)
+            if gcs is not None:
+                return gcs
             from fsspec.core import url_to_fs
 
             fs, root = url_to_fs(uri, **self._options)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from object_stores import assert_pages_render, overview_after_looking_for_tables
 
 from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
 from hudi_core import open_table
@@ -285,35 +286,19 @@ def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.
 def test_dashboard_pages_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """`HUDI_INSPECTOR_ROOTS=s3://bucket/prefix` with the standard AWS environment: the picker finds the
     tables under the prefix, and every page renders an S3 table without an error."""
-    import streamlit as st
-    from streamlit.testing.v1 import AppTest
-
     server, _ = s3
     for key, value in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                        "AWS_ENDPOINT_URL": server.endpoint, "AWS_REGION": "us-east-1",
                        "HUDI_INSPECTOR_ROOTS": f"s3://{BUCKET}/tables",
                        "HUDI_INSPECTOR_CACHE": str(tmp_path / "cache")}.items():
         monkeypatch.setenv(key, value)
-    st.cache_data.clear()
-    st.cache_resource.clear()
     url = f"s3://{BUCKET}/tables/case_b"
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.query_params["table"] = url
-    at.run()
-    assert not at.exception and not at.error, [*at.exception, *at.error]
-    assert at.query_params["table"] == url
-    at.sidebar.button[[b.label for b in at.sidebar.button].index("Look for tables")].click().run()
+    at = overview_after_looking_for_tables(url)
     labels = {b.label for b in at.sidebar.button}
     assert {"v9_txns_simple_meta", "v6_trips_8i1u", "case_b", "logs"} <= labels
     glance = next(str(md.value) for md in at.markdown if str(md.value).startswith("**At a glance**"))
     assert "recorded ECTR `20240101000700000`" in glance
-    for page in ("pages/2_Instant_detail.py", "pages/3_Cleaner_and_archival.py", "pages/4_File_groups.py",
-                 "pages/5_Log_blocks.py"):
-        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-        at.query_params["table"] = url
-        at.run()
-        at.switch_page(page).run()
-        assert not at.exception and not at.error, (page, [*at.exception, *at.error])
+    assert_pages_render(url)
 
 
 def test_obstore_served_commands_never_load_s3fs(s3) -> None:

@@ -347,6 +347,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    _library_logging()
     try:
         code = int(args.func(args))
         if _report_findings(args) and code == EXIT_OK:
@@ -363,6 +364,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # last resort: one line, never a traceback
         print(f"hudi-inspect: unexpected {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _library_logging() -> None:
+    """Store libraries log their retries with tracebacks (gcsfs's "_request out of retries", through
+    logging's last-resort handler on stderr). A command that fails reports the cause itself on one line,
+    so library records are shown only when `HUDI_INSPECTOR_LOG_LEVEL` asks (`WARNING`, `DEBUG`): one line
+    each, never a traceback."""
+    import logging
+    import os
+
+    root = logging.getLogger()
+    if any(getattr(handler, "hudi_inspect", False) for handler in root.handlers):
+        return
+
+    class OneLine(logging.Formatter):
+        def format(self, record: logging.LogRecord) -> str:
+            return f"hudi-inspect: {record.name}: {_one_line(record.getMessage())}"
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(OneLine())
+    handler.hudi_inspect = True  # type: ignore[attr-defined]
+    level = os.environ.get("HUDI_INSPECTOR_LOG_LEVEL", "CRITICAL").upper()
+    handler.setLevel(level if level in logging.getLevelNamesMapping() else "CRITICAL")
+    root.addHandler(handler)
+    if root.level > handler.level:
+        root.setLevel(handler.level)
 
 
 def _one_line(text: str) -> str:

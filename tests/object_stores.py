@@ -1,0 +1,100 @@
+"""What the object-store tests (S3, GCS, Azure) share: running the CLI as a process, comparing a remote
+answer with the same table's answer on local disk, the one-line error contract, and the dashboard's pages
+rendering a remote table."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "hudi_core"]
+#: Every command that reads a table, as the equivalence tests run them.
+COMMANDS = (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["markers"], ["plan-clean"],
+            ["plan-archive"], ["log-blocks"], ["duplicates"], ["archive"])
+PAGES = ("pages/2_Instant_detail.py", "pages/3_Cleaner_and_archival.py", "pages/4_File_groups.py",
+         "pages/5_Log_blocks.py")
+
+
+def upload_tables(table_path: Callable[[str], Path], names: Iterable[str],
+                  put: Callable[[str, bytes], object]) -> dict[str, Path]:
+    """Put every file of each fixture table under `tables/<name>/` with `put(key, data)`, one after another;
+    the local copies by name."""
+    local: dict[str, Path] = {}
+    for name in names:
+        local[name] = root = table_path(name)
+        for folder, _dirs, files in os.walk(root):
+            for file_name in files:
+                path = Path(folder) / file_name
+                put(f"tables/{name}/{path.relative_to(root).as_posix()}", path.read_bytes())
+    return local
+
+
+def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=REPO, timeout=300)
+
+
+def without_completion(value: object) -> object:
+    """A JSON answer without completion times (layout 1 takes them from the file's modification time: on
+    an object store that is the upload time)."""
+    if isinstance(value, list):
+        return [without_completion(v) for v in value]
+    if isinstance(value, dict):
+        return {k: without_completion(v) for k, v in value.items() if k not in ("completion_time",
+                                                                                 "completion_time_source")}
+    return value
+
+
+def assert_same_answer(command: list[str], url: str, local: Path, store_args: list[str], layout_1: bool) -> None:
+    """`command` on the remote `url` answers exactly as on the local copy of the table (for a layout-1
+    table, completion times aside)."""
+    remote = run_cli([*command, url, "--format", "json", "--engine", "local", *store_args])
+    here = run_cli([*command, str(local), "--format", "json", "--engine", "local"])
+    assert remote.returncode == here.returncode, remote.stderr
+    assert "Traceback" not in remote.stderr
+    assert remote.stdout.strip()
+    got, want = remote.stdout.replace(url, "<T>"), here.stdout.replace(str(local), "<T>")
+    if layout_1:
+        got, want = without_completion(json.loads(got)), without_completion(json.loads(want))
+    assert got == want
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str], needle: str) -> None:
+    """Exit 1 with exactly one `hudi-inspect: ...` line on stderr that contains `needle`, never a traceback."""
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("hudi-inspect: ") and needle in lines[0], proc.stderr
+
+
+def overview_after_looking_for_tables(url: str) -> object:
+    """The dashboard opened on `url` (no exception, no error box), after the picker's "Look for tables":
+    the AppTest, whose sidebar buttons then name the tables found under the allowed roots."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.query_params["table"] = url
+    at.run()
+    assert not at.exception and not at.error, [*at.exception, *at.error]
+    assert at.query_params["table"] == url
+    at.sidebar.button[[b.label for b in at.sidebar.button].index("Look for tables")].click().run()
+    return at
+
+
+def assert_pages_render(url: str) -> None:
+    """Every page beyond the overview renders the table at `url` without an exception or error box."""
+    from streamlit.testing.v1 import AppTest
+
+    for page in PAGES:
+        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+        at.query_params["table"] = url
+        at.run()
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, [*at.exception, *at.error])
