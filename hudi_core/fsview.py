@@ -30,13 +30,11 @@ Views offered (each takes an optional partition filter):
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_core.errors import Finding, Severity, StorageError
 from hudi_core.filenames import (
@@ -46,6 +44,7 @@ from hudi_core.filenames import (
     parse_base_file_name,
     parse_log_file_name,
 )
+from hudi_core.lazy import LazyModule, lazy_constants
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
 from hudi_core.timeline import instant as ia
@@ -54,22 +53,21 @@ from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.records import CompactionPlan, RequestedReplaceMetadata, SavepointMetadata
 
+pa: Any = LazyModule("pyarrow")
+pc: Any = LazyModule("pyarrow.compute")
+
 #: `(partition path, file id)`: Hudi's `HoodieFileGroupId`.
 FileGroupId = tuple[str, str]
 
 #: The folder Hudi never looks for partitions in (`HoodieTableMetaClient.METAFOLDER_NAME`).
 METAFOLDER_NAME = ".hoodie"
 
-#: Rows returned by :func:`list_folders_batch`: one per directory entry.
-LISTING_SCHEMA = pa.schema(
-    [
-        ("folder", pa.string()),
-        ("name", pa.string()),
-        ("size", pa.int64()),
-        ("mtime_ms", pa.int64()),
-        ("is_dir", pa.bool_()),
-    ]
-)
+@functools.cache
+def listing_schema() -> pa.Schema:
+    """Rows returned by :func:`list_folders_batch`: one per directory entry (also `LISTING_SCHEMA`)."""
+    return pa.schema([("folder", pa.string()), ("name", pa.string()), ("size", pa.int64()),
+                      ("mtime_ms", pa.int64()), ("is_dir", pa.bool_())])
+
 
 #: Folders listed per executor batch.
 LISTING_BATCH_SIZE = 32
@@ -87,7 +85,7 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     A folder that does not exist lists as empty. Pure: it opens its own read-only storage.
     """
     storage = spec.open()
-    cols: dict[str, list[object]] = {name: [] for name in LISTING_SCHEMA.names}
+    cols: dict[str, list[object]] = {name: [] for name in listing_schema().names}
     folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
     for folder, entries in zip(folders, storage.list_entries_many(folders), strict=True):
         if not entries:
@@ -103,7 +101,7 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
         folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
         mtime_col.append(None), dir_col.append(None)
-    return pa.table(cols, schema=LISTING_SCHEMA)
+    return pa.table(cols, schema=listing_schema())
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
@@ -176,9 +174,9 @@ def metadata_partitions_from_config(
     unlisted = [p for p in named if p not in listing]
     out = dict(listing)
     if unlisted:
-        rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, LISTING_SCHEMA)
+        rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, listing_schema())
         files: dict[str, list[ListedFile]] = {}
-        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in LISTING_SCHEMA.names),
+        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in listing_schema().names),
                                                       strict=True):
             if is_dir is False:
                 files.setdefault(folder, []).append(ListedFile(str(name), int(size or 0), mtime_ms))
@@ -252,7 +250,7 @@ def _listing_finding(code: str, shown: str) -> Finding:
 def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch_size: int,
                 findings: list[Finding] | None) -> dict[str, _Columns]:
     """One tree level listed through the executor (threads or Spark tasks), as per-folder columns."""
-    table = run_batches(executor, list_folders_batch, spec, folders, batch_size, LISTING_SCHEMA)
+    table = run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema())
     bad = pc.is_null(table.column("is_dir"))
     if pc.any(bad).as_py():
         skipped = table.filter(bad)
@@ -1044,23 +1042,20 @@ class FileSystemView:
             }
             for s in slices
         ]
-        return pa.Table.from_pylist(rows, schema=SLICE_SCHEMA)
+        return pa.Table.from_pylist(rows, schema=slice_schema())
 
 
-#: Schema of :meth:`FileSystemView.slices_to_arrow`.
-SLICE_SCHEMA = pa.schema(
-    [
-        ("partition", pa.string()),
-        ("file_id", pa.string()),
-        ("base_instant", pa.string()),
-        ("base_file", pa.string()),
-        ("base_file_size", pa.int64()),
-        ("log_files", pa.list_(pa.string())),
-        ("num_log_files", pa.int32()),
-        ("log_files_size", pa.int64()),
-        ("total_size", pa.int64()),
-    ]
-)
+@functools.cache
+def slice_schema() -> pa.Schema:
+    """Schema of :meth:`FileSystemView.slices_to_arrow` (also `SLICE_SCHEMA`)."""
+    return pa.schema([("partition", pa.string()), ("file_id", pa.string()), ("base_instant", pa.string()),
+                      ("base_file", pa.string()), ("base_file_size", pa.int64()),
+                      ("log_files", pa.list_(pa.string())), ("num_log_files", pa.int32()),
+                      ("log_files_size", pa.int64()), ("total_size", pa.int64())])
+
+
+#: `LISTING_SCHEMA` and `SLICE_SCHEMA`, built when first read (pyarrow loads only when Arrow is used).
+__getattr__ = lazy_constants(globals(), {"LISTING_SCHEMA": listing_schema, "SLICE_SCHEMA": slice_schema})
 
 
 # -- building blocks ---------------------------------------------------------------------------

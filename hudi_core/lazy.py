@@ -22,6 +22,34 @@ def lazy_getattr(package: str, names: Mapping[str, str]) -> Callable[[str], Any]
     return __getattr__
 
 
+class LazyModule:
+    """A module imported on its first attribute access: `pa = LazyModule("pyarrow")` at the top of a
+    module whose commands mostly never touch Arrow (issue 11: pyarrow's import is 0.1 s of `markers`'
+    0.35 s). Attribute reads after the first go straight to the module's namespace."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        module = importlib.import_module(self._name)
+        self.__dict__.update(vars(module))  # later reads skip this method
+        return getattr(module, attr)
+
+
+def lazy_constants(module_globals: dict[str, Any], builders: Mapping[str, Callable[[], Any]]) -> Callable[[str], Any]:
+    """A module `__getattr__` for constants built on first read (Arrow schemas) and then cached in the
+    module's namespace. Code inside the module calls the builder itself: a global name lookup in a
+    function does not reach a module `__getattr__`."""
+
+    def __getattr__(name: str) -> Any:
+        if name not in builders:
+            raise AttributeError(f"module {module_globals['__name__']!r} has no attribute {name!r}")
+        value = module_globals[name] = builders[name]()
+        return value
+
+    return __getattr__
+
+
 class _PyarrowPandasProbe:
     """A meta-path finder for `pyarrow` only: once pyarrow is loaded, it makes pyarrow's first
     "is this a pandas object?" check with pandas hidden (see :func:`pyarrow_without_pandas`)."""

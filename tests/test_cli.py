@@ -109,7 +109,8 @@ def test_generate_sizes_are_the_generator_presets() -> None:
 def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None:
     """Issue 11: on a local table `info` and `timeline` answer without pyarrow, fsspec or pandas (a third
     of their start-up); `fsview` needs pyarrow but not pandas (pyarrow's pandas probe is answered
-    "no pandas" in the CLI); the answers are the same as in-process."""
+    "no pandas" in the CLI); `plan-archive` lists no folder through Arrow here, so pyarrow stays
+    unloaded (fsview's schemas are built on first use); the answers are the same as in-process."""
     import subprocess
     import sys
 
@@ -120,12 +121,12 @@ def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None
              "print(sorted(m for m in ('pyarrow', 'fsspec', 'pandas', 'pyspark') if m in sys.modules), "
              "file=sys.stderr)")
     seen = {}
-    for command in ("info", "timeline", "fsview"):
+    for command in ("info", "timeline", "fsview", "plan-archive"):
         proc = subprocess.run([sys.executable, "-c", probe, command, table, "--format", "json"],
                               capture_output=True, text=True, check=True)
         seen[command] = proc.stderr.strip().splitlines()[-1]
         assert json.loads(proc.stdout)
-    assert seen == {"info": "[]", "timeline": "[]", "fsview": "['pyarrow']"}
+    assert seen == {"info": "[]", "timeline": "[]", "fsview": "['pyarrow']", "plan-archive": "[]"}
 
 
 def test_cli_process_exit_keeps_output_and_code(table_path) -> None:

@@ -17,6 +17,7 @@ stat is built unless asked. Other records (small plans) travel as plain JSON in 
 from __future__ import annotations
 
 import base64
+import functools
 import gc
 import json
 import posixpath
@@ -25,16 +26,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import pyarrow as pa
-
 from hudi_core.errors import DecodeError, StorageError
+from hudi_core.lazy import LazyModule, lazy_constants
 from hudi_core.storage import StorageSpec
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.bodies import BodyFormat, DecodedBody, decode_body
 from hudi_core.timeline.records import RECORD_BUILDERS, CommitMetadata
 
-DECODED_SCHEMA = pa.schema(
-    [
+pa: Any = LazyModule("pyarrow")
+
+@functools.cache
+def decoded_schema() -> pa.Schema:
+    """Rows of :func:`decode_instant_files` (also `DECODED_SCHEMA`, built when first read)."""
+    return pa.schema([
         pa.field("path", pa.string(), nullable=False),
         pa.field("format", pa.string()),
         pa.field("record_type", pa.string()),
@@ -42,9 +46,10 @@ DECODED_SCHEMA = pa.schema(
         pa.field("record_zjson", pa.large_binary()),  # commit metadata: zlib of the JSON text
         pa.field("size", pa.int64()),
         pa.field("error", pa.string()),
-    ]
-)
+    ])
 
+
+__getattr__ = lazy_constants(globals(), {"DECODED_SCHEMA": decoded_schema})
 
 _REPLACE = "HoodieReplaceCommitMetadata"
 _COMMIT_RECORD_TYPES = frozenset({"HoodieCommitMetadata", _REPLACE})
@@ -57,9 +62,9 @@ def _json_default(value: Any) -> Any:
 
 
 def decode_instant_files(spec: StorageSpec, paths: list[str], layout_version: int = 2) -> pa.Table:
-    """Decode a batch of instant files (root-relative paths) into :data:`DECODED_SCHEMA` rows."""
+    """Decode a batch of instant files (root-relative paths) into :func:`decoded_schema` rows."""
     storage = spec.open()
-    rows: dict[str, list[Any]] = {f.name: [] for f in DECODED_SCHEMA}
+    rows: dict[str, list[Any]] = {f.name: [] for f in decoded_schema()}
     parsed_names = {path: ia.parse_instant_file_name(posixpath.basename(path), layout_version) for path in paths}
     # One concurrent wave on an object store (a loop locally): see ReadOnlyStorage.read_many.
     contents = storage.read_many([path for path, parsed in parsed_names.items() if parsed is not None])
@@ -94,7 +99,7 @@ def decode_instant_files(spec: StorageSpec, paths: list[str], layout_version: in
             rows, (path, fmt, record_type, record_json, record_zjson, size, error), strict=True
         ):
             rows[key].append(value)
-    return pa.table(rows, schema=DECODED_SCHEMA)
+    return pa.table(rows, schema=decoded_schema())
 
 
 def rebuild_body(row: dict[str, Any]) -> DecodedBody | None:
