@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hudi_core.errors import Severity
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 from hudi_core.ui import charts, loaders, markers, picker, render, state
 
 uri, eng = picker.require_table()
@@ -19,7 +20,9 @@ except Exception as exc:  # every error becomes a readable message
 
 st.title(f"{facts['name']}")
 render.incomplete_warning(findings)
-st.caption(f"`{facts['uri']}` · emulating Hudi {facts['emulated_hudi_release']} · {source_note}")
+# Readers and dry runs emulate different releases by default (the table formats did not change in 1.2).
+st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
+           f"{DEFAULT_HUDI_RELEASE}.x (Cleaner & archival: release selector) · {source_note}")
 cols = st.columns(6)
 cols[0].metric("Type", {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"]),
                help=str(facts["table_type"]))
