@@ -9,6 +9,7 @@ table. "Reload" clears both.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -105,13 +106,22 @@ def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], li
     """`table.describe()` and the findings noticed while reading the timeline (active and archived)."""
     table = get_table(uri, engine_name)
     facts = table.describe()
-    TableInspector(table).instants(archived=True)  # decode bodies and read the archive: their problems become findings
+    _instants_arrow(table)  # decodes bodies and reads the archive: their problems become findings
     return facts, list(dict.fromkeys(table.findings))
 
 
+_INSTANTS_BY_TABLE: weakref.WeakKeyDictionary[HudiTable, pa.Table] = weakref.WeakKeyDictionary()
+
+
 def _instants_arrow(table: HudiTable) -> tuple[pa.Table, str]:
-    """Active and archived instants (:data:`~hudi_core.inspect.INSTANTS_SCHEMA`) and a note on their source."""
-    arrow = TableInspector(table).instants(archived=True)
+    """Active and archived instants (:data:`~hudi_core.inspect.INSTANTS_SCHEMA`) and a note on their source.
+
+    Built once per opened table: the facts (for their findings), the instants frame and the scenario
+    step views all start from it, and on a large table it is seconds of work (rows of every archived
+    instant)."""
+    arrow = _INSTANTS_BY_TABLE.get(table)
+    if arrow is None:
+        arrow = _INSTANTS_BY_TABLE[table] = TableInspector(table).instants(archived=True)
     archived = int(pc.sum(pc.not_equal(arrow["source"], "active")).as_py() or 0)
     if not archived:
         return arrow, "active timeline (no archived instants)"
