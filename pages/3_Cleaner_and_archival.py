@@ -131,8 +131,8 @@ with answer_box:
 st.caption(f"Emulating Hudi {clean.config.release_label} · configuration: "
            + (", ".join(f"`{k}={v}`" for k, v in conf.items()) or "Hudi defaults")
            + f" · guard {'on' if guard else 'off'}")
-clean_not_emulated = clean.config.not_emulated(clean.is_metadata_table)
-for item in [*clean_not_emulated, *[n for n in archive.config.not_emulated(archive.is_metadata_table)
+clean_not_emulated = clean.config.not_emulated()
+for item in [*clean_not_emulated, *[n for n in archive.config.not_emulated()
                                     if n not in clean_not_emulated]]:
     st.warning(f"Not emulated: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
 render.json_download(result.to_dict(), "dry_run", "dry_run_json")

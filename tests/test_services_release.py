@@ -1,19 +1,23 @@
 """Issue 14: the emulated Hudi release (`--hudi-release 1.1|1.2`, default 1.2), recorded in every plan.
 
-What was verified, and where (the Hudi snapshot is too large to fetch here, so its source was read through
-the code index and the PR threads):
-* key names and defaults: `hoodie.clean.max.commits.to.clean` (`HoodieCleanConfig.MAX_COMMITS_TO_CLEAN`, default
-  `Long.MAX_VALUE`, PR #18322; a 1.2 test `TestHoodieCleanConfig.maxCommitsToClean_onePointTwoKeyStillWorks`
-  reads 99 from it), `hoodie.write.empty.clean.interval.hours` (default -1, "-1 or >= 1", docs/1.2.0 cleaning
-  page), the partition filters, `hoodie.prewrite.cleaner.policy` and
-  `hoodie.metadata.derive.from.datatable.clean.policy` (1.2.0 release notes);
-* empty cleans: `CleanPlanActionExecutor.requestClean` of 1.2 (reads `getIntervalToCreateEmptyCleanHours()`) was
-  read in the code index and is emulated; bounded cleans: `CleanerUtils` of 1.2 was not in the index, but Hudi's
-  own `TestCleanerUtils.testGetEarliestCommitToRetain_WithMaxCommitsToClean_*` were, and the emulation follows
-  them (mirrored below on built tables); the same source (`- / +` lines of PR #18337) shows 1.1 persisted a plan
-  only with files, 1.2 also with partitions only;
-* the partition filters, the pre-write cleaner policy, the manifest retention and the metadata table's derived
-  policy could not be read in source: validated and reported under `not_emulated`, never guessed.
+What was verified, and where (the apache/hudi snapshot is too large to fetch here, so its source was read
+through the code index: copies of 1.2-era files in forks of the project, and PR threads):
+* key names and defaults: `HoodieCleanConfig` of a 1.2 snapshot (`hoodie.clean.max.commits.to.clean`, default
+  `Long.MAX_VALUE`; `hoodie.prewrite.cleaner.policy`; `hoodie.clean.partition.filter.regex|selected`, no default,
+  alternatives `hoodie.cleaner.partition.filter.*`), `hoodie.write.empty.clean.interval.hours` (default -1,
+  "-1 or >= 1", docs/1.2.0 cleaning page), `hoodie.metadata.derive.from.datatable.clean.policy` (release notes);
+* empty cleans: `CleanPlanActionExecutor.requestClean` of 1.2; bounded cleans: Hudi's own
+  `TestCleanerUtils.testGetEarliestCommitToRetain_WithMaxCommitsToClean_*` (mirrored below); PR #18337 (1.1
+  persisted a plan only with files, 1.2 also with partitions only);
+* full-clean partition filters and the narrower incremental partitions (PR #18016): `CleanPlanner` of a 1.2
+  snapshot (`getPartitionPathsForFullCleaning`, `getPartitionsForInstants`) and
+  `HoodieCommitMetadata.getWritePartitionPathsWithUpdatedFileGroups`;
+* the metadata table's cleaner and archiver settings: `HoodieMetadataWriteUtils.createMetadataWriteConfig` of
+  1.1 (derived unconditionally) and of 1.2 (behind `hoodie.metadata.derive.from.datatable.clean.policy`), and
+  `TestHoodieMetadataWriteUtils.testCreateMetadataWriteConfigForCleaner` (mirrored below);
+* not emulated, reported under `not_emulated`: the pre-write cleaner policy (when a clean runs, not what it
+  deletes; `BaseHoodieWriteClient` of 1.2 not readable) and the LSM manifest retention (which old manifests the
+  archiver deletes; `LSMTimelineWriter` of 1.2 not readable).
 """
 
 from __future__ import annotations
@@ -92,29 +96,64 @@ def test_1_2_keys_ignored_by_1_1_validated_and_reported_by_1_2(tmp_path: Path) -
         ServiceConfig.from_conf({key: bad}, "1.1")  # 1.1 ignores the key, whatever its value
     w = _table(tmp_path / "t", 9)
     plan = plan_clean(w.open(), cfg)
-    # The partition filters' rules could not be read in Hudi's source: reported, and planned as if unset.
-    assert [n["key"] for n in plan.to_dict()["not_emulated"]] == ["hoodie.clean.partition.filter.regex"]
-    assert plan.to_dict()["files_to_delete"] == plan_clean(w.open(), old).to_dict()["files_to_delete"]
-    assert plan_archive(w.open(), {**conf, "hoodie.keep.min.commits": "3", "hoodie.keep.max.commits": "4"}
-                        ).to_dict()["not_emulated"][0]["value"] == "p1.*"
+    # A partition filter with incremental cleaning on (the default): Hudi's planner throws on the full scan.
+    data = plan.to_dict()
+    assert data["not_emulated"] == [] and data["not_scheduled_reason"] == "planning_fails"
+    assert data["files_to_delete"] == data["files_to_delete_if_forced"] == [] and not data["would_schedule"]
+    assert "Incremental Cleaning mode is enabled. Partition filter for clean cannot be used." in data[
+        "planning_failure"]
+    assert sorted(d.base_instant for d in plan_clean(w.open(), old).files_to_delete) == sorted(
+        [T(n) for n in range(1, 5)] * 2)
+    prewrite = plan_clean(w.open(), {"hoodie.prewrite.cleaner.policy": "clean"}).to_dict()["not_emulated"]
+    assert [(n["key"], n["value"]) for n in prewrite] == [("hoodie.prewrite.cleaner.policy", "CLEAN")]
+    assert ServiceConfig.from_conf({"hoodie.prewrite.cleaner.policy": " "}).prewrite_cleaner_policy == "NONE"
 
 
-def test_metadata_table_plan_under_1_2_says_the_derived_policy_is_not_emulated(tmp_path: Path) -> None:
-    """Hudi 1.2 derives the metadata table's cleaner retention from the data table's by default
-    (`hoodie.metadata.derive.from.datatable.clean.policy=true`, release notes); a metadata-table plan under 1.2
-    says so, one under 1.1 (or with the key false) does not."""
+def test_metadata_table_settings_derive_from_the_data_table(tmp_path: Path) -> None:
+    """TestHoodieMetadataWriteUtils.testCreateMetadataWriteConfigForCleaner: data table KEEP_LATEST_COMMITS
+    retaining 5 -> the metadata table retains 20 (DEFAULT_METADATA_CLEANER_COMMITS_RETAINED); retaining 20 ->
+    24 (x 1.2). `createMetadataWriteConfig` also gives file versions and hours ceil(x 1.2), archival min/max
+    + 1, and under 1.2 the data table's clean trigger; `hoodie.metadata.derive.from.datatable.clean.policy=false`
+    (1.2) gives KEEP_LATEST_FILE_VERSIONS with 2 versions."""
+    def mdt(conf: dict[str, str], release: str = "1.2") -> ServiceConfig:
+        return ServiceConfig.from_conf(conf, release).for_metadata_table()[0]
+
+    assert mdt({"hoodie.clean.commits.retained": "5"}).commits_retained == 20
+    assert mdt({"hoodie.clean.commits.retained": "20"}).commits_retained == 24
+    assert mdt({"hoodie.clean.commits.retained": "20"}, "1.1").commits_retained == 24
+    versions = mdt({"hoodie.clean.fileversions.retained": "3"})
+    assert (versions.cleaner_policy, versions.file_versions_retained) == ("KEEP_LATEST_FILE_VERSIONS", 4)
+    hours = mdt({"hoodie.clean.hours.retained": "24"})
+    assert (hours.cleaner_policy, hours.hours_retained) == ("KEEP_LATEST_BY_HOURS", 29)
+    off = mdt({"hoodie.clean.commits.retained": "20", "hoodie.metadata.derive.from.datatable.clean.policy": "false"})
+    assert (off.cleaner_policy, off.file_versions_retained) == ("KEEP_LATEST_FILE_VERSIONS", 2)
+    trigger = {"hoodie.clean.max.commits": "4", "hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "7",
+               "hoodie.clean.max.commits.to.clean": "2", "hoodie.cleaner.incremental.mode": "false"}
+    new, old = mdt(trigger), mdt(trigger, "1.1")
+    assert (new.clean_max_commits, old.clean_max_commits) == (4, 1)
+    assert (new.keep_min_commits, new.keep_max_commits) == (old.keep_min_commits, old.keep_max_commits) == (6, 8)
+    assert new.max_commits_to_clean is None and new.incremental_mode  # data-table-only cleaner keys
+
+    # On a built metadata table: the plans use (and show) the derived settings.
     w = TableWriter(tmp_path / "t", version=9, metadata_partitions="files")
     w.commit(T(1), [("p1", "f1")])
-    mdt = TableWriter(tmp_path / "t" / ".hoodie" / "metadata", version=9, table_type="MERGE_ON_READ")
-    for n in range(1, 4):
-        mdt.commit(T(n), [("files", "files-0000")], log=n > 1)
+    writer = TableWriter(tmp_path / "t" / ".hoodie" / "metadata", version=9, table_type="MERGE_ON_READ")
+    for n in range(1, 26):
+        writer.commit(T(n), [("files", "files-0000")], log=n % 5 != 1)
+        if n % 5 == 0:
+            writer.compaction(T(n, 30), [("files", "files-0000")])
     table = w.open().metadata_table()
     assert table is not None
-    keys = [n["key"] for n in plan_clean(table, {}).to_dict()["not_emulated"]]
-    assert keys == ["hoodie.metadata.derive.from.datatable.clean.policy"]
-    assert plan_clean(table, ServiceConfig.from_conf({}, "1.1")).to_dict()["not_emulated"] == []
-    off = {"hoodie.metadata.derive.from.datatable.clean.policy": "false"}
-    assert plan_clean(table, off).to_dict()["not_emulated"] == []
+    plan = plan_clean(table, {"hoodie.clean.commits.retained": "5"})
+    assert plan.policy == "KEEP_LATEST_COMMITS" and plan.config.commits_retained == 20
+    assert plan.to_dict()["metadata_table_config"][1] == ("compaction after 10 delta commits "
+                                                          "(hoodie.metadata.compact.max.delta.commits)")
+    few = plan_clean(table, {"hoodie.clean.commits.retained": "5",
+                             "hoodie.metadata.derive.from.datatable.clean.policy": "false"})
+    assert few.policy == "KEEP_LATEST_FILE_VERSIONS" and len(few.files_if_forced) > len(plan.files_if_forced)
+    archive = plan_archive(table, {"hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "7"})
+    assert (archive.config.keep_min_commits, archive.config.keep_max_commits) == (6, 8)
+    assert archive.to_dict()["metadata_table_config"][0].startswith("hoodie.keep.min.commits=6")
 
 
 # -- bounded cleans: hoodie.clean.max.commits.to.clean ----------------------------------------------
@@ -272,5 +311,118 @@ def test_partition_filter_keys_as_pr_17550_spells_them_are_accepted() -> None:
     cfg = ServiceConfig.from_conf({"hoodie.cleaner.partition.filter.regex": "p1.*",
                                    "hoodie.cleaner.partition.filter.selected": "p1,p2"})
     assert cfg.clean_partition_filter_regex == "p1.*" and cfg.clean_partition_filter_selected == "p1,p2"
-    assert [n["key"] for n in cfg.not_emulated()] == ["hoodie.clean.partition.filter.regex",
-                                                      "hoodie.clean.partition.filter.selected"]
+    assert cfg.not_emulated() == []
+
+
+# -- full-clean partition filters (CleanPlanner.getPartitionPathsForFullCleaning, 1.2) ---------------
+
+
+def _partitioned(root: Path, version: int) -> TableWriter:
+    """Four commits rewriting one file group in each of p1, p10, p2 and q1 (base instants T(1)..T(4))."""
+    w = TableWriter(root, version=version)
+    for n in range(1, 5):
+        w.commit(T(n), [("p1", "a"), ("p10", "b"), ("p2", "c"), ("q1", "d")])
+    return w
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_partition_filters_scope_a_full_clean(tmp_path: Path, version: int) -> None:
+    """`getPartitionPathsForFullCleaning` of 1.2: with incremental cleaning off, `...filter.selected` (exact paths,
+    split at commas, in listing order) wins over `...filter.regex` (`String.matches`: the whole path); with
+    incremental cleaning on, a filter makes the planner throw; 1.1 reads neither key."""
+    w = _partitioned(tmp_path / "t", version)
+    off = {"hoodie.clean.commits.retained": "2", "hoodie.clean.incremental.enabled": "false"}
+
+    def cleaned(extra: dict[str, str], release: str = "1.2") -> list[str]:
+        plan = plan_clean(w.open(), ServiceConfig.from_conf({**off, **extra}, release))
+        assert plan.planning_failure is None
+        return sorted({d.partition for d in plan.files_to_delete})
+
+    assert cleaned({}) == ["p1", "p10", "p2", "q1"]
+    assert cleaned({"hoodie.clean.partition.filter.regex": "p1"}) == ["p1"]  # whole path: not p10
+    assert cleaned({"hoodie.clean.partition.filter.regex": "p1.*"}) == ["p1", "p10"]
+    assert cleaned({"hoodie.clean.partition.filter.regex": "p"}) == []
+    assert cleaned({"hoodie.clean.partition.filter.regex": "p1.*",
+                    "hoodie.clean.partition.filter.selected": "q1,p2,"}) == ["p2", "q1"]  # selected wins
+    assert cleaned({"hoodie.clean.partition.filter.selected": "q1, p2"}) == ["q1"]  # entries untrimmed: " p2"
+    assert cleaned({"hoodie.clean.partition.filter.regex": "p1"}, "1.1") == ["p1", "p10", "p2", "q1"]
+    plan = plan_clean(w.open(), {**off, "hoodie.clean.partition.filter.selected": "p2,p9"})
+    assert plan.partitions == ["p2"] and plan.partition_mode == "full"
+    assert plan.partition_detail.endswith("hoodie.clean.partition.filter.selected keeps 1 of 4 partitions "
+                                          "(not partitions of this table, so not cleaned: 'p9')")
+    # Incremental cleaning on (the default) and no clean yet: the full scan is reached and Hudi throws, for the
+    # file-versions policy too; once a clean's ECTR lets the planner go incremental, the filter is not consulted.
+    for extra in ({}, {"hoodie.clean.policy": "KEEP_LATEST_FILE_VERSIONS", "hoodie.clean.fileversions.retained": "1"}):
+        failing = plan_clean(w.open(), {"hoodie.clean.commits.retained": "2",
+                                        "hoodie.clean.partition.filter.regex": "p1", **extra})
+        assert failing.not_scheduled_reason.value == "planning_fails" and failing.files_if_forced == []
+    w.raw_clean(T(5), T(1))
+    w.commit(T(6), [("p1", "a")])
+    incremental = plan_clean(w.open(), {"hoodie.clean.commits.retained": "2",
+                                        "hoodie.clean.partition.filter.regex": "q1"})
+    assert incremental.planning_failure is None and incremental.partition_mode == "incremental"
+    assert incremental.partitions == ["p1", "p10", "p2", "q1"]
+    with pytest.raises(ServiceConfigError, match="is not a regular expression"):
+        ServiceConfig.from_conf({"hoodie.clean.partition.filter.regex": "p(1"})
+
+
+def test_partition_filter_failure_in_the_cli_and_its_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI shows why nothing is planned; the JSON has `planning_failure` and empty file lists."""
+    w = _partitioned(tmp_path / "t", 9)
+    args = ["plan-clean", w.scratch.uri, "--conf", "hoodie.clean.partition.filter.regex=p1",
+            "--conf", "hoodie.clean.commits.retained=2"]
+    data = _json(capsys, *args, "--format", "json")
+    assert data["not_scheduled_reason"] == "planning_fails" and data["partitions"] == []
+    assert data["files_to_delete"] == [] and data["files_to_delete_if_forced"] == []
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "Hudi's clean planning fails: hoodie.clean.partition.filter.* is set while incremental cleaning is on" \
+        in text
+
+
+# -- incremental partitions (CleanPlanner.getPartitionsForInstants, PR #18016, 1.2) -----------------
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_incremental_clean_skips_delta_commits_under_1_2(tmp_path: Path, version: int) -> None:
+    """TestCleanPlanner.testPartitionsForIncrCleaning's shape (previous ECTR, commits since, expected partitions):
+    under 1.2 a deltacommit adds no partition to an incremental clean, so on a merge-on-read table whose delta
+    commits wrote new base-file versions (small-file handling), the two releases delete different files."""
+    w = TableWriter(tmp_path / "t", version=version, table_type="MERGE_ON_READ")
+    w.commit(T(1), [("p1", "a"), ("p2", "b")])
+    w.commit(T(2), [("p1", "a"), ("p2", "b")])
+    w.raw_clean(T(3), T(1))
+    for n in (4, 5, 6):
+        w.commit(T(n), [("p1", "a"), ("p2", "b")])
+    conf = {"hoodie.clean.commits.retained": "2"}
+    new = plan_clean(w.open(), conf)
+    old = plan_clean(w.open(), ServiceConfig.from_conf(conf, "1.1"))
+    assert new.ectr == old.ectr == T(5)
+    assert (new.partition_mode, new.partitions) == ("incremental", [])
+    assert old.partitions == ["p1", "p2"]
+    assert new.files_if_forced == [] and new.not_scheduled_reason.value == "nothing_to_clean"
+    assert sorted((d.partition, d.base_instant) for d in old.files_if_forced) == [
+        ("p1", T(1)), ("p1", T(2)), ("p2", T(1)), ("p2", T(2))]
+    # A compaction (a commit) in the window brings its partitions back under 1.2.
+    w.compaction(T(4, 30), [("p2", "b")])
+    assert plan_clean(w.open(), conf).partitions == ["p2"]
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_incremental_clean_on_cow_scans_only_updated_partitions_under_1_2(tmp_path: Path, version: int) -> None:
+    """Copy-on-write under 1.2: a commit adds only the partitions where it updated a file group (a write stat whose
+    `prevCommit` is set and not "null"); partitions that only received new file groups are not scanned. They
+    hold nothing older to clean, so both releases delete the same files."""
+    w = TableWriter(tmp_path / "t", version=version)
+    w.commit(T(1), [("p1", "a")])
+    w.raw_clean(T(2), T(1))
+    w.commit(T(3), [("p1", "a"), ("p2", "new1")])
+    w.commit(T(4), [("p1", "a"), ("p3", "new2")])
+    w.commit(T(5), [("p1", "a")])
+    conf = {"hoodie.clean.commits.retained": "1"}
+    new = plan_clean(w.open(), conf)
+    old = plan_clean(w.open(), ServiceConfig.from_conf(conf, "1.1"))
+    assert new.ectr == old.ectr == T(5)
+    assert new.partitions == ["p1"] and old.partitions == ["p1", "p2", "p3"]
+    assert [d.path for d in new.files_if_forced] == [d.path for d in old.files_if_forced]
+    assert sorted(d.base_instant for d in new.files_if_forced) == [T(1), T(3)]

@@ -67,6 +67,13 @@ def cmd_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_derived(lines: list[str]) -> None:
+    if lines:
+        print("metadata table: settings derived from the data table's configuration (as Hudi derives them):")
+        for line in lines:
+            print(f"  {line}")
+
+
 def cmd_plan_clean(args: argparse.Namespace) -> int:
     """`hudi-inspect plan-clean TABLE [--conf K=V ...]`."""
     from hudi_core.services.clean import plan_clean
@@ -88,6 +95,7 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
         _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
         return 0
     print(f"Hudi {plan.config.release_label}; policy {plan.policy}; ECTR {plan.ectr} ({plan.ectr_detail})")
+    _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
     print(f"partitions ({plan.partition_mode}): {', '.join(plan.partitions) or '(none)'} — {plan.partition_detail}")
@@ -124,6 +132,7 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["requested_time", "action", "state", "decision", "reasons"])
         return 0
+    _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
     print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep} "

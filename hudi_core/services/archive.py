@@ -117,6 +117,8 @@ class ArchivePlan:
     #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
     is_metadata_table: bool = False
+    #: On a metadata table: how its archiver settings derive from the data table's (one line each).
+    metadata_table_config: list[str] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
@@ -149,7 +151,8 @@ class ArchivePlan:
         return {
             "archiver": self.archiver,
             "hudi_release": self.config.release_label,
-            "not_emulated": self.config.not_emulated(self.is_metadata_table),
+            "not_emulated": self.config.not_emulated(),
+            "metadata_table_config": list(self.metadata_table_config),
             "table_version": self.table_version,
             "savepoint_guard": self.savepoint_guard,
             "min_to_keep": self.min_to_keep,
@@ -329,6 +332,9 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
     (:func:`hudi_core.services.safety.check_archival_safety`).
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    derived: list[str] = []
+    if table.is_metadata_table:
+        config, derived = config.for_metadata_table()
     v2 = table.properties.timeline_layout_version >= 2
     timeline = table.timeline
     min_keep, max_keep, mm_detail = min_max_to_keep(table, config)
@@ -487,6 +493,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         savepoint_guard=savepoint_guard,
         config=config,
         is_metadata_table=table.is_metadata_table,
+        metadata_table_config=derived,
     )
     _refuse_on_missing_inputs(plan, timeline)
     if check_safety and plan.to_archive:

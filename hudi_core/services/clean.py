@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -75,6 +76,9 @@ class NotScheduledReason(StrEnum):
     #: `CleanPlanActionExecutor.needsCleaning`: fewer than `hoodie.clean.max.commits` completed
     #: commits since the last clean.
     TRIGGER_NOT_MET = "trigger_not_met"
+    #: Hudi's planner throws (1.2: a full-clean partition filter with incremental cleaning on,
+    #: `CleanPlanner.getPartitionPathsForFullCleaning`): no plan is written and the write fails.
+    PLANNING_FAILS = "planning_fails"
     #: The plan has no file and no partition to delete: Hudi writes no `clean.requested`.
     NOTHING_TO_CLEAN = "nothing_to_clean"
 
@@ -155,6 +159,10 @@ class CleanPlan:
     is_metadata_table: bool = False
     #: Hudi 1.2 with `hoodie.write.empty.clean.interval.hours` set: whether an empty clean is written.
     empty_clean: EmptyClean | None = None
+    #: Why Hudi's planner would throw instead of planning (then nothing is deleted, forced or not).
+    planning_failure: str | None = None
+    #: On a metadata table: how its cleaner settings derive from the data table's (one line each).
+    metadata_table_config: list[str] = field(default_factory=list)
 
     @property
     def incomplete(self) -> bool:
@@ -191,6 +199,8 @@ class CleanPlan:
             return NotScheduledReason.CLEAN_PENDING
         if not self.triggered:
             return NotScheduledReason.TRIGGER_NOT_MET
+        if self.planning_failure is not None:
+            return NotScheduledReason.PLANNING_FAILS
         if not self.has_work and not self.writes_empty_clean:
             return NotScheduledReason.NOTHING_TO_CLEAN
         return None
@@ -205,6 +215,8 @@ class CleanPlan:
                     "no new clean")
         if reason is NotScheduledReason.TRIGGER_NOT_MET:
             return f"trigger not met: {self.trigger_detail}"
+        if reason is NotScheduledReason.PLANNING_FAILS:
+            return f"Hudi's clean planning fails: {self.planning_failure}"
         if reason is NotScheduledReason.NOTHING_TO_CLEAN:
             if self.partitions_if_forced:
                 return (f"no file to delete: Hudi {self.config.hudi_release} persists a plan only with files, so "
@@ -353,7 +365,9 @@ class CleanPlan:
             "partitions_to_delete_if_forced": list(self.partitions_if_forced),
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": self.config.release_label,
-            "not_emulated": self.config.not_emulated(self.is_metadata_table),
+            "not_emulated": self.config.not_emulated(),
+            "planning_failure": self.planning_failure,
+            "metadata_table_config": list(self.metadata_table_config),
             "empty_clean": self.empty_clean.to_dict() if self.empty_clean is not None else None,
             "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
             "incomplete": self.incomplete,
@@ -416,15 +430,64 @@ def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
     return out
 
 
-def _partitions_of(timeline: ActiveTimeline, inst: Instant) -> list[str]:
-    """`getPartitionsForInstants`: written partitions, plus replaced ones for a replacecommit."""
+def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfig, is_mor: bool) -> list[str]:
+    """`CleanPlanner.getPartitionsForInstants`: the partitions an instant in the incremental window makes
+    the cleaner look at.
+
+    1.1: written partitions, plus replaced ones for a replacecommit. 1.2 (PR #18016) narrows it: a
+    deltacommit gives none (it only adds log files and leaves no older version behind), and a
+    copy-on-write commit gives only the partitions where a write stat updated a file group (`prevCommit`
+    set and not ``"null"``: `HoodieCommitMetadata.getWritePartitionPathsWithUpdatedFileGroups`); a
+    merge-on-read commit (a compaction) and a replacecommit give what 1.1 gives.
+    """
+    if config.hudi_release != "1.1" and inst.action == ia.DELTA_COMMIT:
+        return []
     meta = timeline.commit_metadata(inst)
     if not isinstance(meta, CommitMetadata):
         return []
-    parts = meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
     if inst.action == ia.REPLACE_COMMIT:
-        parts = list(meta.partition_to_replace_file_ids) + parts
-    return parts
+        return list(meta.partition_to_replace_file_ids) + meta.write_partitions()
+    if config.hudi_release != "1.1" and not is_mor:
+        return [partition for partition, stats in meta.partition_to_write_stats.items()
+                if any((st.prev_commit or "null").lower() != "null" for st in stats)]
+    return meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
+
+
+def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> tuple[list[str], str, str | None]:
+    """Hudi 1.2's full-clean partition filter (`CleanPlanner.getPartitionPathsForFullCleaning`): the
+    partitions a full scan cleans, a note for the plan's partition detail, and why Hudi's planner throws
+    (``None`` when it does not).
+
+    No filter (or 1.1): every partition. A filter with incremental cleaning on: Hudi throws
+    IllegalArgumentException. `hoodie.clean.partition.filter.selected` wins over the regex: split at
+    commas as Java's `String.split` does (no trimming; trailing empty entries dropped) and kept in
+    listing order when an entry equals a partition path exactly. The regex must match the whole path
+    (`String.matches`); Python's `re.fullmatch` applies it (Java and Python syntax agree on ordinary
+    patterns; one only Java accepts is refused when the configuration is read).
+    """
+    selected = config.clean_partition_filter_selected or ""
+    regex = config.clean_partition_filter_regex or ""
+    if config.hudi_release == "1.1" or (not selected and not regex):
+        return all_partitions, "", None
+    if config.incremental_mode:
+        return [], "", ("hoodie.clean.partition.filter.* is set while incremental cleaning is on "
+                        "(IllegalArgumentException: \"Incremental Cleaning mode is enabled. Partition filter for clean "
+                        "cannot be used.\"); set hoodie.clean.incremental.enabled=false")
+    if selected:
+        entries = selected.split(",")
+        while entries and not entries[-1]:
+            entries.pop()
+        wanted = set(entries)
+        kept = [p for p in all_partitions if p in wanted]
+        missing = [e for e in dict.fromkeys(entries) if e not in set(all_partitions)]
+        detail = f"; hoodie.clean.partition.filter.selected keeps {len(kept)} of {len(all_partitions)} partitions"
+        if missing:
+            detail += f" (not partitions of this table, so not cleaned: {', '.join(repr(m) for m in missing)})"
+        return kept, detail, None
+    pattern = re.compile(regex)
+    kept = [p for p in all_partitions if pattern.fullmatch(p)]
+    return kept, (f"; hoodie.clean.partition.filter.regex {regex!r} (whole path) keeps {len(kept)} of "
+                  f"{len(all_partitions)} partitions"), None
 
 
 # -- the planner ----------------------------------------------------------------------------------
@@ -439,6 +502,9 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     against (the table's own by default).
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    derived: list[str] = []
+    if table.is_metadata_table:
+        config, derived = config.for_metadata_table()
     timeline = table.timeline
     fs_view = view if view is not None else table.fs_view()
     moment = now or dt.datetime.now(dt.UTC)
@@ -473,7 +539,13 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     # `isAnySavepointDeleted` compares with the planner's own list (`recorded`: empty for the metadata
     # table and non-partitioned tables), not with the savepoints on the timeline.
     partitions, mode, pdetail = _partitions_to_clean(timeline, config, policy, ectr, last_clean, last_meta,
-                                                     recorded, all_partitions)
+                                                     recorded, all_partitions, table.properties.is_mor)
+    failure: str | None = None
+    if mode == "full":
+        partitions, filter_detail, failure = full_clean_partitions(all_partitions, config)
+        pdetail += filter_detail
+        if failure is not None:
+            partitions = []
 
     # 5. Files.
     saved = savepointed_files(timeline)
@@ -515,6 +587,8 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         base_uri=table.uri,
         config=config,
         is_metadata_table=table.is_metadata_table,
+        planning_failure=failure,
+        metadata_table_config=derived,
     )
     plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
                                                                   current_savepoints)
@@ -622,7 +696,7 @@ def proposed_ectna(ectr: str | None, savepoints: list[str]) -> str | None:
 
 def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy: str, ectr: Instant | None,
                          last_clean: Instant | None, last_meta: Any, planner_savepoints: list[str],
-                         all_partitions: list[str]) -> tuple[list[str], str, str]:
+                         all_partitions: list[str], is_mor: bool) -> tuple[list[str], str, str]:
     """`CleanPlanner.getPartitionPathsToClean` (spec `02` §5.4): partitions, mode, explanation.
 
     `planner_savepoints` is the planner's `savepointedTimestamps` (what this plan records).
@@ -642,7 +716,7 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
             parts: list[str] = []
             for inst in tls.completed_commits(timeline):
                 if prev <= inst.requested_time < ectr.requested_time:
-                    for p in _partitions_of(timeline, inst):
+                    for p in _partitions_of(timeline, inst, config, is_mor):
                         if p not in parts:
                             parts.append(p)
             return sorted(parts), "incremental", (f"commits in [{prev}, {ectr.requested_time}) since clean "

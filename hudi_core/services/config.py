@@ -17,8 +17,10 @@ are marked ``unverified`` in :data:`KNOWN_KEYS`.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,8 @@ KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
 KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
 KEEP_LATEST_BY_HOURS = "KEEP_LATEST_BY_HOURS"
 CLEANER_POLICIES = (KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS, KEEP_LATEST_BY_HOURS)
+#: `HoodieMetadataConfig.DEFAULT_METADATA_CLEANER_COMMITS_RETAINED`: the floor of the metadata table's retention.
+METADATA_CLEANER_COMMITS_RETAINED = 20
 
 
 class ServiceConfigError(HudiInspectError):
@@ -67,9 +71,6 @@ class ConfigKey:
 #: Emulated Hudi releases (`--hudi-release`), oldest first, and the default (the newest).
 HUDI_RELEASES = ("1.1", "1.2")
 DEFAULT_HUDI_RELEASE = HUDI_RELEASES[-1]
-
-_NOT_EMULATED = ("Hudi 1.2 behaviour not emulated: its planning rules could not be verified in Hudi's source, "
-                 "so this plan is computed as if the key were at its default")
 
 #: Every key :meth:`ServiceConfig.from_conf` accepts.
 KNOWN_KEYS: tuple[ConfigKey, ...] = (
@@ -134,10 +135,9 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "delta commits before compaction is scheduled (A2)"),
     ConfigKey("hoodie.metadata.enable", "metadata_enable", "bool", True,
               "metadata table enabled: archival waits for its compaction (A4)"),
-    # -- Hudi 1.2 (spec `06` §1). Names and defaults: `HoodieCleanConfig.MAX_COMMITS_TO_CLEAN` (PR #18322,
-    # default Long.MAX_VALUE), the 1.2.0 release notes and docs/1.2.0 cleaning page. Keys whose planning
-    # rules could not be read in Hudi's source (the snapshot is too large to fetch) are validated and
-    # reported under `not_emulated`, never guessed.
+    # -- Hudi 1.2 (spec `06` §1). Names and defaults: `HoodieCleanConfig` of a 1.2 snapshot (read in the code
+    # index: MAX_COMMITS_TO_CLEAN, PREWRITE_CLEANER_POLICY, CLEAN_PARTITION_FILTER_REGEX|SELECTED with their
+    # `hoodie.cleaner.*` alternatives), the 1.2.0 release notes and the docs/1.2.0 cleaning page.
     # Emulated as Hudi's `TestCleanerUtils.testGetEarliestCommitToRetain_WithMaxCommitsToClean_*` specify it.
     ConfigKey("hoodie.clean.max.commits.to.clean", "max_commits_to_clean", "int", None,
               "1.2: cap on commits cleaned per clean (KEEP_LATEST_COMMITS / KEEP_LATEST_BY_HOURS); unbounded by "
@@ -147,24 +147,37 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.write.empty.clean.interval.hours", "empty_clean_interval_hours", "int", -1,
               "1.2: write an empty clean every N hours so the ECTR advances on append-only tables (-1 = off)",
               since="1.2", int_rule="minus_one_or_positive"),
-    # The docs/1.2.0 cleaning page names these `hoodie.clean.partition.filter.*`; PR #17550 (merged, "since
-    # 1.2.0") added them to HoodieCleanConfig as `hoodie.cleaner.partition.filter.*`: both are accepted (the
-    # second is two edits from the first and would otherwise be refused as a typo).
+    # Emulated (`CleanPlanner.getPartitionPathsForFullCleaning` of 1.2; see clean.full_clean_partitions).
     ConfigKey("hoodie.clean.partition.filter.regex", "clean_partition_filter_regex", "str", None,
-              "1.2: full-scan cleans only partitions matching this Java regex (incremental cleaning off)",
-              ("hoodie.cleaner.partition.filter.regex",), since="1.2", not_emulated=_NOT_EMULATED),
+              "1.2: full-scan cleans only partitions whose path matches this Java regex (whole path); needs "
+              "incremental cleaning off", ("hoodie.cleaner.partition.filter.regex",), since="1.2"),
     ConfigKey("hoodie.clean.partition.filter.selected", "clean_partition_filter_selected", "str", None,
-              "1.2: full-scan cleans only these partitions (comma-separated; wins over the regex)",
-              ("hoodie.cleaner.partition.filter.selected",), since="1.2", not_emulated=_NOT_EMULATED),
+              "1.2: full-scan cleans only these partitions (comma-separated, exact paths; wins over the regex); "
+              "needs incremental cleaning off", ("hoodie.cleaner.partition.filter.selected",), since="1.2"),
+    # `HoodiePreWriteCleanerPolicy` (1.2): NONE, CLEAN ("force a CLEAN table service call before starting the
+    # write"), ROLLBACK_FAILED_WRITES; `fromString` trims, ignores case and reads an empty value as NONE.
     ConfigKey("hoodie.prewrite.cleaner.policy", "prewrite_cleaner_policy", "str", "NONE",
               "1.2: clean or roll back failed writes before a write starts", (),
-              ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2", not_emulated=_NOT_EMULATED),
+              ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2",
+              not_emulated=("changes when the clean runs (before each write), not which files it deletes: this plan "
+                            "is the one that clean would make if it is scheduled, but whether the pre-write call "
+                            "skips the hoodie.clean.max.commits trigger or a pending clean could not be verified "
+                            "(1.2's BaseHoodieWriteClient was not readable here)")),
+    # Emulated: `HoodieMetadataWriteUtils.createMetadataWriteConfig` (see ServiceConfig.for_metadata_table).
     ConfigKey("hoodie.metadata.derive.from.datatable.clean.policy", "mdt_derive_clean_policy", "bool", True,
-              "1.2: the metadata table's cleaner derives its retention from the data table's (false: the "
-              "configuration given, as this dry run plans)", since="1.2"),
+              "1.2: the metadata table's cleaner derives its policy and retention from the data table's (false: "
+              "KEEP_LATEST_FILE_VERSIONS, 2 versions)", since="1.2"),
+    ConfigKey("hoodie.metadata.compact.max.delta.commits", "mdt_compact_max_delta_commits", "int", 10,
+              "metadata table: delta commits before its compaction is scheduled (its archiver's A2 guard)"),
+    ConfigKey("hoodie.metadata.compact.trigger.strategy", "mdt_compact_trigger_strategy", "str", "NUM_COMMITS",
+              "1.2: the metadata table's compaction trigger (its archiver's A2 guard)", (),
+              ("NUM_COMMITS", "NUM_COMMITS_AFTER_LAST_REQUEST", "TIME_ELAPSED", "NUM_AND_TIME", "NUM_OR_TIME"),
+              since="1.2"),
     ConfigKey("hoodie.timeline.manifest.retained.versions", "timeline_manifest_retained_versions", "int", 3,
               "1.2: LSM timeline manifest versions retained", unverified=True, since="1.2", int_rule="positive",
-              not_emulated=_NOT_EMULATED),
+              not_emulated=("only decides which old manifest_N and history files the archiver deletes after an "
+                            "archival, which this dry run does not list; 1.2's LSMTimelineWriter.clean was not "
+                            "readable here (1.0/1.1 keep 3 + the layers compacted in that run)")),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {n: k for k in KNOWN_KEYS for n in k.names()}
@@ -197,6 +210,14 @@ def _parse(key: ConfigKey, given_name: str, value: Any) -> Any:
             return False
         raise ServiceConfigError(f"{given_name}={value!r} is not a boolean (true/false)")
     upper = text.upper()
+    if key.field == "prewrite_cleaner_policy" and not upper:
+        return "NONE"  # HoodiePreWriteCleanerPolicy.fromString: an empty value is NONE
+    if key.field == "clean_partition_filter_regex" and text:
+        try:
+            re.compile(text)
+        except re.error as exc:
+            raise ServiceConfigError(f"{given_name}={value!r} is not a regular expression this dry run can apply "
+                                     f"({exc}); Hudi matches it with Java's Pattern") from exc
     if key.choices and upper not in key.choices:
         raise ServiceConfigError(f"{given_name}={value!r} is not one of {', '.join(key.choices)}")
     return upper if key.choices else text
@@ -320,6 +341,8 @@ class ServiceConfig:
     clean_partition_filter_selected: str | None = None
     prewrite_cleaner_policy: str = "NONE"
     mdt_derive_clean_policy: bool = True
+    mdt_compact_max_delta_commits: int = 10
+    mdt_compact_trigger_strategy: str = "NUM_COMMITS"
     timeline_manifest_retained_versions: int = 3
     #: The emulated Hudi release (`--hudi-release`).
     hudi_release: str = DEFAULT_HUDI_RELEASE
@@ -406,16 +429,64 @@ class ServiceConfig:
         """The plans' `hudi_release` (``"1.2.x"``)."""
         return f"{self.hudi_release}.x"
 
-    def not_emulated(self, is_metadata_table: bool = False) -> list[dict[str, Any]]:
+    def not_emulated(self) -> list[dict[str, Any]]:
         """The plans' `not_emulated`: settings of the emulated release whose behaviour this plan does not
         reproduce (so the plan may differ from Hudi's), each with `key`, `value` and `reason`."""
-        out = [{"key": k.name, "value": self.explicit[k.name], "reason": k.not_emulated}
-               for k in KNOWN_KEYS if k.not_emulated and k.name in self.explicit and self.explicit[k.name] != k.default]
-        if is_metadata_table and self.hudi_release == "1.2" and self.mdt_derive_clean_policy:
-            out.append({"key": "hoodie.metadata.derive.from.datatable.clean.policy", "value": True,
-                        "reason": "Hudi 1.2 derives the metadata table's cleaner retention from the data table's by "
-                                  "default; not emulated: this plan uses the configuration given"})
-        return out
+        return [{"key": k.name, "value": self.explicit[k.name], "reason": k.not_emulated} for k in KNOWN_KEYS
+                if k.not_emulated and k.name in self.explicit and self.explicit[k.name] != k.default]
+
+    def for_metadata_table(self) -> tuple[ServiceConfig, list[str]]:
+        """The metadata table's cleaner and archiver settings, derived from this (the data table's) configuration
+        as `HoodieMetadataWriteUtils.createMetadataWriteConfig` derives them (Hudi has no way to set them directly),
+        with one line per derived value.
+
+        Both releases: the archiver keeps `hoodie.keep.min.commits + 1` / `hoodie.keep.max.commits + 1`, and the
+        metadata table's compaction (its archiver's A2 guard) is scheduled after
+        `hoodie.metadata.compact.max.delta.commits`. The cleaner takes the data table's policy with retention x 1.2
+        (KEEP_LATEST_COMMITS: `(int) max(20, commits x 1.2)`, 20 being `DEFAULT_METADATA_CLEANER_COMMITS_RETAINED`;
+        file versions and hours: `ceil(x 1.2)`), other cleaner keys at their defaults (incremental on, no cap, no
+        empty cleans, no partition filter). 1.2 adds: the data table's `hoodie.clean.max.commits` trigger, the
+        `hoodie.metadata.compact.trigger.strategy`, and `hoodie.metadata.derive.from.datatable.clean.policy=false`
+        for KEEP_LATEST_FILE_VERSIONS with 2 versions.
+        """
+        base = ServiceConfig(hudi_release=self.hudi_release, ignored=self.ignored)
+        notes: list[str] = []
+        fields: dict[str, Any] = {
+            "keep_min_commits": self.keep_min_commits + 1,
+            "keep_max_commits": self.keep_max_commits + 1,
+            "compact_max_delta_commits": self.mdt_compact_max_delta_commits,
+            "failed_writes_policy": self.failed_writes_policy,
+            "metadata_enable": False,
+        }
+        notes.append(f"hoodie.keep.min.commits={self.keep_min_commits + 1}, hoodie.keep.max.commits="
+                     f"{self.keep_max_commits + 1}: the data table's {self.keep_min_commits} / {self.keep_max_commits}"
+                     " plus one")
+        notes.append(f"compaction after {self.mdt_compact_max_delta_commits} delta commits "
+                     "(hoodie.metadata.compact.max.delta.commits)")
+        derive = self.hudi_release == "1.1" or self.mdt_derive_clean_policy
+        if self.hudi_release != "1.1":
+            fields["clean_max_commits"] = self.clean_max_commits
+            fields["compact_trigger_strategy"] = self.mdt_compact_trigger_strategy
+            notes.append(f"clean trigger hoodie.clean.max.commits={self.clean_max_commits} (the data table's); "
+                         f"compaction trigger {self.mdt_compact_trigger_strategy}")
+        if not derive:
+            fields.update(cleaner_policy=KEEP_LATEST_FILE_VERSIONS, file_versions_retained=2)
+            notes.append("hoodie.metadata.derive.from.datatable.clean.policy=false: KEEP_LATEST_FILE_VERSIONS, "
+                         "2 versions")
+        elif self.cleaner_policy == KEEP_LATEST_COMMITS:
+            retained = int(max(METADATA_CLEANER_COMMITS_RETAINED, self.commits_retained * 1.2))
+            fields.update(cleaner_policy=KEEP_LATEST_COMMITS, commits_retained=retained)
+            notes.append(f"KEEP_LATEST_COMMITS, {retained} commits retained = (int) max("
+                         f"{METADATA_CLEANER_COMMITS_RETAINED}, {self.commits_retained} x 1.2)")
+        elif self.cleaner_policy == KEEP_LATEST_FILE_VERSIONS:
+            versions = math.ceil(self.file_versions_retained * 1.2)
+            fields.update(cleaner_policy=KEEP_LATEST_FILE_VERSIONS, file_versions_retained=versions)
+            notes.append(f"KEEP_LATEST_FILE_VERSIONS, {versions} versions = ceil({self.file_versions_retained} x 1.2)")
+        else:
+            hours = math.ceil(self.hours_retained * 1.2)
+            fields.update(cleaner_policy=KEEP_LATEST_BY_HOURS, hours_retained=hours)
+            notes.append(f"KEEP_LATEST_BY_HOURS, {hours} hours = ceil({self.hours_retained} x 1.2)")
+        return replace(base, **fields), notes
 
     def to_dict(self) -> dict[str, Any]:
         """Every known key's canonical name with its effective value."""
