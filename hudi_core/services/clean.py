@@ -5,9 +5,13 @@ Follows `CleanPlanActionExecutor.requestClean` and `CleanPlanner` (spec `02` §5
 1. the trigger rule (`hoodie.clean.max.commits` completed commits since the last clean's
    `lastCompletedCommitTimestamp`);
 2. the earliest commit to retain (`CleanerUtils.getEarliestCommitToRetain`, §5.2);
-3. the partitions: incremental (commits in ``[previous ECTR, new ECTR)``) or all of them, the
-   latter also when a savepoint recorded by the last clean was deleted since (HUDI-7824/7779);
+3. the partitions: incremental (commits in ``[previous ECTR, new ECTR)``; 1.2 skips copy-on-write
+   commits' insert-only partitions) or all of them, the latter also when a savepoint recorded by the
+   last clean was deleted since (HUDI-7824/7779); 1.2 scopes a full scan with the partition filters;
 4. per partition and file group a decision for every committed slice, each with a reason.
+
+On a metadata table the settings are the ones Hudi derives from the data table's configuration
+(:meth:`~hudi_core.services.config.ServiceConfig.for_metadata_table`).
 
 Nothing is deleted: :class:`CleanPlan` is a report. :meth:`CleanPlan.to_hoodie_cleaner_plan` gives
 the `HoodieCleanerPlan` record Hudi would write to `T.clean.requested`, and
@@ -434,23 +438,29 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfi
     """`CleanPlanner.getPartitionsForInstants`: the partitions an instant in the incremental window makes
     the cleaner look at.
 
-    1.1: written partitions, plus replaced ones for a replacecommit. 1.2 (PR #18016) narrows it: a
-    deltacommit gives none (it only adds log files and leaves no older version behind), and a
-    copy-on-write commit gives only the partitions where a write stat updated a file group (`prevCommit`
-    set and not ``"null"``: `HoodieCommitMetadata.getWritePartitionPathsWithUpdatedFileGroups`); a
-    merge-on-read commit (a compaction) and a replacecommit give what 1.1 gives.
+    1.1: written partitions, plus replaced ones for a replacecommit. 1.2 (PR #18016, "incremental clean
+    planning (for COW) should ignore partitions from instants with only new file groups") narrows a
+    copy-on-write commit to the partitions where a write stat updated an existing file group (`prevCommit`
+    set and not ``"null"``, as a 1.2-era `HoodieCommitMetadata.getWritePartitionPathsWithUpdatedFileGroups`
+    reads it); replacecommits and merge-on-read instants give what 1.1 gives (see :data:`DELTA_COMMIT_NOTE`).
     """
-    if config.hudi_release != "1.1" and inst.action == ia.DELTA_COMMIT:
-        return []
     meta = timeline.commit_metadata(inst)
     if not isinstance(meta, CommitMetadata):
         return []
     if inst.action == ia.REPLACE_COMMIT:
         return list(meta.partition_to_replace_file_ids) + meta.write_partitions()
-    if config.hudi_release != "1.1" and not is_mor:
+    if config.hudi_release != "1.1" and not is_mor and inst.action == ia.COMMIT:
         return [partition for partition, stats in meta.partition_to_write_stats.items()
                 if any((st.prev_commit or "null").lower() != "null" for st in stats)]
     return meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
+
+
+#: Said in a 1.2 merge-on-read plan whose incremental window holds delta commits: a 1.2-era copy of
+#: `CleanPlanner` (read in the code index) gives no partition for a deltacommit, while the merged PR #18016
+#: describes only the copy-on-write change; which one 1.2.0 ships could not be settled here, so delta
+#: commits are counted as 1.1 counts them and the partitions at stake are named.
+DELTA_COMMIT_NOTE = ("Hudi 1.2 may give delta commits no partition here (PR #18016: a 1.2-era CleanPlanner copy "
+                     "does, the merged PR's description speaks of copy-on-write only; counted as 1.1 counts them)")
 
 
 def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> tuple[list[str], str, str | None]:
@@ -713,14 +723,17 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
                 return all_partitions, "full", (f"savepoint(s) {', '.join(removed)} recorded by clean "
                                                 f"{last_clean.requested_time} are not among the planner's "
                                                 "savepoints (deleted, or not tracked for this table): full scan")
-            parts: list[str] = []
+            parts: dict[str, bool] = {}  # partition -> whether only delta commits gave it
             for inst in tls.completed_commits(timeline):
                 if prev <= inst.requested_time < ectr.requested_time:
+                    by_delta = inst.action == ia.DELTA_COMMIT
                     for p in _partitions_of(timeline, inst, config, is_mor):
-                        if p not in parts:
-                            parts.append(p)
-            return sorted(parts), "incremental", (f"commits in [{prev}, {ectr.requested_time}) since clean "
-                                                  f"{last_clean.requested_time}")
+                        parts[p] = parts.get(p, True) and by_delta
+            detail = f"commits in [{prev}, {ectr.requested_time}) since clean {last_clean.requested_time}"
+            at_stake = sorted(p for p, only_delta in parts.items() if only_delta)
+            if config.hudi_release != "1.1" and is_mor and at_stake:
+                detail += f"; {DELTA_COMMIT_NOTE}: partitions only delta commits touched: {', '.join(at_stake)}"
+            return sorted(parts), "incremental", detail
         if prev.strip():
             return all_partitions, "full", f"previous ECTR {prev} is before the active timeline starts: full scan"
         return all_partitions, "full", f"clean {last_clean.requested_time} recorded no ECTR: full scan"
