@@ -135,6 +135,11 @@ clean_not_emulated = clean.config.not_emulated()
 for item in [*clean_not_emulated, *[n for n in archive.config.not_emulated()
                                     if n not in clean_not_emulated]]:
     st.warning(f"Not emulated: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
+derived = clean.metadata_table_config or archive.metadata_table_config
+if derived:
+    st.info("**Metadata table**: Hudi derives its cleaner and archiver settings from the data table's "
+            "configuration (the form's values are the data table's):\n" + "\n".join(f"- {line}" for line in derived),
+            icon=":material/account_tree:")
 render.json_download(result.to_dict(), "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------
@@ -162,7 +167,10 @@ if empty is not None:
     st.info(f"Empty clean (Hudi 1.2, `hoodie.write.empty.clean.interval.hours`): "
             f"**{'written now' if empty.would_write else 'not now'}** — {empty.detail}"
             + (f" · ECTR recorded: `{empty.earliest_commit_to_retain}`" if empty.would_write else ""))
-if not scheduled:
+if clean.planning_failure is not None:
+    st.error(f"Hudi's clean planning would **fail**: {clean.planning_failure}. No plan is written and "
+             "**nothing is deleted**, forced or not.", icon=":material/error:")
+elif not scheduled:
     st.warning(f"Hudi would **not** schedule this clean: {clean.not_scheduled_detail}. "
                f"**Nothing is deleted.** A forced clean would delete {len(forced_files)} file(s), listed separately "
                "below.", icon=":material/block:")

@@ -423,3 +423,23 @@ def test_incremental_clean_on_cow_scans_only_updated_partitions_under_1_2(tmp_pa
     assert new.partitions == ["p1"] and old.partitions == ["p1", "p2", "p3"]
     assert [d.path for d in new.files_if_forced] == [d.path for d in old.files_if_forced]
     assert sorted(d.base_instant for d in new.files_if_forced) == [T(1), T(3)]
+
+
+def test_metadata_table_settings_are_derived_once(tmp_path: Path) -> None:
+    """Deriving is idempotent (a plan given an already derived configuration keeps it), and the markers of a
+    metadata table use the same derived settings as its plans."""
+    cfg, notes = ServiceConfig.from_conf({"hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "7"}
+                                         ).for_metadata_table()
+    again, notes_again = cfg.for_metadata_table()
+    assert again is cfg and notes_again == notes and cfg.keep_min_commits == 6
+    w = TableWriter(tmp_path / "t", version=9, metadata_partitions="files")
+    w.commit(T(1), [("p1", "f1")])
+    writer = TableWriter(tmp_path / "t" / ".hoodie" / "metadata", version=9, table_type="MERGE_ON_READ")
+    for n in range(1, 31):
+        writer.commit(T(n), [("files", "files-0000")], log=n > 1)
+    table = w.open().metadata_table()
+    assert table is not None
+    from hudi_core.services.markers import compute_markers
+
+    conf = {"hoodie.clean.commits.retained": "20"}  # the metadata table retains 24
+    assert compute_markers(table, conf).ectr_next == plan_clean(table, conf).ectr == T(7)

@@ -349,6 +349,8 @@ class ServiceConfig:
     explicit: dict[str, Any] = field(default_factory=dict, compare=False)
     #: Keys given that do not affect cleaning or archival (accepted, listed in the plans).
     ignored: tuple[IgnoredKey, ...] = field(default=(), compare=False)
+    #: Set on the result of :meth:`for_metadata_table`: how it was derived (so it is never derived twice).
+    metadata_table_notes: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_conf(cls, conf: Mapping[str, Any] | None = None,
@@ -449,6 +451,8 @@ class ServiceConfig:
         `hoodie.metadata.compact.trigger.strategy`, and `hoodie.metadata.derive.from.datatable.clean.policy=false`
         for KEEP_LATEST_FILE_VERSIONS with 2 versions.
         """
+        if self.metadata_table_notes:
+            return self, list(self.metadata_table_notes)  # already the metadata table's
         base = ServiceConfig(hudi_release=self.hudi_release, ignored=self.ignored)
         notes: list[str] = []
         fields: dict[str, Any] = {
@@ -486,7 +490,7 @@ class ServiceConfig:
             hours = math.ceil(self.hours_retained * 1.2)
             fields.update(cleaner_policy=KEEP_LATEST_BY_HOURS, hours_retained=hours)
             notes.append(f"KEEP_LATEST_BY_HOURS, {hours} hours = ceil({self.hours_retained} x 1.2)")
-        return replace(base, **fields), notes
+        return replace(base, **fields, metadata_table_notes=tuple(notes)), notes
 
     def to_dict(self) -> dict[str, Any]:
         """Every known key's canonical name with its effective value."""

@@ -214,6 +214,8 @@ def compute_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
                     now: dt.datetime | None = None) -> Markers:
     """Compute every marker of `table` (`conf` as for :func:`hudi_core.services.clean.plan_clean`)."""
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
+    if table.is_metadata_table:
+        config = config.for_metadata_table()[0]
     timeline = table.timeline
     clean = tls.latest_completed_clean(timeline)
     meta = tls.clean_metadata(timeline, clean) if clean else None
