@@ -168,8 +168,9 @@ if empty is not None:
             f"**{'written now' if empty.would_write else 'not now'}** — {empty.detail}"
             + (f" · ECTR recorded: `{empty.earliest_commit_to_retain}`" if empty.would_write else ""))
 if clean.planning_failure is not None:
-    st.error(f"Hudi's clean planning would **fail**: {clean.planning_failure}. No plan is written and "
-             "**nothing is deleted**, forced or not.", icon=":material/error:")
+    # A warning, not an error box: error boxes mean the inspector itself failed.
+    st.warning(f"Hudi's clean planning would **fail**: {clean.planning_failure}. No plan is written and "
+               "**nothing is deleted**, forced or not.", icon=":material/error:")
 elif not scheduled:
     st.warning(f"Hudi would **not** schedule this clean: {clean.not_scheduled_detail}. "
                f"**Nothing is deleted.** A forced clean would delete {len(forced_files)} file(s), listed separately "
@@ -192,6 +193,25 @@ if clean.kept:
     render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
 else:
     st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
+
+# -- releases ------------------------------------------------------------------------------------
+if st.toggle("Compare Hudi 1.1 and 1.2 on this table", key="conf::compare_releases",
+             help="Plan the clean and the archival under both releases from this configuration and list every "
+                  "point where they differ (two more dry runs)."):
+    try:
+        with st.spinner("Planning under both releases…", show_time=True):
+            comparison = loaders.load_release_comparison(uri, tuple(sorted(conf.items())), eng)
+    except Exception as exc:  # every error becomes a readable message
+        render.show_error(exc)
+    else:
+        if comparison.agree:
+            st.success("Hudi 1.1 and 1.2 plan the same clean and archival for this table and configuration.")
+        else:
+            st.warning(f"Hudi 1.1 and 1.2 differ on {len(comparison.differences)} point(s):",
+                       icon=":material/compare_arrows:")
+            render.table(render.frame([{"aspect": d.aspect, **{k: str(v) for k, v in d.values.items()},
+                                        "why": d.why} for d in comparison.differences]),
+                         "release_differences", "release_differences")
 
 # -- archiver ------------------------------------------------------------------------------------
 st.header("Archiver")

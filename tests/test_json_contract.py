@@ -41,6 +41,8 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("plan-clean", "case_b", ["plan-clean", "--conf", "hoodie.cleaner.commits.retained=2"]),
     ("plan-archive", "case_b", ["plan-archive", "--conf", "hoodie.keep.min.commits=5", "--conf",
                                 "hoodie.keep.max.commits=6", "--conf", "hoodie.cleaner.commits.retained=4"]),
+    ("compare-releases", "case_b", ["compare-releases", "--conf", "hoodie.cleaner.commits.retained=2",
+                                    "--conf", "hoodie.clean.max.commits.to.clean=1"]),
     ("doctor", "case_b", ["doctor"]),
     ("history", "case_b", ["history", "--file-id", "{FG}"]),
     ("diff", "case_b", ["diff", "--from", "20240101000100000", "--to", "20240101000900000"]),

@@ -443,3 +443,32 @@ def test_metadata_table_settings_are_derived_once(tmp_path: Path) -> None:
 
     conf = {"hoodie.clean.commits.retained": "20"}  # the metadata table retains 24
     assert compute_markers(table, conf).ectr_next == plan_clean(table, conf).ectr == T(7)
+
+
+# -- where the releases disagree on one table (compare-releases) --------------------------------------
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_compare_releases_names_every_difference(tmp_path: Path, version: int,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """One table, one configuration, both releases: a bounded clean (`hoodie.clean.max.commits.to.clean`, read
+    only by 1.2) moves the ECTR and deletes fewer files; with default settings the releases agree."""
+    w = _commits(tmp_path / "t", version, 30)
+    w.raw_clean(T(500), T(0))
+    agree = _json(capsys, "compare-releases", w.scratch.uri, "--format", "json",
+                  "--conf", "hoodie.cleaner.commits.retained=3")
+    assert agree["agree"] is True and agree["differences"] == []
+    assert agree["releases"] == ["1.1.x", "1.2.x"]
+    data = _json(capsys, "compare-releases", w.scratch.uri, "--format", "json",
+                 "--conf", "hoodie.cleaner.commits.retained=3", "--conf", "hoodie.clean.max.commits.to.clean=10")
+    by_aspect = {d["aspect"]: d for d in data["differences"]}
+    assert by_aspect["clean.earliest_commit_to_retain"]["values"] == {"1.1.x": T(27), "1.2.x": T(10)}
+    assert by_aspect["clean.earliest_commit_to_retain"]["why"].endswith(
+        "(keys 1.1 does not read: hoodie.clean.max.commits.to.clean)")
+    files = by_aspect["clean.files_to_delete"]["values"]
+    assert (files["count 1.1.x"], files["count 1.2.x"], files["only 1.2.x"]) == (26, 9, [])
+    assert data["summary"]["1.2.x"]["clean"]["files_to_delete"] == 9
+    assert main(["compare-releases", w.scratch.uri, "--conf", "hoodie.cleaner.commits.retained=3",
+                 "--conf", "hoodie.clean.max.commits.to.clean=10"]) == 0
+    text = capsys.readouterr().out
+    assert "DIFFERS clean.earliest_commit_to_retain:\n  1.1.x: " + T(27) + "\n  1.2.x: " + T(10) in text

@@ -419,6 +419,34 @@ def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_e
     assert "Emulating Hudi 1.1.x" in texts(at.caption) and metrics(at)["If forced"] == "4"
 
 
+def test_cleaner_page_shows_a_planning_failure_and_where_the_releases_differ(ui_env: dict[str, Path]) -> None:
+    """Issue 14: a 1.2 partition filter with incremental cleaning on makes Hudi's planner throw: the page says so
+    as an error and deletes nothing; the release comparison lists the planning failure and the files only 1.1
+    would delete (1.1 does not read the filter)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from services_tables import T, TableWriter
+
+    w = TableWriter(ui_env["extra"] / "filtered", version=9)
+    for n in range(1, 5):
+        w.commit(T(n), [("p1", "f1"), ("p2", "f2")])
+    at = open_page(CLEANER, w.scratch.root)
+    uri = at.query_params["table"]
+    at.number_input(key=f"conf::{uri}::hoodie.clean.commits.retained").set_value(2)
+    at.text_input(key=f"conf::{uri}::hoodie.clean.partition.filter.regex").set_value("p1")
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    assert any("clean planning would **fail**" in e.value and "Partition filter for clean cannot be used" in e.value
+               for e in at.warning)
+    assert metrics(at)["If forced"] == "0"
+    at.toggle(key="conf::compare_releases").set_value(True).run()
+    assert_clean(at)
+    assert any("differ on" in w.value for w in at.warning)
+    table = next(d.value for d in at.dataframe if "aspect" in d.value.columns)
+    assert {"clean.planning_failure", "clean.files_to_delete"} <= set(table["aspect"])
+
+
 def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path]) -> None:
     """Issue 15: HUDI-7779 case b archived without the guard (a replaced file group is visible again):
     the app opens on Health, worst finding first; a healthy table still opens on the Overview."""

@@ -147,6 +147,38 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare_releases(args: argparse.Namespace) -> int:
+    """`hudi-inspect compare-releases TABLE [--conf K=V ...]`: where Hudi 1.1 and 1.2 plan differently."""
+    from hudi_core.services.releases import compare_releases
+
+    table = _cli()._open(args)
+    layers = conf_layers(getattr(args, "conf_file", None), args.conf)
+    comparison = compare_releases(table, layers, now=_now(args))
+    payload = comparison.to_dict()
+    if args.format == "json":
+        print(render_json(_cli().with_findings(args, payload)))
+        return 0
+    if args.format == "csv":
+        _cli()._emit(args, [{"aspect": d["aspect"], "values": d["values"], "why": d["why"]}
+                            for d in payload["differences"]], columns=["aspect", "values", "why"])
+        return 0
+    for release, summary in payload["summary"].items():
+        c, a = summary["clean"], summary["archive"]
+        print(f"Hudi {release}: clean ECTR {c['earliest_commit_to_retain']}, "
+              f"{'scheduled' if c['would_schedule'] else 'not scheduled (' + str(c['not_scheduled_reason']) + ')'}, "
+              f"{c['files_to_delete']} files to delete in {c['partitions']} partitions ({c['partition_mode']}); "
+              f"archival boundary {a['boundary']}, {a['instants_to_archive']} instants to archive")
+    if comparison.agree:
+        print("The releases plan the same clean and archival for this table and configuration.")
+        return 0
+    for d in payload["differences"]:
+        print(f"DIFFERS {d['aspect']}:")
+        for key, value in d["values"].items():
+            print(f"  {key}: {value}")
+        print(f"  why: {d['why']}")
+    return 0
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     """`hudi-inspect doctor TABLE [--conf K=V ...] [--check ID ...]`: exit 0 healthy, 1 warnings, 2 errors."""
     from hudi_core.services.doctor import DoctorOptions, run_doctor
@@ -254,7 +286,7 @@ def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def register(add: AddFn, sub: Any) -> None:
-    """Add `markers`, `plan-clean`, `plan-archive` and `doctor` to the CLI."""
+    """Add `markers`, `plan-clean`, `plan-archive`, `compare-releases` and `doctor` to the CLI."""
     p = add("markers", cmd_markers, "ECTR, EarliestCommitToNotArchive (proposed and Hudi's), savepoints, "
                                     "replaced file groups")
     _add_conf(p, "cleaner/archiver")
@@ -266,6 +298,12 @@ def register(add: AddFn, sub: Any) -> None:
     _add_conf(p, "archiver")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")
+    p = add("compare-releases", cmd_compare_releases, "the next clean and archival under Hudi 1.1 and 1.2 from the "
+                                                     "same configuration, and every point where they differ")
+    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
+    p.add_argument("--conf-file", action="append", metavar="FILE",
+                   help="Java properties / hudi-defaults.conf / spark-defaults.conf; repeatable, --conf wins")
+    p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 1 warnings, "
                                   "2 errors)")
     _add_conf(p, "cleaner/archiver")

@@ -41,6 +41,7 @@ from hudi_core.services.duplicates import (
 from hudi_core.services.history import History, file_group_history
 from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
+from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
@@ -187,6 +188,13 @@ class DryRun:
         return {"config": self.config, "savepoint_guard": self.savepoint_guard, "hudi_release": self.hudi_release,
                 "clean_plan": self.clean.to_dict(), "archive_plan": self.archive.to_dict(),
                 "archive_plan_other_guard": self.archive_other_guard.to_dict(), "markers": self.markers.to_dict()}
+
+
+@st.cache_data(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
+def load_release_comparison(uri: str, conf: tuple[tuple[str, str], ...],
+                            engine_name: str = "local") -> ReleaseComparison:
+    """:func:`hudi_core.services.releases.compare_releases` for the form's configuration."""
+    return compare_releases(get_table(uri, engine_name), [("dashboard", dict(conf))])
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)

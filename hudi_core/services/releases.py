@@ -1,0 +1,141 @@
+"""Where the emulated Hudi releases disagree on one table (issue 14): the next clean and the next
+archival planned under 1.1.x and 1.2.x from the same configuration, and every point where the two
+plans differ, each with both values and the rule behind the difference.
+
+The configuration is given as layers (as :meth:`ServiceConfig.from_layers` takes them) so each release
+reads it as that release would: 1.2 keys are ignored by 1.1, metadata-table settings derive per release.
+Both cleans plan against one file-system view and one planning time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.services.archive import ArchivePlan, plan_archive
+from hudi_core.services.clean import CleanPlan, plan_clean
+from hudi_core.services.config import HUDI_RELEASES, ServiceConfig
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
+
+#: Files listed per side in a difference (the counts are always exact).
+LISTED = 50
+
+
+@dataclass(frozen=True)
+class ReleaseDifference:
+    """One aspect of the plans that differs between the releases: `values` per release, and why."""
+
+    aspect: str
+    values: dict[str, Any]
+    why: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"aspect": self.aspect, "values": dict(self.values), "why": self.why}
+
+
+@dataclass
+class ReleaseComparison:
+    """The plans of each emulated release and their differences (empty when the releases agree)."""
+
+    releases: tuple[str, ...]
+    cleans: dict[str, CleanPlan]
+    archives: dict[str, ArchivePlan]
+    differences: list[ReleaseDifference] = field(default_factory=list)
+
+    @property
+    def agree(self) -> bool:
+        return not self.differences
+
+    def to_dict(self) -> dict[str, Any]:
+        """The `compare-releases` JSON: per release a summary of each plan, and the differences."""
+        return {
+            "releases": [f"{r}.x" for r in self.releases],
+            "agree": self.agree,
+            "differences": [d.to_dict() for d in self.differences],
+            "summary": {f"{r}.x": _summary(self.cleans[r], self.archives[r]) for r in self.releases},
+        }
+
+
+def _summary(clean: CleanPlan, archive: ArchivePlan) -> dict[str, Any]:
+    return {
+        "clean": {"earliest_commit_to_retain": clean.ectr, "would_schedule": clean.would_schedule,
+                  "not_scheduled_reason": clean.not_scheduled_reason.value if clean.not_scheduled_reason else None,
+                  "partition_mode": clean.partition_mode, "partitions": len(clean.partitions),
+                  "files_to_delete": len(clean.files_to_delete),
+                  "partitions_to_delete": len(clean.partitions_to_delete),
+                  "empty_clean": clean.writes_empty_clean},
+        "archive": {"boundary": archive.boundary_instant,
+                    "guard": archive.boundary_guard.value if archive.boundary_guard else None,
+                    "min_to_keep": archive.min_to_keep, "max_to_keep": archive.max_to_keep,
+                    "instants_to_archive": len(archive.to_archive)},
+    }
+
+
+def compare_releases(table: HudiTable, layers: Iterable[tuple[str, Mapping[str, Any]]], *,
+                     now: dt.datetime | None = None) -> ReleaseComparison:
+    """Plan the next clean and archival of `table` under every emulated release and list where they differ."""
+    layers = list(layers)
+    moment = now or dt.datetime.now(dt.UTC)
+    view = table.fs_view()
+    configs = {r: ServiceConfig.from_layers(layers, r) for r in HUDI_RELEASES}
+    cleans = {r: plan_clean(table, c, now=moment, view=view) for r, c in configs.items()}
+    archives = {r: plan_archive(table, c, check_safety=False) for r, c in configs.items()}
+    comparison = ReleaseComparison(HUDI_RELEASES, cleans, archives)
+    comparison.differences = _differences(cleans, archives, configs)
+    return comparison
+
+
+def _why_ignored(configs: Mapping[str, ServiceConfig]) -> str:
+    old = configs[HUDI_RELEASES[0]]
+    keys = [k.key for k in old.ignored if k.reason.startswith("a Hudi ")]
+    return f" (keys {HUDI_RELEASES[0]} does not read: {', '.join(keys)})" if keys else ""
+
+
+def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, ArchivePlan],
+                 configs: Mapping[str, ServiceConfig]) -> list[ReleaseDifference]:
+    old, new = HUDI_RELEASES[0], HUDI_RELEASES[-1]
+    a, b = cleans[old], cleans[new]
+    out: list[ReleaseDifference] = []
+    ignored = _why_ignored(configs)
+
+    def differ(aspect: str, x: Any, y: Any, why: str) -> None:
+        if x != y:
+            out.append(ReleaseDifference(aspect, {f"{old}.x": x, f"{new}.x": y}, why))
+
+    if a.metadata_table_config != b.metadata_table_config:
+        differ("metadata_table_config", a.metadata_table_config, b.metadata_table_config,
+               "the metadata table's settings derive from the data table's differently "
+               "(HoodieMetadataWriteUtils.createMetadataWriteConfig)")
+    differ("clean.earliest_commit_to_retain", a.ectr, b.ectr, f"{b.ectr_detail}{ignored}")
+    differ("clean.planning_failure", a.planning_failure, b.planning_failure,
+           "1.2's full-clean partition filter cannot be used with incremental cleaning")
+    differ("clean.partitions", a.partitions, b.partitions,
+           f"{old}: {a.partition_detail}; {new}: {b.partition_detail}")
+    reasons = {r: (p.not_scheduled_reason.value if p.not_scheduled_reason else None) for r, p in cleans.items()}
+    differ("clean.not_scheduled_reason", reasons[old], reasons[new],
+           f"{old}: {a.not_scheduled_detail or 'scheduled'}; {new}: {b.not_scheduled_detail or 'scheduled'}")
+    only_old = sorted({d.path for d in a.files_to_delete} - {d.path for d in b.files_to_delete})
+    only_new = sorted({d.path for d in b.files_to_delete} - {d.path for d in a.files_to_delete})
+    if only_old or only_new:
+        out.append(ReleaseDifference(
+            "clean.files_to_delete",
+            {f"only {old}.x": only_old[:LISTED], f"only {new}.x": only_new[:LISTED],
+             f"count {old}.x": len(a.files_to_delete), f"count {new}.x": len(b.files_to_delete)},
+            f"{len(only_old)} file(s) deleted only by {old}, {len(only_new)} only by {new}"))
+    differ("clean.partitions_to_delete", a.partitions_to_delete, b.partitions_to_delete,
+           "1.1 persists a plan only when it has files to delete; 1.2 also with partitions only (PR #18337)")
+    differ("clean.empty_clean", a.writes_empty_clean, b.writes_empty_clean,
+           b.empty_clean.detail if b.empty_clean is not None else "hoodie.write.empty.clean.interval.hours is 1.2's")
+    x, y = archives[old], archives[new]
+    differ("archive.min_max_to_keep", [x.min_to_keep, x.max_to_keep], [y.min_to_keep, y.max_to_keep],
+           f"{old}: {x.min_max_detail}; {new}: {y.min_max_detail}")
+    differ("archive.boundary", x.boundary_instant, y.boundary_instant,
+           f"{old}: guard {x.boundary_guard}; {new}: guard {y.boundary_guard}")
+    differ("archive.instants_to_archive", [i.requested_time for i in x.to_archive][:LISTED],
+           [i.requested_time for i in y.to_archive][:LISTED],
+           f"{len(x.to_archive)} instant(s) under {old}, {len(y.to_archive)} under {new}")
+    return out
