@@ -21,7 +21,7 @@ from hudi_core.services.config import HUDI_RELEASES, ServiceConfig
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
-#: Files listed per side in a difference (the counts are always exact).
+#: Files and partitions listed per side in a difference (the counts are always exact).
 LISTED = 50
 
 
@@ -113,8 +113,13 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
     differ("clean.earliest_commit_to_retain", a.ectr, b.ectr, f"{b.ectr_detail}{ignored}")
     differ("clean.planning_failure", a.planning_failure, b.planning_failure,
            "1.2's full-clean partition filter cannot be used with incremental cleaning")
-    differ("clean.partitions", a.partitions, b.partitions,
-           f"{old}: {a.partition_detail}; {new}: {b.partition_detail}")
+    if a.partitions != b.partitions:
+        out.append(ReleaseDifference(
+            "clean.partitions",
+            {f"only {old}.x": sorted(set(a.partitions) - set(b.partitions))[:LISTED],
+             f"only {new}.x": sorted(set(b.partitions) - set(a.partitions))[:LISTED],
+             f"count {old}.x": len(a.partitions), f"count {new}.x": len(b.partitions)},
+            f"{old}: {a.partition_detail}; {new}: {b.partition_detail}"))
     reasons = {r: (p.not_scheduled_reason.value if p.not_scheduled_reason else None) for r, p in cleans.items()}
     differ("clean.not_scheduled_reason", reasons[old], reasons[new],
            f"{old}: {a.not_scheduled_detail or 'scheduled'}; {new}: {b.not_scheduled_detail or 'scheduled'}")
