@@ -192,9 +192,18 @@ st.subheader(f"Files kept, with reason ({len(clean.kept)})")
 if clean.kept:
     render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
 else:
-    st.caption("None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
+    st.caption("None listed: Hudi's planning fails before it looks at a file." if clean.planning_failure
+               else "None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
 
 # -- releases ------------------------------------------------------------------------------------
+def _shown(value: Any) -> str:
+    """One release's value of a difference, as a cell: counts of compared lists, else the value."""
+    if isinstance(value, dict) and "only_here_count" in value:
+        first = ", ".join(value["only_here"][:3]) + (" …" if value["only_here_count"] > 3 else "")
+        return f"{value['count']} ({value['only_here_count']} only here{': ' + first if first else ''})"
+    return "–" if value is None else str(value)
+
+
 if st.toggle("Compare Hudi 1.1 and 1.2 on this table", key="conf::compare_releases",
              help="Plan the clean and the archival under both releases from this configuration and list every "
                   "point where they differ (two more dry runs)."):
@@ -209,7 +218,7 @@ if st.toggle("Compare Hudi 1.1 and 1.2 on this table", key="conf::compare_releas
         else:
             st.warning(f"Hudi 1.1 and 1.2 differ on {len(comparison.differences)} point(s):",
                        icon=":material/compare_arrows:")
-            render.table(render.frame([{"aspect": d.aspect, **{k: str(v) for k, v in d.values.items()},
+            render.table(render.frame([{"aspect": d.aspect, **{k: _shown(v) for k, v in d.values.items()},
                                         "why": d.why} for d in comparison.differences]),
                          "release_differences", "release_differences")
 

@@ -466,7 +466,8 @@ def test_compare_releases_names_every_difference(tmp_path: Path, version: int,
     assert by_aspect["clean.earliest_commit_to_retain"]["why"].endswith(
         "(keys 1.1 does not read: hoodie.clean.max.commits.to.clean)")
     files = by_aspect["clean.files_to_delete"]["values"]
-    assert (files["count 1.1.x"], files["count 1.2.x"], files["only 1.2.x"]) == (26, 9, [])
+    assert (files["1.1.x"]["count"], files["1.2.x"]["count"], files["1.2.x"]["only_here"]) == (26, 9, [])
+    assert files["1.1.x"]["only_here_count"] == 17
     assert data["summary"]["1.2.x"]["clean"]["files_to_delete"] == 9
     assert main(["compare-releases", w.scratch.uri, "--conf", "hoodie.cleaner.commits.retained=3",
                  "--conf", "hoodie.clean.max.commits.to.clean=10"]) == 0

@@ -89,6 +89,13 @@ def compare_releases(table: HudiTable, layers: Iterable[tuple[str, Mapping[str, 
     return comparison
 
 
+def _sets(old: str, xs: list[str], new: str, ys: list[str]) -> dict[str, dict[str, Any]]:
+    """Two lists compared: per release the count, how many only it has, and the first of those."""
+    only_x, only_y = sorted(set(xs) - set(ys)), sorted(set(ys) - set(xs))
+    return {f"{old}.x": {"count": len(xs), "only_here_count": len(only_x), "only_here": only_x[:LISTED]},
+            f"{new}.x": {"count": len(ys), "only_here_count": len(only_y), "only_here": only_y[:LISTED]}}
+
+
 def _why_ignored(configs: Mapping[str, ServiceConfig]) -> str:
     old = configs[HUDI_RELEASES[0]]
     keys = [k.key for k in old.ignored if k.reason.startswith("a Hudi ")]
@@ -114,23 +121,16 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
     differ("clean.planning_failure", a.planning_failure, b.planning_failure,
            "1.2's full-clean partition filter cannot be used with incremental cleaning")
     if a.partitions != b.partitions:
-        out.append(ReleaseDifference(
-            "clean.partitions",
-            {f"only {old}.x": sorted(set(a.partitions) - set(b.partitions))[:LISTED],
-             f"only {new}.x": sorted(set(b.partitions) - set(a.partitions))[:LISTED],
-             f"count {old}.x": len(a.partitions), f"count {new}.x": len(b.partitions)},
-            f"{old}: {a.partition_detail}; {new}: {b.partition_detail}"))
+        out.append(ReleaseDifference("clean.partitions", _sets(old, a.partitions, new, b.partitions),
+                                     f"{old}: {a.partition_detail}; {new}: {b.partition_detail}"))
     reasons = {r: (p.not_scheduled_reason.value if p.not_scheduled_reason else None) for r, p in cleans.items()}
     differ("clean.not_scheduled_reason", reasons[old], reasons[new],
            f"{old}: {a.not_scheduled_detail or 'scheduled'}; {new}: {b.not_scheduled_detail or 'scheduled'}")
-    only_old = sorted({d.path for d in a.files_to_delete} - {d.path for d in b.files_to_delete})
-    only_new = sorted({d.path for d in b.files_to_delete} - {d.path for d in a.files_to_delete})
-    if only_old or only_new:
-        out.append(ReleaseDifference(
-            "clean.files_to_delete",
-            {f"only {old}.x": only_old[:LISTED], f"only {new}.x": only_new[:LISTED],
-             f"count {old}.x": len(a.files_to_delete), f"count {new}.x": len(b.files_to_delete)},
-            f"{len(only_old)} file(s) deleted only by {old}, {len(only_new)} only by {new}"))
+    files = _sets(old, [d.path for d in a.files_to_delete], new, [d.path for d in b.files_to_delete])
+    if any(v["only_here_count"] for v in files.values()):
+        out.append(ReleaseDifference("clean.files_to_delete", files,
+                                     f"{files[f'{old}.x']['only_here_count']} file(s) deleted only by {old}, "
+                                     f"{files[f'{new}.x']['only_here_count']} only by {new}"))
     differ("clean.partitions_to_delete", a.partitions_to_delete, b.partitions_to_delete,
            "1.1 persists a plan only when it has files to delete; 1.2 also with partitions only (PR #18337)")
     differ("clean.empty_clean", a.writes_empty_clean, b.writes_empty_clean,

@@ -113,10 +113,10 @@ def earliest_commit_to_retain(timeline: Timeline, policy: str, commits_retained:
             if not before:
                 return EctrResult(None, f"the earliest pending instant {pending.requested_time} precedes every "
                                         "completed commit: no ECTR")
-            return EctrResult(before[-1], f"{commits_retained}-th newest completed commit "
+            return EctrResult(before[-1], f"{_ordinal(commits_retained)} newest completed commit "
                                           f"{candidate.requested_time} capped by pending {pending.action} "
                                           f"{pending.requested_time}")
-        return EctrResult(candidate, f"{commits_retained}-th newest of {len(completed)} completed commits")
+        return EctrResult(candidate, f"{_ordinal(commits_retained)} newest of {len(completed)} completed commits")
     if policy == KEEP_LATEST_BY_HOURS:
         zone = dt.UTC if timezone.upper() == "UTC" else None
         moment = latest.astimezone(zone) if zone else latest.astimezone()
@@ -210,3 +210,9 @@ def clustering_guard(timeline: ActiveTimeline, policy: str, savepoint_guard: boo
                                f"no replace/clustering instant at or after {bound} ({why})")
     return ClusteringGuard(guard, bound, sp, clean.requested_time,
                            f"first replace/clustering instant {guard.requested_time} at or after {bound} ({why})")
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st, …"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
