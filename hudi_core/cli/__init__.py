@@ -21,14 +21,14 @@ if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
 EXIT_OK = 0
-#: Rows encoded at a time when a long JSON list is streamed (:func:`~hudi_core.cli.output.write_json_list`).
-JSON_CHUNK_ROWS = 20_000
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: The answer was printed but is incomplete: some input could not be read (a finding of severity
 #: ``error`` bears on it, or a plan lists `missing_inputs`). Same code as an error, on purpose: a
 #: script that checks `$?` must not take a partial answer for a complete one (issue 16).
 EXIT_INCOMPLETE = 1
+#: Rows encoded at a time when a long JSON list is streamed (:func:`~hudi_core.cli.output.write_json_list`).
+JSON_CHUNK_ROWS = 20_000
 
 #: Feature modules that add subcommands. Each defines ``register(add, sub)`` where
 #: ``add(name, fn, help) -> argparse.ArgumentParser`` creates a subcommand with the common options
