@@ -59,12 +59,14 @@ COMMANDS: dict[str, list[str]] = {
     "markers": ["markers", "{T}", "--format", "json"],
     "plan_clean": ["plan-clean", "{T}", "--format", "json"],
     "plan_archive": ["plan-archive", "{T}", "--format", "json"],
+    "compare_releases": ["compare-releases", "{T}", "--format", "json"],
     "log_blocks": ["log-blocks", "{T}", "--format", "json"],
     "duplicates": ["duplicates", "{T}", "--format", "json"],
 }
 #: The reference each command is compared with (besides the floor, for whole-table commands).
 HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "timeline": "hudi_rs_timeline"}
-WHOLE_TABLE = ("timeline_all", "fsview", "markers", "plan_clean", "plan_archive", "log_blocks", "duplicates")
+WHOLE_TABLE = ("timeline_all", "fsview", "markers", "plan_clean", "plan_archive", "compare_releases", "log_blocks",
+               "duplicates")
 #: Issue 11 / 12 targets.
 TARGETS = {
     "hudi_rs_ratio_max": 0.5,

@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from hudi_core.services.config import HUDI_RELEASES, KNOWN_KEYS, ConfigKey
+from hudi_core.services.releases import ListComparison
 from hudi_core.ui import charts, frames, loaders, picker, render, scenario_tables
 
 uri, eng = picker.require_table()
@@ -198,9 +199,9 @@ else:
 # -- releases ------------------------------------------------------------------------------------
 def _shown(value: Any) -> str:
     """One release's value of a difference, as a cell: counts of compared lists, else the value."""
-    if isinstance(value, dict) and "only_here_count" in value:
-        first = ", ".join(value["only_here"][:3]) + (" …" if value["only_here_count"] > 3 else "")
-        return f"{value['count']} ({value['only_here_count']} only here{': ' + first if first else ''})"
+    if isinstance(value, ListComparison):
+        first = ", ".join(value.only_here[:3]) + (" …" if value.only_here_count > 3 else "")
+        return f"{value.count} ({value.only_here_count} only here{': ' + first if first else ''})"
     return "–" if value is None else str(value)
 
 

@@ -109,7 +109,8 @@ def test_1_2_keys_ignored_by_1_1_validated_and_reported_by_1_2(tmp_path: Path) -
     assert ServiceConfig.from_conf({"hoodie.prewrite.cleaner.policy": " "}).prewrite_cleaner_policy == "NONE"
 
 
-def test_metadata_table_settings_derive_from_the_data_table(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [8, 9])
+def test_metadata_table_settings_derive_from_the_data_table(tmp_path: Path, version: int) -> None:
     """TestHoodieMetadataWriteUtils.testCreateMetadataWriteConfigForCleaner: data table KEEP_LATEST_COMMITS
     retaining 5 -> the metadata table retains 20 (DEFAULT_METADATA_CLEANER_COMMITS_RETAINED); retaining 20 ->
     24 (x 1.2). `createMetadataWriteConfig` also gives file versions and hours ceil(x 1.2), archival min/max
@@ -134,10 +135,11 @@ def test_metadata_table_settings_derive_from_the_data_table(tmp_path: Path) -> N
     assert (new.keep_min_commits, new.keep_max_commits) == (old.keep_min_commits, old.keep_max_commits) == (6, 8)
     assert new.max_commits_to_clean is None and new.incremental_mode  # data-table-only cleaner keys
 
-    # On a built metadata table: the plans use (and show) the derived settings.
-    w = TableWriter(tmp_path / "t", version=9, metadata_partitions="files")
+    # On a built metadata table: the plans use (and show) the derived settings. 25 delta commits (a new base
+    # file every 5th) and 5 compactions: 30 completed commits.
+    w = TableWriter(tmp_path / "t", version=version, metadata_partitions="files")
     w.commit(T(1), [("p1", "f1")])
-    writer = TableWriter(tmp_path / "t" / ".hoodie" / "metadata", version=9, table_type="MERGE_ON_READ")
+    writer = TableWriter(tmp_path / "t" / ".hoodie" / "metadata", version=version, table_type="MERGE_ON_READ")
     for n in range(1, 26):
         writer.commit(T(n), [("files", "files-0000")], log=n % 5 != 1)
         if n % 5 == 0:
@@ -146,11 +148,21 @@ def test_metadata_table_settings_derive_from_the_data_table(tmp_path: Path) -> N
     assert table is not None
     plan = plan_clean(table, {"hoodie.clean.commits.retained": "5"})
     assert plan.policy == "KEEP_LATEST_COMMITS" and plan.config.commits_retained == 20
+    # Retaining 20 of 30: ECTR T(10); the slices of T(1) and T(5, 30) go, T(6) is the last before the ECTR.
+    assert plan.ectr == T(10) and sorted({d.base_instant for d in plan.files_if_forced}) == [T(1), T(5, 30)]
+    assert len(plan.files_if_forced) == 6
+    # Taken as given (retain 5; what this dry run did before), the ECTR would be T(22) and 24 files would go.
+    from dataclasses import replace
+
+    as_given = replace(ServiceConfig.from_conf({"hoodie.clean.commits.retained": "5"}), metadata_table_notes=("-",))
+    assert plan_clean(table, as_given).ectr == T(22) and len(plan_clean(table, as_given).files_if_forced) == 24
     assert plan.to_dict()["metadata_table_config"][1] == ("compaction after 10 delta commits "
                                                           "(hoodie.metadata.compact.max.delta.commits)")
     few = plan_clean(table, {"hoodie.clean.commits.retained": "5",
                              "hoodie.metadata.derive.from.datatable.clean.policy": "false"})
-    assert few.policy == "KEEP_LATEST_FILE_VERSIONS" and len(few.files_if_forced) > len(plan.files_if_forced)
+    assert few.policy == "KEEP_LATEST_FILE_VERSIONS" and few.config.file_versions_retained == 2
+    assert sorted({d.base_instant for d in few.files_if_forced}) == [T(1), T(5, 30), T(6), T(10, 30), T(11),
+                                                                     T(15, 30), T(16), T(20, 30)]
     archive = plan_archive(table, {"hoodie.keep.min.commits": "5", "hoodie.keep.max.commits": "7"})
     assert (archive.config.keep_min_commits, archive.config.keep_max_commits) == (6, 8)
     assert archive.to_dict()["metadata_table_config"][0].startswith("hoodie.keep.min.commits=6")
@@ -383,6 +395,22 @@ def test_partition_filter_failure_in_the_cli_and_its_json(tmp_path: Path, capsys
 # -- incremental partitions (CleanPlanner.getPartitionsForInstants, PR #18016, 1.2) -----------------
 
 
+def test_partitions_with_updated_groups_reads_prev_commit_as_hudi_does() -> None:
+    """`getWritePartitionPathsWithUpdatedFileGroups`: a partition counts when one of its write stats has a
+    `prevCommit` that is set and not "null" in any case; the lazy (raw) and built paths agree."""
+    from hudi_core.timeline.records import CommitMetadata
+
+    record = {"partitionToWriteStats": {
+        "new": [{"fileId": "a", "prevCommit": "null"}, {"fileId": "b", "prevCommit": "NULL"}],
+        "absent": [{"fileId": "c"}, {"fileId": "d", "prevCommit": None}],
+        "updated": [{"fileId": "e", "prevCommit": "null"}, {"fileId": "f", "prevCommit": T(1)}],
+        "empty": [{"fileId": "g", "prevCommit": ""}]}}  # Java: "" is not "null", so an update
+    lazy = CommitMetadata.from_dict(record)
+    assert lazy.partitions_with_updated_groups() == ["updated", "empty"]
+    built = CommitMetadata.from_dict(record)
+    assert len(built.write_stats()) == 7 and built.partitions_with_updated_groups() == ["updated", "empty"]
+
+
 @pytest.mark.parametrize("version", [8, 9])
 def test_incremental_clean_names_the_partitions_only_delta_commits_touched(tmp_path: Path, version: int) -> None:
     """TestCleanPlanner.testPartitionsForIncrCleaning's shape (previous ECTR, commits since, expected partitions) on
@@ -473,3 +501,5 @@ def test_compare_releases_names_every_difference(tmp_path: Path, version: int,
                  "--conf", "hoodie.clean.max.commits.to.clean=10"]) == 0
     text = capsys.readouterr().out
     assert "DIFFERS clean.earliest_commit_to_retain:\n  1.1.x: " + T(27) + "\n  1.2.x: " + T(10) in text
+    assert "DIFFERS clean.files_to_delete:\n  1.1.x: 26 (17 only here: p1/" in text
+    assert "\n  1.2.x: 9 (0 only here)\n" in text

@@ -149,7 +149,7 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
 
 def cmd_compare_releases(args: argparse.Namespace) -> int:
     """`hudi-inspect compare-releases TABLE [--conf K=V ...]`: where Hudi 1.1 and 1.2 plan differently."""
-    from hudi_core.services.releases import compare_releases
+    from hudi_core.services.releases import ListComparison, compare_releases
 
     table = _cli()._open(args)
     layers = conf_layers(getattr(args, "conf_file", None), args.conf)
@@ -171,11 +171,14 @@ def cmd_compare_releases(args: argparse.Namespace) -> int:
     if comparison.agree:
         print("The releases plan the same clean and archival for this table and configuration.")
         return 0
-    for d in payload["differences"]:
-        print(f"DIFFERS {d['aspect']}:")
-        for key, value in d["values"].items():
+    for d in comparison.differences:
+        print(f"DIFFERS {d.aspect}:")
+        for key, value in d.values.items():
+            if isinstance(value, ListComparison):
+                shown = ", ".join(value.only_here[:5]) + (" …" if value.only_here_count > 5 else "")
+                value = f"{value.count} ({value.only_here_count} only here{': ' + shown if shown else ''})"
             print(f"  {key}: {value}")
-        print(f"  why: {d['why']}")
+        print(f"  why: {d.why}")
     return 0
 
 
@@ -275,11 +278,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def _add_conf(p: argparse.ArgumentParser, what: str) -> None:
+def _add_conf(p: argparse.ArgumentParser, what: str, release: bool = True) -> None:
     p.add_argument("--conf", action="append", metavar="KEY=VALUE", help=f"Hudi {what} config; repeatable")
     p.add_argument("--conf-file", action="append", metavar="FILE",
                    help="Java properties / hudi-defaults.conf / spark-defaults.conf (spark.hadoop.hoodie.* keys); "
                         "repeatable, --conf wins; keys that do not affect the dry run are listed as ignored")
+    if not release:
+        return
     p.add_argument("--hudi-release", choices=HUDI_RELEASES, default=DEFAULT_HUDI_RELEASE,
                    help=f"the Hudi release whose cleaner/archiver is emulated (default {DEFAULT_HUDI_RELEASE}); "
                         "recorded in every plan")
@@ -300,9 +305,7 @@ def register(add: AddFn, sub: Any) -> None:
                    help="run the archiver as before HUDI-7779 (no savepoint bound on the replacecommit guard)")
     p = add("compare-releases", cmd_compare_releases, "the next clean and archival under Hudi 1.1 and 1.2 from the "
                                                      "same configuration, and every point where they differ")
-    p.add_argument("--conf", action="append", metavar="KEY=VALUE", help="Hudi cleaner/archiver config; repeatable")
-    p.add_argument("--conf-file", action="append", metavar="FILE",
-                   help="Java properties / hudi-defaults.conf / spark-defaults.conf; repeatable, --conf wins")
+    _add_conf(p, "cleaner/archiver", release=False)  # both releases are planned
     p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
     p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 1 warnings, "
                                   "2 errors)")

@@ -440,9 +440,9 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfi
 
     1.1: written partitions, plus replaced ones for a replacecommit. 1.2 (PR #18016, "incremental clean
     planning (for COW) should ignore partitions from instants with only new file groups") narrows a
-    copy-on-write commit to the partitions where a write stat updated an existing file group (`prevCommit`
-    set and not ``"null"``, as a 1.2-era `HoodieCommitMetadata.getWritePartitionPathsWithUpdatedFileGroups`
-    reads it); replacecommits and merge-on-read instants give what 1.1 gives (see :data:`DELTA_COMMIT_NOTE`).
+    copy-on-write commit to the partitions where a write stat updated an existing file group
+    (:meth:`CommitMetadata.partitions_with_updated_groups`); replacecommits and merge-on-read instants
+    give what 1.1 gives (see :data:`DELTA_COMMIT_NOTE`).
     """
     meta = timeline.commit_metadata(inst)
     if not isinstance(meta, CommitMetadata):
@@ -450,8 +450,7 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfi
     if inst.action == ia.REPLACE_COMMIT:
         return list(meta.partition_to_replace_file_ids) + meta.write_partitions()
     if config.hudi_release != "1.1" and not is_mor and inst.action == ia.COMMIT:
-        return [partition for partition, stats in meta.partition_to_write_stats.items()
-                if any((st.prev_commit or "null").lower() != "null" for st in stats)]
+        return meta.partitions_with_updated_groups()
     return meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
 
 
@@ -487,9 +486,9 @@ def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> t
         entries = selected.split(",")
         while entries and not entries[-1]:
             entries.pop()
-        wanted = set(entries)
+        wanted, listed = set(entries), set(all_partitions)
         kept = [p for p in all_partitions if p in wanted]
-        missing = [e for e in dict.fromkeys(entries) if e not in set(all_partitions)]
+        missing = [e for e in dict.fromkeys(entries) if e not in listed]
         detail = f"; hoodie.clean.partition.filter.selected keeps {len(kept)} of {len(all_partitions)} partitions"
         if missing:
             detail += f" (not partitions of this table, so not cleaned: {', '.join(repr(m) for m in missing)})"

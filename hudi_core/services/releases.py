@@ -26,15 +26,30 @@ LISTED = 50
 
 
 @dataclass(frozen=True)
+class ListComparison:
+    """One release's side of a compared list (files, partitions): its size and the items only it has
+    (the first :data:`LISTED`; `only_here_count` is exact)."""
+
+    count: int
+    only_here_count: int
+    only_here: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"count": self.count, "only_here_count": self.only_here_count, "only_here": list(self.only_here)}
+
+
+@dataclass(frozen=True)
 class ReleaseDifference:
-    """One aspect of the plans that differs between the releases: `values` per release, and why."""
+    """One aspect of the plans that differs between the releases: `values` per release label (``"1.2.x"``;
+    a plain value, or a :class:`ListComparison` for files and partitions), and why."""
 
     aspect: str
     values: dict[str, Any]
     why: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"aspect": self.aspect, "values": dict(self.values), "why": self.why}
+        return {"aspect": self.aspect, "why": self.why,
+                "values": {k: v.to_dict() if isinstance(v, ListComparison) else v for k, v in self.values.items()}}
 
 
 @dataclass
@@ -89,11 +104,11 @@ def compare_releases(table: HudiTable, layers: Iterable[tuple[str, Mapping[str, 
     return comparison
 
 
-def _sets(old: str, xs: list[str], new: str, ys: list[str]) -> dict[str, dict[str, Any]]:
+def _sets(old: str, xs: list[str], new: str, ys: list[str]) -> dict[str, ListComparison]:
     """Two lists compared: per release the count, how many only it has, and the first of those."""
     only_x, only_y = sorted(set(xs) - set(ys)), sorted(set(ys) - set(xs))
-    return {f"{old}.x": {"count": len(xs), "only_here_count": len(only_x), "only_here": only_x[:LISTED]},
-            f"{new}.x": {"count": len(ys), "only_here_count": len(only_y), "only_here": only_y[:LISTED]}}
+    return {f"{old}.x": ListComparison(len(xs), len(only_x), tuple(only_x[:LISTED])),
+            f"{new}.x": ListComparison(len(ys), len(only_y), tuple(only_y[:LISTED]))}
 
 
 def _why_ignored(configs: Mapping[str, ServiceConfig]) -> str:
@@ -127,10 +142,10 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
     differ("clean.not_scheduled_reason", reasons[old], reasons[new],
            f"{old}: {a.not_scheduled_detail or 'scheduled'}; {new}: {b.not_scheduled_detail or 'scheduled'}")
     files = _sets(old, [d.path for d in a.files_to_delete], new, [d.path for d in b.files_to_delete])
-    if any(v["only_here_count"] for v in files.values()):
+    if any(v.only_here_count for v in files.values()):
         out.append(ReleaseDifference("clean.files_to_delete", files,
-                                     f"{files[f'{old}.x']['only_here_count']} file(s) deleted only by {old}, "
-                                     f"{files[f'{new}.x']['only_here_count']} only by {new}"))
+                                     f"{files[f'{old}.x'].only_here_count} file(s) deleted only by {old}, "
+                                     f"{files[f'{new}.x'].only_here_count} only by {new}"))
     differ("clean.partitions_to_delete", a.partitions_to_delete, b.partitions_to_delete,
            "1.1 persists a plan only when it has files to delete; 1.2 also with partitions only (PR #18337)")
     differ("clean.empty_clean", a.writes_empty_clean, b.writes_empty_clean,

@@ -59,6 +59,13 @@ class InstantInfo:
         return cls(str(ts), _str(d.get("action")), _str(d.get("state")))
 
 
+def updates_existing_group(prev_commit: Any) -> bool:
+    """Whether a write stat with this `prevCommit` rewrote an existing file group (leaving an older slice
+    behind): set and not ``"null"`` in any case, as `HoodieCommitMetadata` reads it (a new group's writer
+    records the string ``"null"``)."""
+    return prev_commit is not None and str(prev_commit).lower() != "null"
+
+
 @dataclass(frozen=True)
 class WriteStat:
     """`HoodieWriteStat`: one file written by a commit. `path` is relative to the base path."""
@@ -194,6 +201,15 @@ class CommitMetadata:
 
     def write_stats(self) -> list[WriteStat]:
         return [s for stats in self.partition_to_write_stats.values() for s in stats]
+
+    def partitions_with_updated_groups(self) -> list[str]:
+        """Written partitions where a write stat rewrote an existing file group
+        (`getWritePartitionPathsWithUpdatedFileGroups`, 1.2), without building a :class:`WriteStat` each."""
+        if "partition_to_write_stats" in self.__dict__:
+            return [p for p, stats in self.partition_to_write_stats.items()
+                    if any(updates_existing_group(s.prev_commit) for s in stats)]
+        return [str(p) for p, items in _map(self.raw.get("partitionToWriteStats")).items()
+                if any(_is_map(d) and updates_existing_group(d.get("prevCommit")) for d in _list(items))]
 
     def log_write_refs(self) -> list[tuple[str | None, str | None, int | None, tuple[str, ...]]]:
         """``(file_id, path, log_offset, log_files)`` of every write stat, as :meth:`write_stats` reads
