@@ -259,6 +259,34 @@ st.plotly_chart(charts.before_after_figure(instants, after, result.markers_befor
                                            titles=("Before", "After the planned archival"), timezone=timezone),
                 key="before_after", width="stretch")
 
+lsm = archive.lsm
+if lsm is not None:
+    st.subheader("LSM timeline after this archival")
+    st.caption("What Hudi's LSMTimelineWriter does once the instants are chosen: one L0 file and a new snapshot, "
+               "then compaction of full levels and cleaning of old snapshots (layout 2 only).")
+    kept = lsm.retained_versions + lsm.compactions
+    render.facts([
+        render.Fact("Snapshot", f"{lsm.latest_version} → {lsm.final_version}", sub=lsm.version_source, mono=True),
+        render.Fact("Compactions", lsm.compactions),
+        render.Fact("Snapshots kept", kept, sub=lsm.retained_rule),
+        render.Fact("Files deleted", len(lsm.deletions), tone="warn" if lsm.deletions else "",
+                    sub=f"{len(lsm.manifests_deleted)} manifest(s), {len(lsm.data_files_deleted)} data file(s)"),
+    ])
+    if lsm.failure:
+        st.warning(f"Hudi's archiver would fail here: {lsm.failure}", icon=":material/error:")
+    steps = render.frame([{**s.to_dict(), "inputs": ", ".join(s.inputs)} for s in lsm.steps])
+    if not steps.empty:
+        render.table(steps, "lsm_steps", "lsm_steps", caption="Files this archival writes, in order; each with "
+                     "the snapshot version it commits.",
+                     column_config={"detail": st.column_config.TextColumn(width="large")})
+    if lsm.versions_kept is None and not lsm.failure:
+        st.caption(f"{lsm.snapshot_count} snapshot(s), at most {kept} kept: cleaning deletes nothing.")
+    elif lsm.deletions:
+        render.table(render.frame([d.to_dict() for d in lsm.deletions]), "lsm_deletions", "lsm_deletions",
+                     caption=f"Deleted by cleaning (it keeps snapshots {', '.join(map(str, lsm.versions_kept or []))}).")
+    for note in lsm.notes:
+        st.caption(note)
+
 # -- exposure ------------------------------------------------------------------------------------
 st.subheader("Replaced file groups an archival would expose")
 unguarded = other_exposed if guard else exposed

@@ -41,6 +41,9 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("plan-clean", "case_b", ["plan-clean", "--conf", "hoodie.cleaner.commits.retained=2"]),
     ("plan-archive", "case_b", ["plan-archive", "--conf", "hoodie.keep.min.commits=5", "--conf",
                                 "hoodie.keep.max.commits=6", "--conf", "hoodie.cleaner.commits.retained=4"]),
+    ("plan-archive --without-savepoint-guard", "case_b", [
+        "plan-archive", "--without-savepoint-guard", "--conf", "hoodie.keep.min.commits=2", "--conf",
+        "hoodie.keep.max.commits=3", "--conf", "hoodie.cleaner.commits.retained=1"]),
     ("compare-releases", "case_b", ["compare-releases", "--conf", "hoodie.cleaner.commits.retained=2",
                                     "--conf", "hoodie.clean.max.commits.to.clean=1"]),
     ("doctor", "case_b", ["doctor"]),

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.output import render_json, render_table
 from hudi_core.errors import HudiInspectError
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
 from hudi_core.timeline.instant import parse_instant_time
+
+if TYPE_CHECKING:
+    from hudi_core.services.lsm_archive import LsmArchivalPlan
 
 AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
 
@@ -144,7 +147,32 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     for e in plan.exposed_file_groups:
         print(f"EXPOSED: {e.partition}/{e.file_id} (replaced by {e.replaced_by}) would be read again next to "
               f"{', '.join(e.replacement_file_ids)}: duplicate data")
+    if plan.lsm is not None:
+        _print_lsm(plan.lsm)
     return 0
+
+
+def _print_lsm(lsm: LsmArchivalPlan) -> None:
+    """The LSM history lines of `plan-archive`'s text output."""
+    print(f"LSM timeline {lsm.history_dir}: snapshot {lsm.latest_version} ({lsm.version_source}) -> "
+          f"{lsm.final_version}")
+    for step in lsm.steps:
+        made = f"snapshot {step.version}" if step.version is not None else "no new snapshot"
+        inputs = f" from {', '.join(step.inputs)}" if step.inputs else ""
+        print(f"  {step.kind.value}: {step.file_name} (level {step.level}, {made}){inputs}; {step.detail}")
+    if lsm.failure:
+        print(f"  FAILS: {lsm.failure}")
+        return
+    if lsm.versions_kept is None:
+        print(f"  cleaning: {lsm.snapshot_count} snapshot(s), at most {lsm.retained_versions + lsm.compactions} kept "
+              f"({lsm.retained_rule}): nothing deleted")
+    else:
+        print(f"  cleaning keeps snapshots {', '.join(map(str, lsm.versions_kept))} ({lsm.retained_rule}); "
+              f"deletes {len(lsm.manifests_deleted)} manifest(s), {len(lsm.data_files_deleted)} data file(s)")
+        for d in lsm.deletions:
+            print(f"    delete {d.name}: {d.reason}")
+    for note in lsm.notes:
+        print(f"  note: {note}")
 
 
 def cmd_compare_releases(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
+from hudi_core.services.lsm_archive import LsmArchivalPlan, plan_lsm_archival
 from hudi_core.services.safety import ExposedGroup, check_archival_safety
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.active import ActiveTimeline, Timeline
@@ -119,6 +120,8 @@ class ArchivePlan:
     is_metadata_table: bool = False
     #: On a metadata table: how its archiver settings derive from the data table's (one line each).
     metadata_table_config: list[str] = field(default_factory=list)
+    #: V2 with something to archive: the L0 file, compactions and deletions in the LSM history.
+    lsm: LsmArchivalPlan | None = None
 
     @property
     def incomplete(self) -> bool:
@@ -166,6 +169,7 @@ class ArchivePlan:
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
             "ignored_config_keys": self.config.ignored_dicts(),
+            "lsm_timeline": self.lsm.to_dict() if self.lsm is not None else None,
         }
 
 
@@ -311,13 +315,21 @@ def guard_a6(table: HudiTable) -> Guard:
 
 
 def guard_a7(table: HudiTable) -> Guard:
-    """A7 (V1, PR #18380): the ECTR recorded in the last completed clean's metadata."""
+    """A7 (V1, PR #18380, 1.2): the first completed commit at or after the ECTR recorded in the last completed
+    clean's metadata (`commitTimeline.findInstantsAfterOrEquals(ectr).firstInstant()`); none when no commit
+    is that late, or the ECTR is blank."""
     clean = tls.latest_completed_clean(table.timeline)
     meta = tls.clean_metadata(table.timeline, clean) if clean else None
-    if meta is None or not meta.earliest_commit_to_retain:
+    ectr = meta.earliest_commit_to_retain if meta is not None else None
+    if clean is None or not ectr or not ectr.strip():
         return Guard(GuardName.A7, None, "no completed clean with an ECTR")
-    return Guard(GuardName.A7, meta.earliest_commit_to_retain,
-                 f"earliestCommitToRetain recorded by clean {clean.requested_time if clean else ''}")
+    first = next((i for i in tls.completed_commits(table.timeline) if i.requested_time >= ectr), None)
+    if first is None:
+        return Guard(GuardName.A7, None, f"no completed commit at or after the ECTR {ectr} of clean "
+                                         f"{clean.requested_time}")
+    return Guard(GuardName.A7, first.requested_time,
+                 f"first completed commit at or after the earliestCommitToRetain {ectr} recorded by clean "
+                 f"{clean.requested_time}")
 
 
 # -- the planner ----------------------------------------------------------------------------------
@@ -496,6 +508,8 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         metadata_table_config=derived,
     )
     _refuse_on_missing_inputs(plan, timeline)
+    if v2 and plan.to_archive:
+        plan.lsm = plan_lsm_archival(table, [i.requested_time for i in plan.to_archive], config)
     if check_safety and plan.to_archive:
         plan.exposed_file_groups = check_archival_safety(table, plan)
     return plan

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import HudiInspectError
+from hudi_core.timeline import lsm_rules
 
 KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
 KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"
@@ -121,9 +122,10 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "parallelism deleting archived instant files"),
     ConfigKey("hoodie.archive.limit.instants", "archive_limit_instants", "int", None,
               "V1: cap on instants archived per run (TimelineArchiverV1.ARCHIVE_LIMIT_INSTANTS)"),
+    # Verified in `HoodieArchivalConfig.BLOCK_ARCHIVAL_ON_LATEST_CLEAN_ECTR` of a 1.2 snapshot: sinceVersion 1.2.0,
+    # no alternative name; `TimelineArchiverV1` reads it (V1 only).
     ConfigKey("hoodie.archive.block.on.latest.clean.ectr", "block_on_latest_clean_ectr", "bool", False,
-              "A7 (V1, PR #18380): stop before the ECTR recorded by the last completed clean",
-              ("hoodie.archive.block.on.clean.ectr",), unverified=True),
+              "A7 (V1, PR #18380): stop before the ECTR recorded by the last completed clean", since="1.2"),
     ConfigKey("hoodie.archive.keep.clean.plan.retain.instant", "keep_clean_plan_retain_instant", "bool", False,
               "A6 (V2, HUDI-9634): stop before the latest clean plan's earliestInstantToRetain",
               (), unverified=True),
@@ -173,11 +175,15 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
               "1.2: the metadata table's compaction trigger (its archiver's A2 guard)", (),
               ("NUM_COMMITS", "NUM_COMMITS_AFTER_LAST_REQUEST", "TIME_ELAPSED", "NUM_AND_TIME", "NUM_OR_TIME"),
               since="1.2"),
-    ConfigKey("hoodie.timeline.manifest.retained.versions", "timeline_manifest_retained_versions", "int", 3,
-              "1.2: LSM timeline manifest versions retained", unverified=True, since="1.2", int_rule="positive",
-              not_emulated=("only decides which old manifest_N and history files the archiver deletes after an "
-                            "archival, which this dry run does not list; 1.2's LSMTimelineWriter.clean was not "
-                            "readable here (1.0/1.1 keep 3 + the layers compacted in that run)")),
+    # `HoodieArchivalConfig` of a 1.2 snapshot: TIMELINE_MANIFEST_RETAINED_VERSIONS (PR #17996) and
+    # TIMELINE_COMPACTION_TARGET_FILE_MAX_BYTES (PR #17784); used by `LSMTimelineWriter` (see timeline.lsm_rules).
+    ConfigKey("hoodie.timeline.manifest.retained.versions", "timeline_manifest_retained_versions", "int",
+              lsm_rules.RETAINED_VERSIONS,
+              "V2: LSM timeline snapshot versions kept after an archival (plus one per compaction it ran)",
+              since="1.2", int_rule="positive"),
+    ConfigKey("hoodie.timeline.compaction.target.file.max.bytes", "timeline_compaction_max_bytes", "int",
+              lsm_rules.MAX_FILE_BYTES, "V2: cap on the total input of one LSM timeline compaction",
+              since="1.2", int_rule="positive"),
 )
 
 _BY_NAME: dict[str, ConfigKey] = {n: k for k in KNOWN_KEYS for n in k.names()}
@@ -343,7 +349,8 @@ class ServiceConfig:
     mdt_derive_clean_policy: bool = True
     mdt_compact_max_delta_commits: int = 10
     mdt_compact_trigger_strategy: str = "NUM_COMMITS"
-    timeline_manifest_retained_versions: int = 3
+    timeline_manifest_retained_versions: int = lsm_rules.RETAINED_VERSIONS
+    timeline_compaction_max_bytes: int = lsm_rules.MAX_FILE_BYTES
     #: The emulated Hudi release (`--hudi-release`).
     hudi_release: str = DEFAULT_HUDI_RELEASE
     explicit: dict[str, Any] = field(default_factory=dict, compare=False)

@@ -86,7 +86,9 @@ def _summary(clean: CleanPlan, archive: ArchivePlan) -> dict[str, Any]:
         "archive": {"boundary": archive.boundary_instant,
                     "guard": archive.boundary_guard.value if archive.boundary_guard else None,
                     "min_to_keep": archive.min_to_keep, "max_to_keep": archive.max_to_keep,
-                    "instants_to_archive": len(archive.to_archive)},
+                    "instants_to_archive": len(archive.to_archive),
+                    "lsm_compactions": archive.lsm.compactions if archive.lsm else None,
+                    "lsm_files_deleted": (len(archive.lsm.deletions) if archive.lsm else None)},
     }
 
 
@@ -158,4 +160,15 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
     differ("archive.instants_to_archive", [i.requested_time for i in x.to_archive][:LISTED],
            [i.requested_time for i in y.to_archive][:LISTED],
            f"{len(x.to_archive)} instant(s) under {old}, {len(y.to_archive)} under {new}")
+    if x.lsm is not None and y.lsm is not None:
+        differ("archive.lsm_compactions", [s.file_name for s in x.lsm.steps if s.inputs],
+               [s.file_name for s in y.lsm.steps if s.inputs],
+               "1.2 skips a leading file over hoodie.timeline.compaction.target.file.max.bytes instead of stalling "
+               "the level (PR #17784)")
+        differ("archive.lsm_failure", x.lsm.failure, y.lsm.failure,
+               "1.2 deletes a manifest left by a failed write before writing it again")
+        gone = _sets(old, [d.name for d in x.lsm.deletions], new, [d.name for d in y.lsm.deletions])
+        if any(v.only_here_count for v in gone.values()):
+            out.append(ReleaseDifference("archive.lsm_files_deleted", gone,
+                                         f"{old}: {x.lsm.retained_rule}; {new}: {y.lsm.retained_rule}{ignored}"))
     return out

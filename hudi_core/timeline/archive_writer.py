@@ -39,17 +39,16 @@ from hudi_core.logfile.writer import encode_block
 from hudi_core.properties import TableProperties
 from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.timeline import instant as ia
+from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.encode import conform_record, encode_datum, jackson_pretty, writer_schema_json
 from hudi_core.timeline.instant import Instant, State
 
 #: `hoodie.commits.archival.batch` default: records per archive log block.
 ARCHIVAL_BATCH = 10
 #: `hoodie.timeline.compaction.batch.size` default: files of a level merged into the next one.
-LSM_COMPACTION_BATCH = 10
+LSM_COMPACTION_BATCH = lsm_rules.COMPACTION_BATCH
 #: Upper bound of the total input size of one LSM compaction (`hoodie.timeline.compaction.target.file.max.bytes`).
-LSM_MAX_FILE_BYTES = 1024 * 1024 * 1024
-#: Snapshot versions kept by LSM cleaning, on top of the number of compactions just done.
-LSM_KEEP_VERSIONS = 3
+LSM_MAX_FILE_BYTES = lsm_rules.MAX_FILE_BYTES
 #: Write token Hudi's archiver uses for archive log files.
 ARCHIVE_WRITE_TOKEN = "1-0-1"
 LSM_INSTANT_VERSION = 1
@@ -290,7 +289,7 @@ class LsmFile:
 
 def lsm_file_name(min_instant: str, max_instant: str, level: int) -> str:
     """`<minInstant>_<maxInstant>_<level>.parquet`."""
-    return f"{min_instant}_{max_instant}_{level}.parquet"
+    return lsm_rules.data_file_name(min_instant, max_instant, level)
 
 
 def manifest_json(files: Sequence[LsmFile]) -> str:
@@ -395,20 +394,15 @@ class LSMTimelineWriter:
             at_level = sorted((f for f in files if f.level == level), key=lambda f: f.file_name)
             if len(at_level) < self.compaction_batch:
                 break
-            candidates: list[LsmFile] = []
-            total = 0
-            for f in at_level:
-                too_big = bool(candidates) and total + f.file_len > self.max_file_bytes
-                if len(candidates) >= self.compaction_batch or too_big:
-                    break
-                candidates.append(f)
-                total += f.file_len
-            if len(candidates) < 2:
+            by_name = {f.file_name: f for f in at_level}
+            chosen = lsm_rules.compaction_candidates([(f.file_name, f.file_len) for f in at_level],
+                                                     self.compaction_batch, self.max_file_bytes, "1.2")
+            if len(chosen) < 2:
                 break
+            candidates = [by_name[n] for n in chosen]
             tables = [pq.read_table(str(self.scratch.path(f"{self.history_dir}/{f.file_name}"))) for f in candidates]
             merged = pa.concat_tables([t.cast(LSM_ARROW_SCHEMA) for t in tables])
-            name = lsm_file_name(min(f.min_instant for f in candidates), max(f.max_instant for f in candidates),
-                                 level + 1)
+            name = lsm_rules.compacted_file_name(chosen)
             entry = self._write_parquet(name, merged)
             gone = {f.file_name for f in candidates}
             remaining = [f for f in files if f.file_name not in gone and f.file_name != name]
@@ -420,7 +414,8 @@ class LSMTimelineWriter:
         """Keep the newest ``3 + compactions`` snapshots; delete older manifests and the data files
         no kept manifest names. Returns the deleted relative paths."""
         versions = self.manifest_versions()
-        keep = versions[-(LSM_KEEP_VERSIONS + compactions):] if versions else []
+        kept = lsm_rules.versions_to_keep(versions, lsm_rules.RETAINED_VERSIONS, compactions)
+        keep = versions if kept is None else kept
         live: set[str] = set()
         for v in keep:
             live.update(f.file_name for f in self.read_manifest(v))
