@@ -282,8 +282,9 @@ if lsm is not None:
     if lsm.versions_kept is None and not lsm.failure:
         st.caption(f"{lsm.snapshot_count} snapshot(s), at most {kept} kept: cleaning deletes nothing.")
     elif lsm.deletions:
+        kept_versions = ", ".join(map(str, lsm.versions_kept or []))
         render.table(render.frame([d.to_dict() for d in lsm.deletions]), "lsm_deletions", "lsm_deletions",
-                     caption=f"Deleted by cleaning (it keeps snapshots {', '.join(map(str, lsm.versions_kept or []))}).")
+                     caption=f"Deleted by cleaning (it keeps snapshots {kept_versions}).")
     for note in lsm.notes:
         st.caption(note)
 

@@ -516,3 +516,39 @@ def test_jump_callback_and_picker_options() -> None:
     assert state.picker_options(["2", "3"], "1", {"1", "2", "3"}) == ["1", "2", "3"]
     assert state.picker_options(["2", "3"], "3", {"1", "2", "3"}) == ["2", "3"]
     assert state.picker_options(["2", "3"], "9", {"1", "2", "3"}) == ["2", "3"]
+
+
+def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path]) -> None:
+    """Issue 14: on a layout-2 table the archiver section says what the archival does to the LSM timeline: the L0
+    file and its snapshot, then which old manifests cleaning deletes (LSMTimelineWriter, 1.2's
+    hoodie.timeline.manifest.retained.versions)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from services_tables import T, TableWriter
+
+    from hudi_core.timeline import archive_writer as aw
+
+    w = TableWriter(ui_env["extra"] / "lsm", version=9)
+    for n in range(1, 16):
+        w.commit(T(n), [("p1", "f1")])
+    table = w.open()
+    for inst in list(table.timeline)[:6]:  # six archivals of one instant each: manifests 1..6, no cleaning
+        writer = aw.LSMTimelineWriter(w.scratch, ".hoodie/timeline/history", compaction_batch=99, clean=False)
+        writer.append([aw.lsm_instant_row(b) for b in aw.collect_instant_bodies(w.scratch, table.properties, [inst])])
+        for f in inst.files:
+            w.scratch.delete(f"{table.properties.timeline_dir}/{f.name}")
+    at = open_page(CLEANER, w.scratch.root)
+    uri = at.query_params["table"]
+    at.number_input(key=f"conf::{uri}::hoodie.keep.min.commits").set_value(4)
+    at.number_input(key=f"conf::{uri}::hoodie.keep.max.commits").set_value(5)
+    at.number_input(key=f"conf::{uri}::hoodie.clean.commits.retained").set_value(1)
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    assert "LSM timeline after this archival" in texts(at.subheader)
+    f = facts(at)
+    assert f["Snapshot"][0] == "6 → 7" and f["Snapshots kept"][0] == "3" and f["Files deleted"][0] == "4"
+    steps = next(d.value for d in at.dataframe if "kind" in d.value.columns)
+    assert list(steps["file"]) == [f"{T(7)}_{T(11)}_0.parquet"] and list(steps["version"]) == [7]
+    gone = next(d.value for d in at.dataframe if {"file", "kind", "reason", "size"} == set(d.value.columns))
+    assert list(gone["file"]) == [f"manifest_{v}" for v in (1, 2, 3, 4)]
