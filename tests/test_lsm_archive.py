@@ -23,6 +23,7 @@ from hudi_core.services.lsm_archive import LsmStepKind
 from hudi_core.services.releases import compare_releases
 from hudi_core.timeline import archive_writer as aw
 from hudi_core.timeline import lsm_rules
+from hudi_core.timeline.archived_v2 import resolve_snapshot
 
 HISTORY = ".hoodie/timeline/history"
 
@@ -250,6 +251,9 @@ def test_leftover_manifest_and_version_file(tmp_path: Path) -> None:
     new = plan_archive(w.open(), conf(batch=10), check_safety=False).lsm
     assert new.failure is None and new.latest_version == 7 and new.version_source.startswith("_version_ unreadable")
     assert [s.version for s in new.steps] == [8]
+    # The reader (LSMTimeline.latestSnapshotVersion) falls back the same way: to the leftover manifest_7.
+    snap = resolve_snapshot(w.open().storage, HISTORY)
+    assert snap.version == 7 and "lsm_version_unreadable" in {f.code for f in snap.findings}
     w.scratch.delete(f"{HISTORY}/_version_")
     w.scratch.write_bytes(f"{HISTORY}/_version_", b"6")
     new = plan_archive(w.open(), conf(batch=10), check_safety=False).lsm

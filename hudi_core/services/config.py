@@ -161,10 +161,11 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.prewrite.cleaner.policy", "prewrite_cleaner_policy", "str", "NONE",
               "1.2: clean or roll back failed writes before a write starts", (),
               ("NONE", "CLEAN", "ROLLBACK_FAILED_WRITES"), since="1.2",
-              not_emulated=("changes when the clean runs (before each write), not which files it deletes: this plan "
-                            "is the one that clean would make if it is scheduled, but whether the pre-write call "
-                            "skips the hoodie.clean.max.commits trigger or a pending clean could not be verified "
-                            "(1.2's BaseHoodieWriteClient was not readable here)")),
+              not_emulated=("changes when the clean runs (CLEAN: a clean call in startCommit before each write, PR "
+                            "#18197), not which files it deletes: this plan is the one that clean would make if it "
+                            "is scheduled, but whether that call skips the hoodie.clean.max.commits trigger or a "
+                            "pending clean could not be verified (no 1.2 BaseHoodieWriteClient with PR #18197 was "
+                            "readable here)")),
     # Emulated: `HoodieMetadataWriteUtils.createMetadataWriteConfig` (see ServiceConfig.for_metadata_table).
     ConfigKey("hoodie.metadata.derive.from.datatable.clean.policy", "mdt_derive_clean_policy", "bool", True,
               "1.2: the metadata table's cleaner derives its policy and retention from the data table's (false: "

@@ -31,13 +31,13 @@ import pyarrow.parquet as pq
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.storage import FileInfo, ReadOnlyStorage, StorageSpec
+from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
 
 VERSION_FILE_NAME = "_version_"
 MANIFEST_PATTERN = re.compile(r"^manifest_(\d+)$")
 #: `LSMTimeline.ARCHIVE_FILE_PATTERN` (single-digit level, as in Java).
 LSM_FILE_PATTERN = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet")
-_JAVA_INT = re.compile(r"^[+-]?\d+$")
 
 LISTING_COLUMNS = ("instantTime", "completionTime", "action")
 #: Rows per batch when streaming one row group to fetch one instant's bytes.
@@ -101,9 +101,7 @@ def resolve_snapshot(storage: ReadOnlyStorage, history_dir: str) -> LsmSnapshot:
     if VERSION_FILE_NAME in by_name:
         try:
             text = storage.read(vpath).decode("utf-8")
-            if not _JAVA_INT.match(text):
-                raise ValueError(f"{text[:40]!r} is not a decimal number")
-            version = int(text)
+            version = lsm_rules.parse_version_file(text)  # Integer.parseInt: "6\n" fails, as in Hudi
         except (StorageError, UnicodeDecodeError, ValueError) as exc:
             snap.findings.append(Finding(
                 Severity.WARNING, "lsm_version_unreadable", storage.uri_of(vpath),
