@@ -506,3 +506,25 @@ def test_compare_releases_names_every_difference(tmp_path: Path, version: int,
     assert "DIFFERS clean.earliest_commit_to_retain:\n  1.1.x: " + T(27) + "\n  1.2.x: " + T(10) in text
     assert "DIFFERS clean.files_to_delete:\n  1.1.x: 26 (17 only here: p1/" in text
     assert "\n  1.2.x: 9 (0 only here)\n" in text
+
+
+@pytest.mark.parametrize("version", [8, 9])
+def test_incremental_clean_names_a_replacecommits_insert_only_partitions(tmp_path: Path, version: int) -> None:
+    """PR #18016 (merged) describes 1.2's partitions of a commit/replacecommit as those where it "left uncleaned
+    files (due to updating or replacing file groups)": a clustering that replaced groups in p1 and wrote its new
+    group to p1 and p3 certainly gives p1; p3 (only new file groups) is still scanned, as 1.1 does, and named."""
+    w = TableWriter(tmp_path / "t", version=version)
+    w.commit(T(1), [("p1", "a"), ("p2", "b")])
+    w.commit(T(2), [("p1", "a"), ("p2", "b")])
+    w.raw_clean(T(3), T(1))
+    w.replace(T(4), [("p1", "a")], [("p1", "c"), ("p3", "d")])
+    for n in (5, 6):
+        w.commit(T(n), [("p2", "b")])
+    conf = {"hoodie.clean.commits.retained": "2"}
+    new = plan_clean(w.open(), conf)
+    old = plan_clean(w.open(), ServiceConfig.from_conf(conf, "1.1"))
+    assert new.ectr == old.ectr == T(5) and new.partition_mode == "incremental"
+    assert new.partitions == old.partitions == ["p1", "p2", "p3"]
+    assert new.partition_detail.endswith("only added file groups (PR #18016 describes partitions with updated or "
+                                         "replaced file groups; counted as 1.1 counts them): partitions at stake: p3")
+    assert "replacecommit" not in old.partition_detail and "at stake" not in old.partition_detail

@@ -459,7 +459,30 @@ def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfi
 #: describes only the copy-on-write change; which one 1.2.0 ships could not be settled here, so delta
 #: commits are counted as 1.1 counts them and the partitions at stake are named.
 DELTA_COMMIT_NOTE = ("Hudi 1.2 may give delta commits no partition here (PR #18016: a 1.2-era CleanPlanner copy "
-                     "does, the merged PR's description speaks of copy-on-write only; counted as 1.1 counts them)")
+                     "does, the merged PR's description speaks of copy-on-write only; counted as 1.1 counts them): "
+                     "partitions only delta commits touched")
+#: Said in a 1.2 plan whose window holds a replacecommit writing partitions where it neither replaced nor updated
+#: a file group: the merged PR #18016 describes its new commit/replacecommit API as "the partitions the instant
+#: left uncleaned files in (due to updating or replacing file groups)", which would drop them; no 1.2 source of
+#: that API was readable, so they are counted as 1.1 counts them and named.
+REPLACE_COMMIT_NOTE = ("Hudi 1.2 may skip a replacecommit's partitions where it only added file groups (PR #18016 "
+                       "describes partitions with updated or replaced file groups; counted as 1.1 counts them): "
+                       "partitions at stake")
+
+
+def _partitions_given_for_sure(timeline: ActiveTimeline, inst: Instant, config: ServiceConfig,
+                               is_mor: bool) -> set[str] | None:
+    """The partitions of `inst` that 1.2's `getPartitionsForInstants` certainly gives (``None``: all of them,
+    as under 1.1 or for a copy-on-write commit); see :data:`DELTA_COMMIT_NOTE` and :data:`REPLACE_COMMIT_NOTE`."""
+    if config.hudi_release == "1.1":
+        return None
+    if inst.action == ia.DELTA_COMMIT and is_mor:
+        return set()
+    if inst.action == ia.REPLACE_COMMIT:
+        meta = timeline.commit_metadata(inst)
+        if isinstance(meta, CommitMetadata):
+            return set(meta.partition_to_replace_file_ids) | set(meta.partitions_with_updated_groups())
+    return None
 
 
 def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> tuple[list[str], str, str | None]:
@@ -722,16 +745,19 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
                 return all_partitions, "full", (f"savepoint(s) {', '.join(removed)} recorded by clean "
                                                 f"{last_clean.requested_time} are not among the planner's "
                                                 "savepoints (deleted, or not tracked for this table): full scan")
-            parts: dict[str, bool] = {}  # partition -> whether only delta commits gave it
+            # partition -> None when a commit gives it for sure under the emulated release, else why not
+            parts: dict[str, str | None] = {}
             for inst in tls.completed_commits(timeline):
                 if prev <= inst.requested_time < ectr.requested_time:
-                    by_delta = inst.action == ia.DELTA_COMMIT
+                    sure = _partitions_given_for_sure(timeline, inst, config, is_mor)
                     for p in _partitions_of(timeline, inst, config, is_mor):
-                        parts[p] = parts.get(p, True) and by_delta
+                        doubt = None if sure is None or p in sure else inst.action
+                        parts[p] = None if p in parts and parts[p] is None else doubt
             detail = f"commits in [{prev}, {ectr.requested_time}) since clean {last_clean.requested_time}"
-            at_stake = sorted(p for p, only_delta in parts.items() if only_delta)
-            if config.hudi_release != "1.1" and is_mor and at_stake:
-                detail += f"; {DELTA_COMMIT_NOTE}: partitions only delta commits touched: {', '.join(at_stake)}"
+            for action, note in ((ia.DELTA_COMMIT, DELTA_COMMIT_NOTE), (ia.REPLACE_COMMIT, REPLACE_COMMIT_NOTE)):
+                at_stake = sorted(p for p, doubt in parts.items() if doubt == action)
+                if at_stake:
+                    detail += f"; {note}: {', '.join(at_stake)}"
             return sorted(parts), "incremental", detail
         if prev.strip():
             return all_partitions, "full", f"previous ECTR {prev} is before the active timeline starts: full scan"
