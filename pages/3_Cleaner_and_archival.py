@@ -264,7 +264,7 @@ if lsm is not None:
     st.subheader("LSM timeline after this archival")
     st.caption("What Hudi's LSMTimelineWriter does once the instants are chosen: one L0 file and a new snapshot, "
                "then compaction of full levels and cleaning of old snapshots (layout 2 only).")
-    kept = lsm.retained_versions + lsm.compactions
+    kept = lsm.most_versions_kept
     render.facts([
         render.Fact("Snapshot", f"{lsm.latest_version} → {lsm.final_version}", sub=lsm.version_source, mono=True),
         render.Fact("Compactions", lsm.compactions),

@@ -174,6 +174,14 @@ def test_candidate_rules_by_release() -> None:
         lsm_rules.manifest_version("manifest_x")
     with pytest.raises(ValueError):
         lsm_rules.parse_version_file("9\n")
+    # HoodieLSMTimelineManifest.fromJsonString (Jackson): empty content and a missing `files` are empty manifests,
+    # unknown fields are ignored; what Jackson cannot map throws ("Error deserializing manifest entries").
+    assert lsm_rules.parse_manifest(b"") == lsm_rules.parse_manifest(b"{}") == []
+    assert lsm_rules.parse_manifest(b'{"files":[{"fileName":"a","fileLen":3,"x":1},{"fileName":"b"}],"y":2}') == [
+        ("a", 3), ("b", None)]
+    for bad in (b"[]", b'{"files":{}}', b'{"files":[{"fileLen":3}]}', b"{not json"):
+        with pytest.raises(ValueError):
+            lsm_rules.parse_manifest(bad)
 
 
 def _six_snapshots(tmp_path: Path) -> TableWriter:

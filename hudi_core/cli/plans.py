@@ -164,7 +164,7 @@ def _print_lsm(lsm: LsmArchivalPlan) -> None:
         print(f"  FAILS: {lsm.failure}")
         return
     if lsm.versions_kept is None:
-        print(f"  cleaning: {lsm.snapshot_count} snapshot(s), at most {lsm.retained_versions + lsm.compactions} kept "
+        print(f"  cleaning: {lsm.snapshot_count} snapshot(s), at most {lsm.most_versions_kept} kept "
               f"({lsm.retained_rule}): nothing deleted")
     else:
         print(f"  cleaning keeps snapshots {', '.join(map(str, lsm.versions_kept))} ({lsm.retained_rule}); "

@@ -336,12 +336,14 @@ def guard_a7(table: HudiTable) -> Guard:
 
 
 def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
-                 savepoint_guard: bool = True, check_safety: bool = True) -> ArchivePlan:
-    """Plan the next archival of `table` as Hudi 1.1.x would, without writing anything.
+                 savepoint_guard: bool = True, check_safety: bool = True, with_lsm: bool = True) -> ArchivePlan:
+    """Plan the next archival of `table` as the configured release (1.1.x or 1.2.x) would, without writing.
 
     V1 for table versions ≤ 7, V2 for 8 and 9. With `check_safety`, the plan's
     `exposed_file_groups` lists replaced file groups the archival would make visible again
-    (:func:`hudi_core.services.safety.check_archival_safety`).
+    (:func:`hudi_core.services.safety.check_archival_safety`). With `with_lsm` (V2 only), `lsm` says what the
+    archival does to the LSM history (:func:`hudi_core.services.lsm_archive.plan_lsm_archival`); callers that
+    need only the boundary skip it.
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     derived: list[str] = []
@@ -508,7 +510,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
         metadata_table_config=derived,
     )
     _refuse_on_missing_inputs(plan, timeline)
-    if v2 and plan.to_archive:
+    if with_lsm and v2 and plan.to_archive:
         plan.lsm = plan_lsm_archival(table, [i.requested_time for i in plan.to_archive], config)
     if check_safety and plan.to_archive:
         plan.exposed_file_groups = check_archival_safety(table, plan)

@@ -13,7 +13,6 @@ number, a data file name outside the pattern chosen for compaction), the plan st
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,7 @@ from hudi_core.timeline import lsm_rules
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
-VERSION_FILE = "_version_"
+VERSION_FILE = lsm_rules.VERSION_FILE
 
 
 class LsmStepKind(StrEnum):
@@ -90,6 +89,15 @@ class LsmArchivalPlan:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def most_versions_kept(self) -> int:
+        """How many snapshot versions cleaning keeps at most (`LSMTimelineWriter.clean`)."""
+        return self.retained_versions + self.compactions
+
+    @property
+    def compaction_steps(self) -> list[LsmStep]:
+        return [s for s in self.steps if s.kind is LsmStepKind.COMPACT]
+
+    @property
     def manifests_deleted(self) -> list[LsmDeletion]:
         return [d for d in self.deletions if d.kind == "manifest"]
 
@@ -119,27 +127,6 @@ class LsmArchivalPlan:
 
 class _Failure(Exception):
     """Hudi's archiver throws here."""
-
-
-def _parse_manifest(data: bytes) -> list[tuple[str, int]]:
-    """`HoodieLSMTimelineManifest.fromJsonString`: empty content is an empty manifest; unknown fields are
-    ignored; a missing `fileLen` is 0 (a Java `long` default)."""
-    if not data.strip():
-        return []
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ValueError(f"not JSON ({exc})") from exc
-    files = doc.get("files", []) if isinstance(doc, dict) else None
-    if not isinstance(files, list):
-        raise ValueError('no "files" list')
-    out = []
-    for entry in files:
-        if not isinstance(entry, dict) or not isinstance(entry.get("fileName"), str):
-            raise ValueError(f"an entry without a fileName: {str(entry)[:80]}")
-        length = entry.get("fileLen")
-        out.append((entry["fileName"], int(length) if isinstance(length, int) else 0))
-    return out
 
 
 class _History:
@@ -184,9 +171,11 @@ class _History:
         if version < 0:
             return []
         if version not in self.manifests:
-            name = f"manifest_{version}"
+            name = lsm_rules.manifest_name(version)
             try:
-                self.manifests[version] = _parse_manifest(self.storage.read(f"{self.folder}/{name}"))
+                # a missing (or non-integer) fileLen counts as 0, the Java long's default
+                entries = lsm_rules.parse_manifest(self.storage.read(f"{self.folder}/{name}"))
+                self.manifests[version] = [(n, length or 0) for n, length in entries]
             except StorageError as exc:
                 raise _Failure(f"{self.uri(name)}: cannot be read ({exc})") from exc
             except ValueError as exc:
@@ -212,7 +201,7 @@ def plan_lsm_archival(table: HudiTable, requested_times: list[str], config: Serv
         _write_l0(plan, history, sorted(requested_times), release)
         _compact(plan, history, config.timeline_compaction_batch, max_bytes, release)
         plan.retained_rule = f"{rule} + {plan.compactions} compaction(s) this run"
-        _clean(plan, history, retained)
+        _clean(plan, history)
     except _Failure as exc:
         plan.failure = str(exc)
     return plan
@@ -225,13 +214,13 @@ def _write_l0(plan: LsmArchivalPlan, history: _History, times: list[str], releas
     if name in history.sizes:
         if name in {n for n, _ in latest_files}:
             plan.steps.append(LsmStep(LsmStepKind.ALREADY_COMMITTED, 0, name, None, detail=(
-                f"manifest_{plan.latest_version} already names it: the write returns early (a previous run "
-                "failed after committing it); compaction and cleaning still run")))
+                f"{lsm_rules.manifest_name(plan.latest_version)} already names it: the write returns early (a "
+                "previous run failed after committing it); compaction and cleaning still run")))
             return
         kind, detail = LsmStepKind.REWRITE_L0, "left by a failed write and named by no manifest: deleted, written again"
     else:
         kind, detail = LsmStepKind.WRITE_L0, f"{len(times)} instant(s)"
-    manifest_name = f"manifest_{new_version}"
+    manifest_name = lsm_rules.manifest_name(new_version)
     if manifest_name in history.sizes:
         # A write that failed between the manifest and `_version_`. 1.2's createManifestFile deletes it first;
         # 1.1 creates it with createImmutableFileInPath, which does not overwrite.
@@ -280,13 +269,13 @@ def _compact(plan: LsmArchivalPlan, history: _History, batch: int, max_bytes: in
                           "changes it)")
 
 
-def _clean(plan: LsmArchivalPlan, history: _History, retained: int) -> None:
+def _clean(plan: LsmArchivalPlan, history: _History) -> None:
     """`LSMTimelineWriter.clean`: keep the newest retained + compactions versions; delete the rest."""
     listed = history.versions()
     new_versions = [s.version for s in plan.steps if s.version is not None]
     names_listed = {n for n, _ in listed}
-    versions = [v for _, v in listed] + [v for v in new_versions if f"manifest_{v}" not in names_listed]
-    keep = lsm_rules.versions_to_keep(versions, retained, plan.compactions)
+    versions = [v for _, v in listed] + [v for v in new_versions if lsm_rules.manifest_name(v) not in names_listed]
+    keep = lsm_rules.versions_to_keep(versions, plan.retained_versions, plan.compactions)
     plan.snapshot_count, plan.versions_kept = len(versions), keep
     if keep is None:
         return
@@ -298,7 +287,7 @@ def _clean(plan: LsmArchivalPlan, history: _History, retained: int) -> None:
         if version not in kept:
             plan.deletions.append(LsmDeletion(name, "manifest", history.sizes.get(name),
                                               f"version {version} is older than the {len(keep)} kept"))
-    kept_names = ", ".join(f"manifest_{v}" for v in keep)
+    kept_names = ", ".join(lsm_rules.manifest_name(v) for v in keep)
     for name in sorted(history.sizes):
         if name.endswith(".parquet") and name not in live:
             plan.deletions.append(LsmDeletion(name, "data", history.sizes[name], f"named by none of {kept_names}"))

@@ -351,5 +351,7 @@ def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig |
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     found = compute_markers(table, config, now=now).items()
     split = archived_split_marker(table)
-    boundary = archival_boundary_marker(plan if plan is not None else plan_archive(table, config, check_safety=False))
+    if plan is None:
+        plan = plan_archive(table, config, check_safety=False, with_lsm=False)
+    boundary = archival_boundary_marker(plan)
     return ordered_markers([*found, *([split] if split else []), *([boundary] if boundary else [])])

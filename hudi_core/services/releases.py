@@ -161,8 +161,8 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
            [i.requested_time for i in y.to_archive][:LISTED],
            f"{len(x.to_archive)} instant(s) under {old}, {len(y.to_archive)} under {new}")
     if x.lsm is not None and y.lsm is not None:
-        differ("archive.lsm_compactions", [s.file_name for s in x.lsm.steps if s.inputs],
-               [s.file_name for s in y.lsm.steps if s.inputs],
+        differ("archive.lsm_compactions", [s.file_name for s in x.lsm.compaction_steps],
+               [s.file_name for s in y.lsm.compaction_steps],
                "1.2 skips a leading file over hoodie.timeline.compaction.target.file.max.bytes instead of stalling "
                "the level (PR #17784)")
         differ("archive.lsm_failure", x.lsm.failure, y.lsm.failure,

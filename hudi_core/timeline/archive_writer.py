@@ -54,9 +54,7 @@ ARCHIVE_WRITE_TOKEN = "1-0-1"
 LSM_INSTANT_VERSION = 1
 
 ARCHIVE_FILE_RE = re.compile(r"^\.commits_\.archive\.([0-9]+).*")
-LSM_FILE_RE = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet$")
-MANIFEST_RE = re.compile(r"^manifest_(\d+)$")
-VERSION_FILE = "_version_"
+VERSION_FILE = lsm_rules.VERSION_FILE
 
 #: The parquet schema Hudi's Avro-parquet writer derives from `HoodieLSMTimelineInstant`.
 LSM_ARROW_SCHEMA = pa.schema(
@@ -275,7 +273,7 @@ class LsmFile:
 
     @property
     def level(self) -> int:
-        m = LSM_FILE_RE.match(self.file_name)
+        m = lsm_rules.DATA_FILE_PATTERN.fullmatch(self.file_name)
         return int(m.group(3)) if m else -1
 
     @property
@@ -323,8 +321,8 @@ class LSMTimelineWriter:
         vf = self.scratch.path(f"{self.history_dir}/{VERSION_FILE}")
         if vf.is_file():
             try:
-                return int(vf.read_text(encoding="utf-8").strip())
-            except ValueError:
+                return lsm_rules.parse_version_file(vf.read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, ValueError):
                 pass
         versions = self.manifest_versions()
         return versions[-1] if versions else 0
@@ -334,18 +332,19 @@ class LSMTimelineWriter:
         folder = self.scratch.path(self.history_dir)
         if not folder.is_dir():
             return []
-        return sorted(int(m.group(1)) for p in folder.iterdir() if (m := MANIFEST_RE.match(p.name)))
+        names = [p.name for p in folder.iterdir()]
+        return sorted(lsm_rules.manifest_version(n) for n in names if lsm_rules.is_manifest_name(n))
 
     def read_manifest(self, version: int) -> list[LsmFile]:
         """The files of snapshot `version` (empty for version 0)."""
         if version <= 0:
             return []
-        data = json.loads(self.scratch.path(f"{self.history_dir}/manifest_{version}").read_text(encoding="utf-8"))
-        return [LsmFile(str(f["fileName"]), int(f["fileLen"])) for f in data.get("files") or []]
+        data = self.scratch.path(f"{self.history_dir}/{lsm_rules.manifest_name(version)}").read_bytes()
+        return [LsmFile(name, length or 0) for name, length in lsm_rules.parse_manifest(data)]
 
     def _commit_snapshot(self, files: Sequence[LsmFile]) -> int:
         version = self.latest_version() + 1
-        self.scratch.write_text(f"{self.history_dir}/manifest_{version}", manifest_json(files))
+        self.scratch.write_text(f"{self.history_dir}/{lsm_rules.manifest_name(version)}", manifest_json(files))
         # Hudi deletes and re-creates `_version_` (no newline).
         self.scratch.delete(f"{self.history_dir}/{VERSION_FILE}")
         self.scratch.write_text(f"{self.history_dir}/{VERSION_FILE}", str(version))
@@ -422,8 +421,8 @@ class LSMTimelineWriter:
         deleted: list[str] = []
         folder = self.scratch.path(self.history_dir)
         for p in sorted(folder.iterdir()):
-            m = MANIFEST_RE.match(p.name)
-            if (m and int(m.group(1)) not in keep) or (LSM_FILE_RE.match(p.name) and p.name not in live):
+            stale_manifest = lsm_rules.is_manifest_name(p.name) and lsm_rules.manifest_version(p.name) not in keep
+            if stale_manifest or (p.name.endswith(".parquet") and p.name not in live):
                 rel = f"{self.history_dir}/{p.name}"
                 self.scratch.delete(rel)
                 deleted.append(rel)
@@ -438,7 +437,7 @@ class LSMTimelineWriter:
         new_versions = [v for v in self.manifest_versions() if v not in before]
         if self.clean_enabled:
             self.clean(compactions=max(0, len(new_versions) - 1))
-        written.extend(f"{self.history_dir}/manifest_{v}" for v in new_versions)
+        written.extend(f"{self.history_dir}/{lsm_rules.manifest_name(v)}" for v in new_versions)
         written.append(f"{self.history_dir}/{VERSION_FILE}")
         return [w for w in written if self.scratch.exists(w)]
 

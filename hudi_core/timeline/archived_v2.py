@@ -18,9 +18,7 @@ file, is a finding and the rest loads.
 
 from __future__ import annotations
 
-import json
 import posixpath
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,10 +32,7 @@ from hudi_core.storage import FileInfo, ReadOnlyStorage, StorageSpec
 from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
 
-VERSION_FILE_NAME = "_version_"
-MANIFEST_PATTERN = re.compile(r"^manifest_(\d+)$")
-#: `LSMTimeline.ARCHIVE_FILE_PATTERN` (single-digit level, as in Java).
-LSM_FILE_PATTERN = re.compile(r"^(\d+)_(\d+)_(\d)\.parquet")
+VERSION_FILE_NAME = lsm_rules.VERSION_FILE
 
 LISTING_COLUMNS = ("instantTime", "completionTime", "action")
 #: Rows per batch when streaming one row group to fetch one instant's bytes.
@@ -56,7 +51,7 @@ class LsmFile:
 
     @classmethod
     def of(cls, name: str, declared_len: int | None) -> LsmFile:
-        match = LSM_FILE_PATTERN.match(name)
+        match = lsm_rules.DATA_FILE_PATTERN.fullmatch(name)
         if match is None:
             return cls(name, declared_len, None, None, None)
         return cls(name, declared_len, match.group(1), match.group(2), int(match.group(3)))
@@ -73,28 +68,26 @@ class LsmSnapshot:
 
 
 def _parse_manifest(data: bytes) -> list[LsmFile]:
+    """A manifest's entries (:func:`hudi_core.timeline.lsm_rules.parse_manifest`); raises ValueError."""
+    return [LsmFile.of(name, length) for name, length in lsm_rules.parse_manifest(data)]
+
+
+def _manifest_version(name: str) -> int | None:
+    """The version of a manifest file name (`LSMTimeline.getManifestVersion`), ``None`` for other names and
+    for a `manifest_*` name without a number (where Hudi's listing throws, the reader skips it)."""
+    if not lsm_rules.is_manifest_name(name):
+        return None
     try:
-        doc = json.loads(data.decode("utf-8"))
-    except RecursionError as exc:  # issue 16: a deeply nested manifest is damage, not a crash
-        raise ValueError("manifest JSON nested too deeply") from exc
-    if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
-        raise ValueError('no "files" list')
-    out = []
-    for entry in doc["files"]:
-        if not isinstance(entry, dict) or not isinstance(entry.get("fileName"), str):
-            raise ValueError(f"manifest entry without a fileName: {entry!r}")
-        length = entry.get("fileLen")
-        out.append(LsmFile.of(entry["fileName"], int(length) if isinstance(length, int) else None))
-    return out
+        return lsm_rules.manifest_version(name)
+    except ValueError:
+        return None
 
 
 def resolve_snapshot(storage: ReadOnlyStorage, history_dir: str) -> LsmSnapshot:
     """Choose the live snapshot: `_version_`, else the highest manifest (`latestSnapshotVersion`)."""
     listing = storage.list(history_dir)
     by_name: dict[str, FileInfo] = {i.name: i for i in listing if not i.is_dir}
-    manifests = sorted(
-        (int(m.group(1)) for n in by_name if (m := MANIFEST_PATTERN.match(n))), reverse=True
-    )
+    manifests = sorted({v for n in by_name if (v := _manifest_version(n)) is not None}, reverse=True)
     snap = LsmSnapshot(version=None)
     version: int | None = None
     vpath = f"{history_dir}/{VERSION_FILE_NAME}"
@@ -123,7 +116,7 @@ def resolve_snapshot(storage: ReadOnlyStorage, history_dir: str) -> LsmSnapshot:
                 "falling back to the highest manifest" + ("" if manifests else " (there is none)"),
             ))
     for v in candidates:
-        mpath = f"{history_dir}/manifest_{v}"
+        mpath = f"{history_dir}/{lsm_rules.manifest_name(v)}"
         try:
             snap.files = _parse_manifest(storage.read(mpath))
             snap.version = v

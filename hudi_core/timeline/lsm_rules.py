@@ -22,6 +22,7 @@ Releases (read in Hudi's source, nothing copied):
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -36,6 +37,8 @@ RETAINED_VERSIONS = 3
 DATA_FILE_PATTERN = re.compile(r"(\d+)_(\d+)_(\d)\.parquet")
 MANIFEST_PREFIX = "manifest_"
 TEMP_SUFFIX = ".tmp"
+#: The snapshot version pointer (decimal, no newline).
+VERSION_FILE = "_version_"
 _JAVA_INT = re.compile(r"[+-]?\d+")
 
 
@@ -48,6 +51,40 @@ def file_level(name: str) -> int:
 def data_file_name(min_instant: str, max_instant: str, level: int) -> str:
     """`<min>_<max>_<level>.parquet` (`LSMTimelineWriter.newFileName`)."""
     return f"{min_instant}_{max_instant}_{level}.parquet"
+
+
+def manifest_name(version: int) -> str:
+    """`LSMTimeline.getManifestFilePath`'s file name."""
+    return f"{MANIFEST_PREFIX}{version}"
+
+
+def parse_manifest(data: bytes) -> list[tuple[str, int | None]]:
+    """`HoodieLSMTimelineManifest.fromJsonString`: (fileName, fileLen) of each entry, in order.
+
+    As Jackson reads it: empty content is an empty manifest (`fromJsonString`), a missing `files` field an
+    empty list (the no-argument constructor), unknown fields are ignored. A `fileLen` that is not an integer
+    is ``None`` (a Java `long` would be 0 or a parse error; callers decide). Raises ValueError where Hudi
+    throws ("Error deserializing manifest entries"), including JSON nested too deeply to parse."""
+    if not data.strip():
+        return []
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"not JSON ({exc})") from exc
+    except RecursionError as exc:  # issue 16: a deeply nested manifest is damage, not a crash
+        raise ValueError("manifest JSON nested too deeply") from exc
+    if not isinstance(doc, dict):
+        raise ValueError("not a JSON object")
+    files = doc.get("files", [])
+    if not isinstance(files, list):
+        raise ValueError('"files" is not a list')
+    out: list[tuple[str, int | None]] = []
+    for entry in files:
+        if not isinstance(entry, dict) or not isinstance(entry.get("fileName"), str):
+            raise ValueError(f"manifest entry without a fileName: {str(entry)[:80]}")
+        length = entry.get("fileLen")
+        out.append((entry["fileName"], length if isinstance(length, int) and not isinstance(length, bool) else None))
+    return out
 
 
 def compacted_file_name(names: Sequence[str]) -> str:

@@ -207,7 +207,8 @@ def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: b
     archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
     before = timeline_markers(table, config, plan=archive)
     return DryRun(dict(conf), savepoint_guard, hudi_release, plan_clean(table, config), archive,
-                  plan_archive(table, config, savepoint_guard=not savepoint_guard), compute_markers(table, config),
+                  plan_archive(table, config, savepoint_guard=not savepoint_guard, with_lsm=False),
+                  compute_markers(table, config),
                   before, markers_after_archival(table, before, archive))
 
 
@@ -266,7 +267,8 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
     archive = plan_archive(table, config, savepoint_guard=True)
     return StepView(arrow.to_pandas(), timeline_markers(table, config, plan=archive), table.properties.timezone,
                     archive,
-                    plan_archive(table, config, savepoint_guard=False), plan_clean(table, config))
+                    plan_archive(table, config, savepoint_guard=False, with_lsm=False),
+                    plan_clean(table, config))
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
