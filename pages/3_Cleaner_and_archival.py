@@ -136,6 +136,8 @@ clean_not_emulated = clean.config.not_emulated()
 for item in [*clean_not_emulated, *[n for n in archive.config.not_emulated()
                                     if n not in clean_not_emulated]]:
     st.warning(f"Not emulated: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
+for item in archive.config.unverified_keys():
+    st.warning(f"Unverified key: `{item['key']}={item['value']}`: {item['reason']}.", icon=":material/info:")
 derived = clean.metadata_table_config or archive.metadata_table_config
 if derived:
     st.info("**Metadata table**: Hudi derives its cleaner and archiver settings from the data table's "

@@ -218,14 +218,35 @@ def test_optional_guard_a7_latest_clean_ectr(tmp_path: Path) -> None:
     assert archived(plan) == [T(1), T(2)] and plan.boundary_guard == "A7"
 
 
-def test_optional_guard_a6_clean_plan_retain_instant(tmp_path: Path) -> None:
-    """HUDI-9634 (V2, `shouldArchiveKeepCleanPlanRetainInstant`): the latest clean plan's earliestInstantToRetain."""
-    w = TableWriter(tmp_path / "t", version=8)
+@pytest.mark.parametrize("version", [8, 9])
+def test_optional_guard_a6_clean_plan_retain_instant(tmp_path: Path, version: int,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """HUDI-9634 (TimelineArchiverV2 candidate 6, `shouldArchiveKeepCleanPlanRetainInstant`): the plan of the
+    latest clean instant in the cleaner timeline, completed or not, bounds the archival at its
+    earliestInstantToRetain. The rule is Hudi's; the key's spelling is not verified, and every plan that sets
+    it says so under `unverified_config_keys` (and the text output on an UNVERIFIED KEY line)."""
+    w = TableWriter(tmp_path / "t", version=version)
     for n in range(1, 10):
         w.commit(T(n), [("p1", "f1")])
     w.raw_clean(T(10), T(4))
-    plan = plan_archive(w.open(), conf(2, 4, **{"hoodie.archive.keep.clean.plan.retain.instant": "true"}))
+    a6 = conf(2, 4, **{"hoodie.archive.keep.clean.plan.retain.instant": "true"})
+    plan = plan_archive(w.open(), a6)
     assert archived(plan) == [T(1), T(2), T(3)] and plan.boundary_guard == "A6"
+    [item] = plan.to_dict()["unverified_config_keys"]
+    assert item["key"] == "hoodie.archive.keep.clean.plan.retain.instant" and item["value"] is True
+    assert "shouldArchiveKeepCleanPlanRetainInstant" in item["reason"]
+    assert plan_archive(w.open(), conf(2, 4)).to_dict()["unverified_config_keys"] == []
+    # A requested clean's plan counts too (the cleaner timeline's last instant, any state).
+    w.write_clean(T(11), {"earliestInstantToRetain": {"timestamp": T(2), "action": "commit", "state": "COMPLETED"},
+                          "lastCompletedCommitTimestamp": "", "policy": "KEEP_LATEST_COMMITS",
+                          "filesToBeDeletedPerPartition": {}, "version": 2, "filePathsToBeDeletedPerPartition": {},
+                          "partitionsToBeDeleted": [], "extraMetadata": {}}, None, state="REQUESTED")
+    plan = plan_archive(w.open(), a6)
+    assert archived(plan) == [T(1)] and plan.boundary_guard == "A6"
+    capsys.readouterr()
+    assert main(["plan-archive", str(tmp_path / "t"), "--conf",
+                 "hoodie.archive.keep.clean.plan.retain.instant=true"]) == 0
+    assert "UNVERIFIED KEY: hoodie.archive.keep.clean.plan.retain.instant=True" in capsys.readouterr().out
 
 
 def test_unknown_config_key_is_refused(tmp_path: Path) -> None:

@@ -15,9 +15,16 @@ through the code index: copies of 1.2-era files in forks of the project, and PR 
 * the metadata table's cleaner and archiver settings: `HoodieMetadataWriteUtils.createMetadataWriteConfig` of
   1.1 (derived unconditionally) and of 1.2 (behind `hoodie.metadata.derive.from.datatable.clean.policy`), and
   `TestHoodieMetadataWriteUtils.testCreateMetadataWriteConfigForCleaner` (mirrored below);
+* the LSM timeline's retained manifest versions: `LSMTimelineWriter` of 1.1 and 1.2 and
+  `TestHoodieTimelineArchiver.testCompactionCleaning` / `testCompactionWithLargeL0File` (mirrored in
+  tests/test_lsm_archive.py);
 * not emulated, reported under `not_emulated`: the pre-write cleaner policy (when a clean runs, not what it
-  deletes; `BaseHoodieWriteClient` of 1.2 not readable) and the LSM manifest retention (which old manifests the
-  archiver deletes; `LSMTimelineWriter` of 1.2 not readable).
+  deletes; PR #18197 puts the call in `startCommit`, whose merged code is not readable here).
+
+Hudi's own tests for two 1.2 behaviours are not readable in the index: PR #18337 (empty cleans) added its cases to
+`TestCleanPlanExecutor`, and PR #17550 (full-clean partition filters) to the planner's tests; the two tests
+below follow the behaviour those PRs' merged code (`CleanPlanActionExecutor.requestClean`,
+`CleanPlanner.getPartitionPathsForFullCleaning`) and review threads describe, case by case.
 """
 
 from __future__ import annotations

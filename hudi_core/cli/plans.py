@@ -101,6 +101,8 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
+    for item in payload["unverified_config_keys"]:
+        print(f"UNVERIFIED KEY: {item['key']}={item['value']}: {item['reason']}")
     print(f"partitions ({plan.partition_mode}): {', '.join(plan.partitions) or '(none)'} — {plan.partition_detail}")
     print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
     for p in plan.pending_cleans:
@@ -138,6 +140,8 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
+    for item in payload["unverified_config_keys"]:
+        print(f"UNVERIFIED KEY: {item['key']}={item['value']}: {item['reason']}")
     print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep} "
           f"({plan.min_max_detail})")
     print(f"boundary: {plan.boundary_instant} set by {plan.boundary_guard}")

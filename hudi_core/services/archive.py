@@ -155,6 +155,7 @@ class ArchivePlan:
             "archiver": self.archiver,
             "hudi_release": self.config.release_label,
             "not_emulated": self.config.not_emulated(),
+            "unverified_config_keys": self.config.unverified_keys(),
             "metadata_table_config": list(self.metadata_table_config),
             "table_version": self.table_version,
             "savepoint_guard": self.savepoint_guard,

@@ -370,6 +370,7 @@ class CleanPlan:
             "pending_cleans": [p.to_dict() for p in self.pending_cleans],
             "hudi_release": self.config.release_label,
             "not_emulated": self.config.not_emulated(),
+            "unverified_config_keys": self.config.unverified_keys(),
             "planning_failure": self.planning_failure,
             "metadata_table_config": list(self.metadata_table_config),
             "empty_clean": self.empty_clean.to_dict() if self.empty_clean is not None else None,

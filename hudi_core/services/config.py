@@ -10,9 +10,10 @@ Configuration comes as users have it (issue 14): `--conf KEY=VALUE`, Java proper
 ignored (:attr:`ServiceConfig.ignored`); a key within two edits of a known key is refused, naming the
 key it resembles: a typo must never silently fall back to a default in a dry run.
 
-Two optional archiver guards have key names that could not be verified in released code (spec
-`02` §3): A6 (`TimelineArchiverV2`, HUDI-9634) and A7 (`TimelineArchiverV1`, PR #18380). Their keys
-are marked ``unverified`` in :data:`KNOWN_KEYS`.
+Two optional archiver guards come with Hudi 1.2 (spec `02` §3): A7 (`TimelineArchiverV1`, PR #18380, key
+verified) and A6 (`TimelineArchiverV2`, HUDI-9634: the rule is verified, its key's spelling is not). A key
+whose spelling is unverified carries the reason in :attr:`ConfigKey.unverified`, and a plan that sets it
+lists it under `unverified_config_keys`.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ class ConfigKey:
     description: str
     alternatives: tuple[str, ...] = ()
     choices: tuple[str, ...] = ()
-    unverified: bool = False
+    #: Why the key's name is unverified (its behaviour is Hudi's, its spelling could not be read in Hudi's
+    #: source); a plan that sets it says so in `unverified_config_keys`.
+    unverified: str = ""
     #: The first emulated Hudi release that reads the key (older releases list it as ignored).
     since: str = "1.1"
     #: Integers: ``"non_negative"``, ``"positive"`` or ``"minus_one_or_positive"`` (-1 = off).
@@ -126,9 +129,15 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     # no alternative name; `TimelineArchiverV1` reads it (V1 only).
     ConfigKey("hoodie.archive.block.on.latest.clean.ectr", "block_on_latest_clean_ectr", "bool", False,
               "A7 (V1, PR #18380): stop before the ECTR recorded by the last completed clean", since="1.2"),
+    # The guard is read in `TimelineArchiverV2` (apache/hudi @66f15315, candidate 6, behind
+    # `config.shouldArchiveKeepCleanPlanRetainInstant()`); the ConfigProperty behind that getter is in no copy
+    # of HoodieArchivalConfig/HoodieWriteConfig the code index holds, so the key string is our best reading.
     ConfigKey("hoodie.archive.keep.clean.plan.retain.instant", "keep_clean_plan_retain_instant", "bool", False,
               "A6 (V2, HUDI-9634): stop before the latest clean plan's earliestInstantToRetain",
-              (), unverified=True),
+              unverified=("the A6 guard is Hudi's (TimelineArchiverV2, HUDI-9634, getter "
+                          "shouldArchiveKeepCleanPlanRetainInstant), but this key's spelling could not be read in "
+                          "Hudi's source: if Hudi names it differently, Hudi ignores this setting and archives "
+                          "without the guard")),
     # -- related: compaction trigger (guard A2) and metadata table (guard A4) -------------------
     ConfigKey("hoodie.compact.inline.trigger.strategy", "compact_trigger_strategy", "str", "NUM_COMMITS",
               "compaction trigger; NUM_COMMITS/NUM_AND_TIME make the archiver keep delta commits (A2)", (),
@@ -444,6 +453,12 @@ class ServiceConfig:
         reproduce (so the plan may differ from Hudi's), each with `key`, `value` and `reason`."""
         return [{"key": k.name, "value": self.explicit[k.name], "reason": k.not_emulated} for k in KNOWN_KEYS
                 if k.not_emulated and k.name in self.explicit and self.explicit[k.name] != k.default]
+
+    def unverified_keys(self) -> list[dict[str, Any]]:
+        """The plans' `unverified_config_keys`: keys set here whose spelling could not be verified in Hudi's
+        source (the behaviour is emulated; Hudi may not read the key as spelled), with `key`, `value`, `reason`."""
+        return [{"key": k.name, "value": self.explicit[k.name], "reason": k.unverified} for k in KNOWN_KEYS
+                if k.unverified and k.name in self.explicit and self.explicit[k.name] != k.default]
 
     def for_metadata_table(self) -> tuple[ServiceConfig, list[str]]:
         """The metadata table's cleaner and archiver settings, derived from this (the data table's) configuration
