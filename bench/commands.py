@@ -18,11 +18,12 @@ Medians of the rounds, peak RSS of each process (``wait4``), and ratios ``ours /
 (:mod:`bench.s3server`, ``--delay-ms`` added to every request) and each command reports the GET /
 LIST / HEAD requests it made; hudi-rs and the floor run against the same bucket.
 
-With ``--dashboard M`` the Overview page is timed in Chromium (streamlit server started fresh: first
-render with empty caches, then reloads with the table cached).
+With ``--dashboard M`` dashboard pages (``--dashboard-pages overview,cleaner``; Overview by default) are
+timed in Chromium (streamlit server started fresh per page: first render with empty caches, then reloads
+with the table cached).
 
 Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]
-[--dashboard M]``;
+[--dashboard M [--dashboard-pages overview,cleaner]]``;
 prints one JSON document (also written under ``bench/results/``).
 """
 
@@ -323,9 +324,18 @@ def bench_s3(size: str, layout: int, rounds: int, delay_ms: float, commands: lis
         server.stop()
 
 
-def bench_dashboard(table: str, label: str, reloads: int = 2) -> dict[str, Any]:
-    """The Overview page in Chromium on `table`: seconds from navigation until the timeline chart is
-    drawn and the script run is over, first with empty caches (a fresh server), then reloads with
+#: Dashboard pages `--dashboard-pages` can time: URL path and the element that shows the page has rendered.
+DASHBOARD_PAGES: dict[str, tuple[str, str]] = {
+    "overview": ("", ".js-plotly-plot"),
+    "health": ("health", "[data-testid=stMarkdown]"),
+    "cleaner": ("cleaner", ".js-plotly-plot"),
+    "file-groups": ("file-groups", "[data-testid=stDataFrame]"),
+}
+
+
+def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overview") -> dict[str, Any]:
+    """One dashboard page in Chromium on `table`: seconds from navigation until the page's main element
+    is drawn and the script run is over, first with empty caches (a fresh server), then reloads with
     the table cached. Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
     import shutil
 
@@ -339,15 +349,17 @@ def bench_dashboard(table: str, label: str, reloads: int = 2) -> dict[str, Any]:
         env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
         try:
             with streamlit_server(env) as base:
-                times = _time_overview(f"{base}/?table={urllib.parse.quote(table)}", browser_path, label, reloads)
+                path, ready = DASHBOARD_PAGES[page]
+                times = _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready, browser_path,
+                                   f"{label} {page}", reloads)
         except RuntimeError as exc:
             return {"error": str(exc)}
     return {"first_render_s": times[0], "cached_reload_s": times[1:],
             "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
 
 
-def _time_overview(url: str, browser_path: str, label: str, reloads: int) -> list[float]:
-    """Seconds per load of `url` until the chart is drawn and the script run is over: the first, then reloads."""
+def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int) -> list[float]:
+    """Seconds per load of `url` until `ready` is drawn and the script run is over: the first, then reloads."""
     from playwright.sync_api import sync_playwright
 
     idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -360,7 +372,7 @@ def _time_overview(url: str, browser_path: str, label: str, reloads: int) -> lis
             for _ in range(1 + reloads):
                 started = time.perf_counter()
                 page.goto(url, wait_until="domcontentloaded")
-                page.wait_for_selector(".js-plotly-plot", timeout=600_000)
+                page.wait_for_selector(ready, timeout=600_000)
                 page.wait_for_function(idle, timeout=600_000)
                 times.append(round(time.perf_counter() - started, 2))
                 print(f"bench: dashboard {label}: {times[-1]} s", file=sys.stderr)
@@ -417,7 +429,7 @@ def summary_rows(doc: dict[str, Any]) -> str:
 
 
 def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], s3: list[str],
-        delay_ms: float, dashboard: list[str] | None = None) -> dict[str, Any]:
+        delay_ms: float, dashboard: list[str] | None = None, pages: list[str] | None = None) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector whole commands",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -436,8 +448,9 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
     for size in s3:
         for layout in layouts:
             doc["tables"].append(bench_s3(size, layout, rounds, delay_ms, commands))
-    doc["dashboard"] = {f"{size}-layout{layout}-mor": bench_dashboard(_scale_table(size, layout), f"{size}-{layout}")
-                        for size in dashboard or [] for layout in layouts}
+    doc["dashboard"] = {f"{size}-layout{layout}-mor {page}": bench_dashboard(_scale_table(size, layout),
+                                                                             f"{size}-{layout}", page=page)
+                        for size in dashboard or [] for layout in layouts for page in pages or ["overview"]}
     doc["wall_s"] = round(time.perf_counter() - started, 1)
     doc["summary_markdown"] = summary_rows(doc)
     return doc
@@ -451,16 +464,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma list of " + ",".join(COMMANDS))
     parser.add_argument("--s3", default="", help="sizes to run on the loopback S3 server too, e.g. M")
     parser.add_argument("--delay-ms", type=float, default=20.0, help="added latency per S3 request (default 20)")
-    parser.add_argument("--dashboard", default="", help="sizes whose Overview is timed in Chromium, e.g. M")
+    parser.add_argument("--dashboard", default="", help="sizes whose dashboard pages are timed in Chromium, e.g. M")
+    parser.add_argument("--dashboard-pages", default="overview",
+                        help="pages timed with --dashboard: comma list of " + ",".join(DASHBOARD_PAGES))
     args = parser.parse_args(argv)
     commands = [c.strip() for c in args.commands.split(",") if c.strip()]
     unknown = sorted(set(commands) - set(COMMANDS))
     if unknown:
         parser.error(f"unknown commands: {', '.join(unknown)}")
+    bad_pages = sorted({p.strip() for p in args.dashboard_pages.split(",") if p.strip()} - set(DASHBOARD_PAGES))
+    if bad_pages:
+        parser.error(f"unknown dashboard pages: {', '.join(bad_pages)}")
     doc = run([s.strip() for s in args.sizes.split(",") if s.strip()],
               [int(v) for v in args.layouts.split(",") if v.strip()], max(1, args.rounds), commands,
               [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms,
-              [s.strip() for s in args.dashboard.split(",") if s.strip()])
+              [s.strip() for s in args.dashboard.split(",") if s.strip()],
+              [p.strip() for p in args.dashboard_pages.split(",") if p.strip()])
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / f"commands-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")

@@ -9,7 +9,7 @@ import streamlit as st
 
 from hudi_core.services.config import HUDI_RELEASES, KNOWN_KEYS, ConfigKey
 from hudi_core.services.releases import ListComparison
-from hudi_core.ui import charts, frames, loaders, picker, render, scenario_tables
+from hudi_core.ui import frames, loaders, picker, render, scenario_tables
 
 uri, eng = picker.require_table()
 ss = st.session_state
@@ -19,7 +19,6 @@ st.caption("What Hudi's cleaner and archiver would do next (the release you choo
 try:
     loaders.ensure_decoded(uri, eng)
     keys = list(KNOWN_KEYS)
-    instants, source_note = loaders.load_instants(uri, eng)
 except Exception as exc:  # every error becomes a readable message
     render.show_error(exc)
     st.stop()
@@ -143,7 +142,7 @@ if derived:
     st.info("**Metadata table**: Hudi derives its cleaner and archiver settings from the data table's "
             "configuration (the form's values are the data table's):\n" + "\n".join(f"- {line}" for line in derived),
             icon=":material/account_tree:")
-render.json_download(result.to_dict(), "dry_run", "dry_run_json")
+render.json_download(result.to_dict, "dry_run", "dry_run_json")
 
 # -- cleaner -------------------------------------------------------------------------------------
 st.header("Cleaner")
@@ -181,7 +180,7 @@ elif not scheduled:
 # One table under the other, full width: file ids and names are long (side by side they were cut).
 st.subheader(f"Files to delete by the next clean ({len(clean.files_to_delete)})")
 if clean.files_to_delete:
-    render.table(render.frame([d.to_dict() for d in clean.files_to_delete]), "clean_files_to_delete", "clean_delete")
+    render.decisions_table(clean.files_to_delete, "clean_files_to_delete", "clean_delete", "files")
 elif not scheduled:
     st.caption(f"None: the clean is not scheduled ({not_scheduled}).")
 else:
@@ -189,11 +188,10 @@ else:
 if not scheduled and forced_files:
     st.subheader(f"If forced: files a forced clean would delete ({len(forced_files)})")
     st.caption("Not deleted by the next clean: only if the trigger were met and no clean were pending.")
-    render.table(render.frame([d.to_dict() for d in forced_files]), "clean_files_to_delete_if_forced",
-                 "clean_delete_forced")
+    render.decisions_table(forced_files, "clean_files_to_delete_if_forced", "clean_delete_forced", "files")
 st.subheader(f"Files kept, with reason ({len(clean.kept)})")
 if clean.kept:
-    render.table(render.frame([d.to_dict() for d in clean.kept]), "clean_files_kept", "clean_kept")
+    render.decisions_table(clean.kept, "clean_files_kept", "clean_kept", "files")
 else:
     st.caption("None listed: Hudi's planning fails before it looks at a file." if clean.planning_failure
                else "None listed: the cleaner has no earliest commit to retain, so it looks at no file.")
@@ -253,13 +251,12 @@ else:
     st.caption("The archiver considers no instant (the active timeline is too short).")
 
 st.subheader("Timeline before and after the archival")
-after = frames.instants_after_archival(instants, to_archive)
-timezone = loaders.get_table(uri, eng).properties.timezone
-st.plotly_chart(charts.before_after_figure(instants, after, result.markers_before, result.markers_after,
-                                           highlight=[i.requested_time for i in to_archive],
-                                           highlight_label="archived by this plan",
-                                           titles=("Before", "After the planned archival"), timezone=timezone),
-                key="before_after", width="stretch")
+before_after = loaders.load_before_after(uri, tuple(sorted(conf.items())), bool(guard), eng, str(release))
+st.plotly_chart(before_after.figure, key="before_after", width="stretch")
+if before_after.archived_not_drawn:
+    st.caption(f"The active timeline and the newest {frames.ARCHIVED_CONTEXT_ROWS:,} archived instants are drawn; "
+               f"{before_after.archived_not_drawn:,} older archived instants are not (an archival never moves "
+               "them; the Overview draws the whole timeline).")
 
 lsm = archive.lsm
 if lsm is not None:

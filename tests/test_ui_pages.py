@@ -518,10 +518,17 @@ def test_jump_callback_and_picker_options() -> None:
     assert state.picker_options(["2", "3"], "9", {"1", "2", "3"}) == ["2", "3"]
 
 
-def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path]) -> None:
+def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 14: on a layout-2 table the archiver section says what the archival does to the LSM timeline: the L0
     file and its snapshot, then which old manifests cleaning deletes (LSMTimelineWriter, 1.2's
-    hoodie.timeline.manifest.retained.versions)."""
+    hoodie.timeline.manifest.retained.versions). Large inputs are cut as on a 100k-file table (limits made
+    small here): the file tables show their first rows and say so, the chart draws the newest archived
+    instants and counts the rest."""
+    from hudi_core.ui import frames, render
+
+    monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
+    monkeypatch.setattr(frames, "ARCHIVED_CONTEXT_ROWS", 2)
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -552,3 +559,7 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path])
     assert list(steps["file"]) == [f"{T(7)}_{T(11)}_0.parquet"] and list(steps["version"]) == [7]
     gone = next(d.value for d in at.dataframe if {"file", "kind", "reason", "size"} == set(d.value.columns))
     assert list(gone["file"]) == [f"manifest_{v}" for v in (1, 2, 3, 4)]
+    # Six archived instants, two drawn; the clean plan's kept files: the first two shown, all in the CSV.
+    captions = texts(at.caption)
+    assert "The active timeline and the newest 2 archived instants are drawn; 4 older archived instants" in captions
+    assert "The first 2 of 13 files: the CSV holds every row." in captions

@@ -350,3 +350,21 @@ def test_instants_after_archival_relabels_only_the_archived_instants() -> None:
     after = frames.instants_after_archival(df, archived)
     assert after["source"].tolist() == ["archived", "active", "active"]  # the savepoint at that time stays
     assert df["source"].tolist() == ["active"] * 3  # the input is not changed
+
+
+def test_archival_window_keeps_the_active_timeline_and_the_newest_archived_instants() -> None:
+    """The Cleaner page's before/after chart: a long archive is cut to its newest instants (the rest counted),
+    active instants are never cut, and a short archive is drawn whole."""
+    from hudi_core.ui import frames
+
+    times = pd.date_range("2024-01-01", periods=12, freq="1s").strftime("%Y%m%d%H%M%S000").tolist()
+    # Archived rows out of order, as a unified timeline may list them; the last three are active.
+    rows = [(t, "commit", "COMPLETED", t, "archived") for t in [*times[5:9], *times[:5]]]
+    rows += [(t, "commit", "COMPLETED", t, "active") for t in times[9:]]
+    df = _instants(rows)
+    shown, not_drawn = frames.archival_window(df, archived_context=4)
+    assert not_drawn == 5
+    assert sorted(shown["requested_time"]) == times[5:]
+    assert shown["source"].tolist().count("active") == 3
+    whole, none_left_out = frames.archival_window(df, archived_context=9)
+    assert none_left_out == 0 and len(whole) == 12

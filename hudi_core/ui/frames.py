@@ -43,6 +43,28 @@ def instants_after_archival(instants: pd.DataFrame, archived: list[Instant]) -> 
     return out
 
 
+#: Archived instants a before/after chart draws for context, next to the whole active timeline: an archival
+#: only moves active instants, and a layout-1 table's years of archive (100k instants, tens of MB of figure)
+#: made the Cleaner page take a minute in the browser.
+ARCHIVED_CONTEXT_ROWS = 1_000
+
+
+def archival_window(instants: pd.DataFrame, archived_context: int | None = None) -> tuple[pd.DataFrame, int]:
+    """The rows a before/after-archival chart draws: every active instant and the newest `archived_context`
+    (default :data:`ARCHIVED_CONTEXT_ROWS`) archived ones by requested time, and how many older archived
+    instants are left out."""
+    if archived_context is None:
+        archived_context = ARCHIVED_CONTEXT_ROWS
+    archived = instants["source"] != "active"
+    n_archived = int(archived.sum())
+    if n_archived <= archived_context:
+        return instants, 0
+    keep = ~archived
+    newest = instants.loc[archived, "requested_time"].sort_values(kind="stable").index[n_archived - archived_context:]
+    keep.loc[newest] = True
+    return instants[keep], n_archived - archived_context
+
+
 def replaced_by_instant(table: HudiTable) -> dict[str, list[str]]:
     """Replacecommit requested time → the file groups (``partition/file_id``) its metadata replaced."""
     tl = table.timeline

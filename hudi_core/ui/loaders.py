@@ -197,7 +197,9 @@ def load_release_comparison(uri: str, conf: tuple[tuple[str, str], ...],
     return compare_releases(get_table(uri, engine_name), [("dashboard", dict(conf))])
 
 
-@st.cache_data(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
+# A resource, not data: the plans are immutable results that pages only read, and a clean plan on a 100k-file
+# table holds ~100k file decisions; `cache_data` unpickled them on every rerun (a second each).
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
                  engine_name: str = "local", hudi_release: str = DEFAULT_HUDI_RELEASE) -> DryRun:
     """Cleaner and archiver dry runs for one configuration and emulated Hudi release (the guard's other
@@ -210,6 +212,33 @@ def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: b
                   plan_archive(table, config, savepoint_guard=not savepoint_guard, with_lsm=False),
                   compute_markers(table, config),
                   before, markers_after_archival(table, before, archive))
+
+
+@dataclass(frozen=True)
+class BeforeAfter:
+    """The Cleaner page's chart of the timeline before and after a planned archival."""
+
+    figure: go.Figure
+    #: Archived instants older than the drawn window (:func:`hudi_core.ui.frames.archival_window`).
+    archived_not_drawn: int
+
+
+@st.cache_data(show_spinner="Drawing the timeline…", max_entries=16, ttl=TTL_SECONDS)
+def load_before_after(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
+                      engine_name: str = "local", hudi_release: str = DEFAULT_HUDI_RELEASE) -> BeforeAfter:
+    """The timeline before and after the archival :func:`load_dry_run` plans, on the active timeline and the
+    newest archived instants (cached: a rerun of the page does not rebuild the figure)."""
+    instants, _ = load_instants(uri, engine_name)
+    result = load_dry_run(uri, conf, savepoint_guard, engine_name, hudi_release)
+    shown, not_drawn = frames.archival_window(instants)
+    to_archive = result.archive.to_archive
+    after = frames.instants_after_archival(shown, to_archive)
+    figure = charts.before_after_figure(shown, after, result.markers_before, result.markers_after,
+                                        highlight=[i.requested_time for i in to_archive],
+                                        highlight_label="archived by this plan",
+                                        titles=("Before", "After the planned archival"),
+                                        timezone=get_table(uri, engine_name).properties.timezone)
+    return BeforeAfter(figure, not_drawn)
 
 
 @st.cache_data(show_spinner="Building the file-system view…", max_entries=32, ttl=TTL_SECONDS)

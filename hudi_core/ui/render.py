@@ -104,13 +104,14 @@ def column_widths(df: pd.DataFrame) -> dict[str, Any]:
 
 def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
           column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None,
-          csv_frame: pd.DataFrame | None = None) -> None:
+          csv_frame: pd.DataFrame | Callable[[], pd.DataFrame] | None = None) -> None:
     """A dataframe with a "CSV" download button under it (the CSV is made only when clicked).
 
     Text columns are as wide as their values (:func:`column_widths`; `column_config` overrides).
     `row_style` gives each row a CSS style (e.g. a background colour for flagged rows); the table
     is shown once, styled, and the CSV holds the plain values. `csv_frame`: the rows the CSV holds
-    when the table shows only part of them (a large timeline shows its newest rows).
+    when the table shows only part of them (a large timeline shows its newest rows); a callable is
+    called only when the button is clicked.
     """
     if caption:
         st.caption(caption)
@@ -119,15 +120,29 @@ def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, 
     if row_style is not None and not df.empty:
         shown = df.style.apply(lambda r: [row_style(r)] * len(r), axis=1)
     st.dataframe(shown, width="stretch", hide_index=True, height=height, column_config=column_config)
-    rows = df if csv_frame is None else csv_frame
-    st.download_button(f"⬇ {name}.csv", lambda: csv_bytes(rows), file_name=f"{name}.csv", mime="text/csv",
+    def data() -> bytes:
+        rows = df if csv_frame is None else csv_frame() if callable(csv_frame) else csv_frame
+        return csv_bytes(rows)
+
+    st.download_button(f"⬇ {name}.csv", data, file_name=f"{name}.csv", mime="text/csv",
                        on_click="ignore", key=f"dl_{key}", width="content")
 
 
 def json_download(obj: Any, name: str, key: str) -> None:
-    """A download button for `obj` as JSON."""
-    st.download_button(f"⬇ {name}.json", json_bytes(obj), file_name=f"{name}.json", mime="application/json",
-                       on_click="ignore", key=f"dl_{key}", width="content")
+    """A download button for `obj` as JSON; a callable `obj` is called (and the JSON made) only when the button
+    is clicked: a dry run's document on a 100k-file table is tens of MB, seconds to make on every rerun."""
+    st.download_button(f"⬇ {name}.json", lambda: json_bytes(obj() if callable(obj) else obj),
+                       file_name=f"{name}.json", mime="application/json", on_click="ignore", key=f"dl_{key}",
+                       width="content")
+
+
+def decisions_table(rows: Sequence[Any], name: str, key: str, what: str) -> None:
+    """A table of engine results with `to_dict()` (file decisions), the first :data:`MAX_SHOWN_ROWS` shown and
+    every row in the CSV, made when clicked (a clean plan on a large table lists ~100k files)."""
+    shown = frame([d.to_dict() for d in rows[:MAX_SHOWN_ROWS]])
+    table(shown, name, key, csv_frame=lambda: frame([d.to_dict() for d in rows]),
+          caption=None if len(rows) <= MAX_SHOWN_ROWS else
+          f"The first {MAX_SHOWN_ROWS:,} of {len(rows):,} {what}: the CSV holds every row.")
 
 
 def frame(rows: list[dict[str, Any]] | pd.DataFrame) -> pd.DataFrame:
