@@ -417,6 +417,12 @@ def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_e
     next(b for b in at.button if b.label == "Run dry-run").click().run()
     assert_clean(at)
     assert "Emulating Hudi 1.1.x" in texts(at.caption) and metrics(at)["If forced"] == "4"
+    # A key whose spelling is unverified (A6) is emulated and said to be unverified.
+    at.checkbox(key=f"conf::{uri}::hoodie.archive.keep.clean.plan.retain.instant").check()
+    next(b for b in at.button if b.label == "Run dry-run").click().run()
+    assert_clean(at)
+    assert any(w.value.startswith("Unverified key: `hoodie.archive.keep.clean.plan.retain.instant=True`")
+               for w in at.warning)
 
 
 def test_cleaner_page_shows_a_planning_failure_and_where_the_releases_differ(ui_env: dict[str, Path]) -> None:
