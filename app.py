@@ -16,16 +16,16 @@ st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/ti
 # any other table on the Overview. Pages are still reachable by name and URL either way.
 health_first = picker.table_has_errors()
 PAGES = [
-    st.Page("pages/1_Overview.py", title="Overview", icon=":material/timeline:", url_path="overview",
+    st.Page("pages/1_overview.py", title="Overview", icon=":material/timeline:", url_path="overview",
             default=not health_first),
-    st.Page("pages/0_Health.py", title="Health", icon=":material/health_and_safety:", url_path="health",
+    st.Page("pages/0_health.py", title="Health", icon=":material/health_and_safety:", url_path="health",
             default=health_first),
-    st.Page("pages/2_Instant_detail.py", title="Instant detail", icon=":material/search:", url_path="instant"),
-    st.Page("pages/3_Cleaner_and_archival.py", title="Cleaner & archival", icon=":material/cleaning_services:",
+    st.Page("pages/2_instant.py", title="Instant detail", icon=":material/search:", url_path="instant"),
+    st.Page("pages/3_cleaner.py", title="Cleaner & archival", icon=":material/cleaning_services:",
             url_path="cleaner"),
-    st.Page("pages/4_File_groups.py", title="File groups", icon=":material/folder_open:", url_path="file-groups"),
-    st.Page("pages/5_Log_blocks.py", title="Log blocks", icon=":material/view_module:", url_path="log-blocks"),
-    st.Page("pages/6_Scenarios.py", title="Scenarios", icon=":material/science:", url_path="scenarios"),
+    st.Page("pages/4_file-groups.py", title="File groups", icon=":material/folder_open:", url_path="file-groups"),
+    st.Page("pages/5_log-blocks.py", title="Log blocks", icon=":material/view_module:", url_path="log-blocks"),
+    st.Page("pages/6_scenarios.py", title="Scenarios", icon=":material/science:", url_path="scenarios"),
 ]
 
 page = st.navigation(PAGES)

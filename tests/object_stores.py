@@ -16,8 +16,8 @@ CLI = [sys.executable, "-m", "hudi_core"]
 #: Every command that reads a table, as the equivalence tests run them.
 COMMANDS = (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["markers"], ["plan-clean"],
             ["plan-archive"], ["log-blocks"], ["duplicates"], ["archive"])
-PAGES = ("pages/2_Instant_detail.py", "pages/3_Cleaner_and_archival.py", "pages/4_File_groups.py",
-         "pages/5_Log_blocks.py")
+PAGES = ("pages/2_instant.py", "pages/3_cleaner.py", "pages/4_file-groups.py",
+         "pages/5_log-blocks.py")
 
 
 def upload_tables(table_path: Callable[[str], Path], names: Iterable[str],

@@ -204,3 +204,36 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
     assert not problems, "\n".join(problems)
     assert labels_seen >= 10  # the check looked at real labels
     assert all((ARTIFACTS / f"{name}.png").stat().st_size > 10_000 for name, _, _ in pages)
+
+
+def test_deep_link_on_a_fresh_server_opens_the_page(browser_path: str, browser_cache: Path, fixtures_dir: Path,
+                                                    table_path: object,
+                                                    tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The first request a new server gets is a link to a page: it opens that page, with the sidebar and the
+    table of the link, and no "Page not found" dialog (Streamlit runs that first script run the old `pages/`
+    way: `picker.require_app` hands it to `app.py`'s navigation)."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.streamlit_server import streamlit_server
+
+    mor = str(table_path("v6_nonpartitioned_rollback"))  # type: ignore[operator]
+    env = {**os.environ, "HUDI_INSPECTOR_CACHE": str(browser_cache), "HUDI_INSPECTOR_ROOTS": str(fixtures_dir),
+           "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    with (tmp_path_factory.mktemp("deep-link-log") / "streamlit.log").open("w") as log, \
+            streamlit_server(env, log) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_context(viewport={"width": 1500, "height": 1400}).new_page()
+            page.goto(f"{base}/cleaner?table={urllib.parse.quote(mor)}", wait_until="domcontentloaded")
+            page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=120_000)
+            _wait_idle(page, 120_000)
+            page.wait_for_timeout(1000)
+            assert page.locator("text=Page not found").count() == 0
+            assert page.locator("h1").first.inner_text() == "Cleaner & archival dry-run"
+            assert page.url.split("?")[0].endswith("/cleaner")
+            assert page.locator('[data-testid="stSidebar"] input').first.input_value() == mor
+            for selector in ERROR_SELECTORS:
+                assert page.locator(selector).count() == 0
+        finally:
+            browser.close()

@@ -20,13 +20,13 @@ from streamlit.testing.v1 import AppTest
 from hudi_core.scenarios.builtin import builtin_names
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
-OVERVIEW = "pages/1_Overview.py"
-INSTANT = "pages/2_Instant_detail.py"
-CLEANER = "pages/3_Cleaner_and_archival.py"
-FILE_GROUPS = "pages/4_File_groups.py"
-LOG_BLOCKS = "pages/5_Log_blocks.py"
-SCENARIOS = "pages/6_Scenarios.py"
-HEALTH = "pages/0_Health.py"
+OVERVIEW = "pages/1_overview.py"
+INSTANT = "pages/2_instant.py"
+CLEANER = "pages/3_cleaner.py"
+FILE_GROUPS = "pages/4_file-groups.py"
+LOG_BLOCKS = "pages/5_log-blocks.py"
+SCENARIOS = "pages/6_scenarios.py"
+HEALTH = "pages/0_health.py"
 ALL_PAGES = [OVERVIEW, HEALTH, INSTANT, CLEANER, FILE_GROUPS, LOG_BLOCKS, SCENARIOS]
 
 

@@ -17,7 +17,7 @@ from hudi_core.errors import HudiInspectError, Severity
 from hudi_core.pipeline.engine import ENGINES, spark_unavailable_reason
 from hudi_core.ui import loaders, recent, roots, state
 
-SCENARIOS_PAGE = "pages/6_Scenarios.py"
+SCENARIOS_PAGE = "pages/6_scenarios.py"
 
 
 def resolve_table(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any]) -> str | None:
@@ -77,8 +77,32 @@ def open_uri(uri: str) -> None:
     st.query_params["table"] = uri
 
 
+def require_app() -> None:
+    """Make sure this page runs under `app.py`'s navigation (sidebar, table from the URL).
+
+    On a fresh server, Streamlit (1.67) runs the first script run the old "pages directory" way because the
+    repository has a `pages/` folder: a deep link such as ``/cleaner`` then runs the page file alone. The
+    page files are named after the pages' URL paths, so that run finds the page (before, it found none and
+    showed a spurious "Page not found" dialog), and this runs `app.py` in its place, in the same script run
+    (widget events kept): its `st.navigation` resolves the same page, since a page's hash comes from its
+    URL path.
+    """
+    import runpy
+
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if not PagesManager.uses_pages_directory or ctx is None:
+        return
+    PagesManager.uses_pages_directory = False  # what `st.navigation` itself sets
+    runpy.run_path(str(ctx.pages_manager.main_script_path), run_name="__main__")
+    st.stop()
+
+
 def require_table() -> tuple[str, str]:
     """The current table and engine, or stop the page with a note when there is none."""
+    require_app()
     uri, engine_name = current()
     if not uri:
         st.info("No table is open. Enter a table path in the sidebar, or build a scenario on the Scenarios page.")

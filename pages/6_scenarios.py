@@ -11,6 +11,7 @@ from hudi_core.scenarios.builtin import builtin_names, load_builtin
 from hudi_core.services.archive import ARCHIVE, ArchivePlan
 from hudi_core.ui import charts, loaders, markers, picker, render, roots, scenario_tables, state
 
+picker.require_app()
 ss, qp = st.session_state, st.query_params
 st.title("Scenarios")
 try:
@@ -88,7 +89,7 @@ render.verdict(f"After step {step}:  \n" + "  \n".join(lines), "warn" if danger 
 
 if st.button("Open this table in the other pages", help=after_uri):
     picker.open_uri(after_uri)
-    st.switch_page("pages/1_Overview.py")
+    st.switch_page("pages/1_overview.py")
 st.caption(f"after this step: `{after_uri}`")
 if step_results and step < len(step_results):
     with st.expander("What the step did"):

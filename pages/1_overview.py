@@ -112,4 +112,4 @@ if options:
                         key="overview_instant")
     if c2.button("Open instant detail", width="stretch"):
         state.keep(ss, "instant", pick)
-        st.switch_page("pages/2_Instant_detail.py")
+        st.switch_page("pages/2_instant.py")
