@@ -102,28 +102,24 @@ with tabs[0]:
             render.Fact("Bytes written", f"{int(stats['total_write_bytes'].fillna(0).sum()):,}"),
         ])
         render.table(stats, f"write_stats_{choice}", "write_stats", caption="Files added or appended to")
+def _rows_or_none(heading: str, rows: list[dict], name: str, key: str, none: str) -> None:
+    """One labelled table of the instant's detail, or a caption when it has no rows."""
+    st.markdown(heading)
+    if rows:
+        render.table(render.frame(rows), f"{name}_{choice}", key)
+    else:
+        st.caption(none)
+
+
 with tabs[1]:
-    st.markdown("**Replaced file groups** (`partitionToReplaceFileIds`)")
-    if detail.replaced:
-        render.table(render.frame(detail.replaced), f"replaced_{choice}", "replaced")
-    else:
-        st.caption("None.")
-    st.markdown("**Deleted files**")
-    if detail.deleted:
-        render.table(render.frame(detail.deleted), f"deleted_{choice}", "deleted")
-    else:
-        st.caption("None.")
+    _rows_or_none("**Replaced file groups** (`partitionToReplaceFileIds`)", detail.replaced, "replaced", "replaced",
+                  "None.")
+    _rows_or_none("**Deleted files**", detail.deleted, "deleted", "deleted", "None.")
 with tabs[2]:
-    st.markdown("**Rolls back**")
-    if detail.rolls_back:
-        render.table(render.frame(detail.rolls_back), f"rolls_back_{choice}", "rolls_back")
-    else:
-        st.caption("Nothing (not a rollback or restore).")
-    st.markdown("**Rolled back by**")
-    if detail.rolled_back_by:
-        render.table(render.frame(detail.rolled_back_by), f"rolled_back_by_{choice}", "rolled_back_by")
-    else:
-        st.caption("No rollback or restore names this instant.")
+    _rows_or_none("**Rolls back**", detail.rolls_back, "rolls_back", "rolls_back",
+                  "Nothing (not a rollback or restore).")
+    _rows_or_none("**Rolled back by**", detail.rolled_back_by, "rolled_back_by", "rolled_back_by",
+                  "No rollback or restore names this instant.")
 with tabs[3]:
     for body in detail.bodies:
         st.markdown(f"**{body.state}** · `{body.file}` · {body.size} bytes · {body.format} · "
