@@ -330,6 +330,8 @@ DASHBOARD_PAGES: dict[str, tuple[str, str]] = {
     "health": ("health", "[data-testid=stMarkdown]"),
     "cleaner": ("cleaner", ".js-plotly-plot"),
     "file-groups": ("file-groups", "[data-testid=stDataFrame]"),
+    "instant": ("instant", "[data-testid=stTabs]"),
+    "log-blocks": ("log-blocks", ".js-plotly-plot"),
 }
 
 

@@ -4,6 +4,8 @@ the risk flags where they disagree."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from hudi_core.ui import charts, loaders, picker, render, state
@@ -32,20 +34,17 @@ if facts["table_type"] != "MERGE_ON_READ" and log_count == 0:
     st.info("This is a copy-on-write table: it has no log files.")
     st.stop()
 
-cache_key = ("log_blocks", uri, eng, part)
-if cache_key not in ss:
-    bar = st.progress(0.0, text="Scanning log headers…")
-    try:
-        blocks_result = loaders.load_log_blocks(
-            uri, eng, None if part == "(all)" else part,
-            progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
-    except Exception as exc:  # every error becomes a readable message
-        bar.empty()
-        render.show_error(exc)
-        st.stop()
+bar = st.empty()  # a progress bar while the analysis is computed; reused analyses show none
+try:
+    blocks_result = loaders.load_log_blocks(
+        uri, eng, None if part == "(all)" else part,
+        progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
+except Exception as exc:  # every error becomes a readable message
     bar.empty()
-    ss[cache_key] = blocks_result
-inventory, analysis = ss[cache_key].inventory, ss[cache_key].analysis
+    render.show_error(exc)
+    st.stop()
+bar.empty()
+inventory, analysis = blocks_result.inventory, blocks_result.analysis
 
 risky = [a for a in analysis if a.risks]
 dups = [a for a in analysis if a.has_duplicates]
@@ -59,15 +58,21 @@ m[4].metric("Risk flags", sum(len(a.risks) for a in analysis))
 st.subheader("Risk flags")
 if not risky:
     st.success("No risk: the reader rules agree with the commit metadata everywhere.")
-for a in risky:
-    for f in a.risks:
-        st.warning(f"**{f.code}** ({f.rule}) · `{a.file_id}` @ {a.instant_time}: {f.message}",
-                   icon=":material/dangerous:" if f.severity == "error" else ":material/warning:")
+MAX_FLAGS_SHOWN = 50  # one alert each: beyond this the verdicts table (riskiest first) and its CSV list them
+flags = [(a, f) for a in risky for f in a.risks]
+for a, f in flags[:MAX_FLAGS_SHOWN]:
+    st.warning(f"**{f.code}** ({f.rule}) · `{a.file_id}` @ {a.instant_time}: {f.message}",
+               icon=":material/dangerous:" if f.severity == "error" else ":material/warning:")
+if len(flags) > MAX_FLAGS_SHOWN:
+    st.caption(f"The first {MAX_FLAGS_SHOWN} of {len(flags):,} risk flags; the verdicts table below lists every "
+               "pair with a flag first, and its CSV all of them.")
 
 st.subheader("Verdicts per (file group, instant)")
-rows = []
-for a in analysis:
-    rows.append({
+RISK_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def _verdict_row(a: Any) -> dict[str, Any]:
+    return {
         "partition": a.partition, "file_id": a.file_id, "instant_time": a.instant_time,
         "attempts": " ".join(f"{x.key}[{','.join('-' if s is None else str(s) for s in x.seqs)}]"
                              for x in a.attempts),
@@ -76,24 +81,39 @@ for a in analysis:
         "hudi_014": f"{a.verdict_hudi_014.status}: keeps {a.verdict_hudi_014.kept_attempts}",
         "commit_metadata": f"{a.verdict_commit_metadata.status}: keeps {a.verdict_commit_metadata.kept_attempts}",
         "risk": a.risk_level, "corrupt_blocks": len(a.corrupt_blocks),
-    })
-verdicts = render.frame(rows)
+    }
+
+
+# Risky pairs first; a browser is sent at most MAX_SHOWN_ROWS of them (a 10k-log-file table has ~10k pairs).
+ranked = sorted(analysis, key=lambda a: RISK_ORDER.get(a.risk_level, 3))
+verdicts = render.frame([_verdict_row(a) for a in ranked[:render.MAX_SHOWN_ROWS]])
 if verdicts.empty:
     st.caption("No data or delete blocks found.")
 else:
     colours = {"error": "#f8d7da", "warning": "#fff3cd", "info": "#e3f2fd"}
+    shown_note = ("" if len(ranked) <= render.MAX_SHOWN_ROWS else
+                  f" · the first {render.MAX_SHOWN_ROWS:,} of {len(ranked):,} pairs are shown, riskiest first; the CSV "
+                  "holds all")
     render.table(verdicts, "log_block_verdicts", "verdicts_csv", caption="red: a reader rule disagrees with the "
-                 "commit metadata (data loss or duplicates) · yellow: warning · blue: informational",
-                 row_style=lambda r: f"background-color: {colours[r['risk']]}" if r["risk"] in colours else "")
-    render.json_download([a.to_dict() for a in analysis], "duplicate_analysis", "analysis_json")
+                 "commit metadata (data loss or duplicates) · yellow: warning · blue: informational" + shown_note,
+                 row_style=lambda r: f"background-color: {colours[r['risk']]}" if r["risk"] in colours else "",
+                 csv_frame=lambda: render.frame([_verdict_row(a) for a in ranked]))
+    render.json_download(lambda: [a.to_dict() for a in analysis], "duplicate_analysis", "analysis_json")
 
 st.subheader("Block sequences per file slice")
 slice_rows = [s for s in groups.slices if s["log_files"] and part in ("(all)", s["partition"])]
 if not slice_rows:
     st.caption("No slice has log files.")
 else:
+    # Slices of risky file groups first, then the rest; the list offers at most MAX_SHOWN_ROWS of them.
+    risky_groups = {(a.partition, a.file_id) for a in risky}
+    slice_rows.sort(key=lambda s: (s["partition"], s["file_id"]) not in risky_groups)
+    if len(slice_rows) > render.MAX_SHOWN_ROWS:
+        st.caption(f"{len(slice_rows):,} slices have log files: the list offers the first {render.MAX_SHOWN_ROWS:,} "
+                   "(risky ones first); choose a partition above to narrow it.")
+        slice_rows = slice_rows[:render.MAX_SHOWN_ROWS]
     labels = [f"{s['partition'] or '(root)'} / {s['file_id']} @ {s['base_instant']}" for s in slice_rows]
-    default = next((n for n, s in enumerate(slice_rows) if any(a.file_id == s["file_id"] for a in risky)), 0)
+    default = 0
     pick = st.selectbox("File slice", range(len(slice_rows)), index=default, format_func=lambda n: labels[n])
     chosen = slice_rows[pick]
     names = set(chosen["log_files"])

@@ -254,6 +254,36 @@ def test_log_blocks_verdicts_and_risk_flags_on_the_hudi6758_table(ui_env: dict[s
                [b.label for b in at.get("download_button")])
 
 
+def test_log_blocks_large_tables_are_cut_riskiest_first_and_shared_across_sessions(
+        ui_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a 10k-log-file table the page sends the riskiest pairs and the first slices only (limits made small
+    here: one row), says so, and a second session (a reload) reuses the analysis instead of rescanning."""
+    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.ui import loaders, render
+
+    root = ui_env["extra"] / "hudi6758_cut"
+    build_log_scenario_table(root, 9, ["s2_retry_longer", "speculative_lower_committed"])
+    monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 1)
+    scans: list[str | None] = []
+    real_inventory = loaders.log_block_inventory
+
+    def counting(table: Any, partition: str | None, *args: Any, **kwargs: Any) -> Any:
+        scans.append(partition)
+        return real_inventory(table, partition, *args, **kwargs)
+
+    monkeypatch.setattr(loaders, "log_block_inventory", counting)
+    at = open_page(LOG_BLOCKS, root)
+    verdicts = next(d.value for d in at.dataframe if "proposal" in d.value.columns and "risk" in d.value.columns)
+    assert list(verdicts["risk"]) == ["error"]
+    assert list(verdicts["partition"]) == ["scenario=speculative_lower_committed"]
+    captions = texts(at.caption)
+    assert "the first 1 of 2 pairs are shown, riskiest first; the CSV holds all" in captions
+    assert "slices have log files: the list offers the first 1 (risky ones first)" in captions
+    assert len(scans) == 1
+    open_page(LOG_BLOCKS, root)  # another session on the same table: the analysis is reused
+    assert len(scans) == 1
+
+
 # -- pages on the built-in scenario ---------------------------------------------------------------
 
 

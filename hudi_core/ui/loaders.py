@@ -255,10 +255,27 @@ class LogBlocks:
     analysis: list[InstantBlocks]
 
 
+#: Log block analyses kept for every session (a reload of the page is a new session; on a 10k-log-file table an
+#: analysis is seconds of header reads). The oldest goes first beyond this many.
+LOG_BLOCKS_KEPT = 8
+
+
+@st.cache_resource(show_spinner=False, ttl=TTL_SECONDS)
+def _log_blocks_store() -> dict[tuple[str, str, str | None], LogBlocks]:
+    """The shared store behind :func:`load_log_blocks`: a plain dict, so that the page's progress bar runs
+    while an analysis is computed (a cached function would hide it) and never when it is reused."""
+    return {}
+
+
 def load_log_blocks(uri: str, engine_name: str, partition: str | None,
                     progress: Callable[[float, str], None] | None = None) -> LogBlocks:
     """Block inventory (record counts decoded) and the duplicate analysis with the timeline's commit
-    metadata and rollbacks. Cached in the session by the page (its progress bar needs a fresh run)."""
+    metadata and rollbacks; computed once per table, engine and partition for all sessions (the "Reload"
+    button forgets it)."""
+    store = _log_blocks_store()
+    key = (uri, engine_name, partition)
+    if key in store:
+        return store[key]
     table = get_table(uri, engine_name)
 
     def event(ev: Any) -> None:
@@ -272,7 +289,10 @@ def load_log_blocks(uri: str, engine_name: str, partition: str | None,
                                  uncommitted_instants=uncommitted_write_instants(table))
     if progress is not None:
         progress(1.0, f"{inventory.num_rows} blocks, {len(results)} (file group, instant) pairs")
-    return LogBlocks(inventory.to_pandas(), list(results))
+    store[key] = result = LogBlocks(inventory.to_pandas(), list(results))
+    while len(store) > LOG_BLOCKS_KEPT:
+        store.pop(next(iter(store)))
+    return result
 
 
 @dataclass(frozen=True)
