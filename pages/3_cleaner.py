@@ -200,8 +200,7 @@ else:
 def _shown(value: Any) -> str:
     """One release's value of a difference, as a cell: counts of compared lists, else the value."""
     if isinstance(value, ListComparison):
-        first = ", ".join(value.only_here[:3]) + (" …" if value.only_here_count > 3 else "")
-        return f"{value.count} ({value.only_here_count} only here{': ' + first if first else ''})"
+        return value.describe(3)
     return "–" if value is None else str(value)
 
 

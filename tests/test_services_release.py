@@ -97,6 +97,9 @@ def test_1_2_keys_ignored_by_1_1_validated_and_reported_by_1_2(tmp_path: Path) -
         ("hoodie.clean.max.commits.to.clean", "a Hudi 1.2 key: Hudi 1.1 does not read it"),
         ("hoodie.clean.partition.filter.regex", "a Hudi 1.2 key: Hudi 1.1 does not read it"),
         ("hoodie.write.empty.clean.interval.hours", "a Hudi 1.2 key: Hudi 1.1 does not read it")]
+    assert {k.read_from_release for k in old.ignored} == {"1.2"}
+    assert ServiceConfig.from_conf({"hoodie.datasource.write.recordkey.field": "id"}, "1.1").ignored[
+        0].read_from_release is None
     for key, bad, message in (("hoodie.clean.max.commits.to.clean", "0", "must be at least 1"),
                               ("hoodie.write.empty.clean.interval.hours", "0", "must be -1 (off) or at least 1"),
                               ("hoodie.write.empty.clean.interval.hours", "-2", "must be -1 (off) or at least 1"),

@@ -206,10 +206,7 @@ def cmd_compare_releases(args: argparse.Namespace) -> int:
     for d in comparison.differences:
         print(f"DIFFERS {d.aspect}:")
         for key, value in d.values.items():
-            if isinstance(value, ListComparison):
-                shown = ", ".join(value.only_here[:5]) + (" …" if value.only_here_count > 5 else "")
-                value = f"{value.count} ({value.only_here_count} only here{': ' + shown if shown else ''})"
-            print(f"  {key}: {value}")
+            print(f"  {key}: {value.describe(5) if isinstance(value, ListComparison) else value}")
         print(f"  why: {d.why}")
     return 0
 

@@ -435,24 +435,30 @@ def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
     return out
 
 
-def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfig, is_mor: bool) -> list[str]:
+def _partitions_of(timeline: ActiveTimeline, inst: Instant, config: ServiceConfig,
+                   is_mor: bool) -> tuple[list[str], set[str] | None]:
     """`CleanPlanner.getPartitionsForInstants`: the partitions an instant in the incremental window makes
-    the cleaner look at.
+    the cleaner look at, and those of them 1.2 certainly gives (``None``: all of them).
 
     1.1: written partitions, plus replaced ones for a replacecommit. 1.2 (PR #18016, "incremental clean
     planning (for COW) should ignore partitions from instants with only new file groups") narrows a
     copy-on-write commit to the partitions where a write stat updated an existing file group
-    (:meth:`CommitMetadata.partitions_with_updated_groups`); replacecommits and merge-on-read instants
-    give what 1.1 gives (see :data:`DELTA_COMMIT_NOTE`).
+    (:meth:`CommitMetadata.partitions_with_updated_groups`); replacecommits and merge-on-read delta commits
+    give what 1.1 gives, and the partitions 1.2 may drop are the ones outside the certain set (see
+    :data:`DELTA_COMMIT_NOTE` and :data:`REPLACE_COMMIT_NOTE`).
     """
     meta = timeline.commit_metadata(inst)
     if not isinstance(meta, CommitMetadata):
-        return []
+        return [], None
+    newer = config.hudi_release != "1.1"
     if inst.action == ia.REPLACE_COMMIT:
-        return list(meta.partition_to_replace_file_ids) + meta.write_partitions()
-    if config.hudi_release != "1.1" and not is_mor and inst.action == ia.COMMIT:
-        return meta.partitions_with_updated_groups()
-    return meta.write_partitions()  # the keys of partition_to_write_stats, without building the stats
+        replaced = list(meta.partition_to_replace_file_ids)
+        sure = set(replaced) | set(meta.partitions_with_updated_groups()) if newer else None
+        return replaced + meta.write_partitions(), sure
+    if newer and not is_mor and inst.action == ia.COMMIT:
+        return meta.partitions_with_updated_groups(), None
+    # The keys of partition_to_write_stats, without building the stats.
+    return meta.write_partitions(), (set() if newer and is_mor and inst.action == ia.DELTA_COMMIT else None)
 
 
 #: Said in a 1.2 merge-on-read plan whose incremental window holds delta commits: a 1.2-era copy of
@@ -469,21 +475,6 @@ DELTA_COMMIT_NOTE = ("Hudi 1.2 may give delta commits no partition here (PR #180
 REPLACE_COMMIT_NOTE = ("Hudi 1.2 may skip a replacecommit's partitions where it only added file groups (PR #18016 "
                        "describes partitions with updated or replaced file groups; counted as 1.1 counts them): "
                        "partitions at stake")
-
-
-def _partitions_given_for_sure(timeline: ActiveTimeline, inst: Instant, config: ServiceConfig,
-                               is_mor: bool) -> set[str] | None:
-    """The partitions of `inst` that 1.2's `getPartitionsForInstants` certainly gives (``None``: all of them,
-    as under 1.1 or for a copy-on-write commit); see :data:`DELTA_COMMIT_NOTE` and :data:`REPLACE_COMMIT_NOTE`."""
-    if config.hudi_release == "1.1":
-        return None
-    if inst.action == ia.DELTA_COMMIT and is_mor:
-        return set()
-    if inst.action == ia.REPLACE_COMMIT:
-        meta = timeline.commit_metadata(inst)
-        if isinstance(meta, CommitMetadata):
-            return set(meta.partition_to_replace_file_ids) | set(meta.partitions_with_updated_groups())
-    return None
 
 
 def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> tuple[list[str], str, str | None]:
@@ -750,8 +741,8 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
             parts: dict[str, str | None] = {}
             for inst in tls.completed_commits(timeline):
                 if prev <= inst.requested_time < ectr.requested_time:
-                    sure = _partitions_given_for_sure(timeline, inst, config, is_mor)
-                    for p in _partitions_of(timeline, inst, config, is_mor):
+                    given, sure = _partitions_of(timeline, inst, config, is_mor)
+                    for p in given:
                         doubt = None if sure is None or p in sure else inst.action
                         parts[p] = None if p in parts and parts[p] is None else doubt
             detail = f"commits in [{prev}, {ectr.requested_time}) since clean {last_clean.requested_time}"

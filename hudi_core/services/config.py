@@ -257,6 +257,8 @@ class IgnoredKey:
     source: str
     reason: str
     given_as: str
+    #: The release that first reads the key when the emulated one is older (``None``: no release reads it).
+    read_from_release: str | None = None
 
     def to_dict(self) -> dict[str, str]:
         return {"key": self.key, "value": self.value, "source": self.source, "reason": self.reason,
@@ -411,7 +413,7 @@ class ServiceConfig:
                     continue
                 if HUDI_RELEASES.index(key.since) > HUDI_RELEASES.index(hudi_release):
                     ignored[name] = IgnoredKey(name, str(raw), source, f"a Hudi {key.since} key: Hudi {hudi_release} "
-                                               "does not read it", given.strip())
+                                               "does not read it", given.strip(), read_from_release=key.since)
                     continue
                 parsed = _parse(key, given, raw)
                 if key.field in seen and seen[key.field][1] != parsed:

@@ -289,5 +289,5 @@ def _clean(plan: LsmArchivalPlan, history: _History) -> None:
                                               f"version {version} is older than the {len(keep)} kept"))
     kept_names = ", ".join(lsm_rules.manifest_name(v) for v in keep)
     for name in sorted(history.sizes):
-        if name.endswith(".parquet") and name not in live:
+        if lsm_rules.is_data_file_name(name) and name not in live:
             plan.deletions.append(LsmDeletion(name, "data", history.sizes[name], f"named by none of {kept_names}"))

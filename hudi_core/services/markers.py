@@ -345,11 +345,13 @@ def markers_after_archival(table: HudiTable, markers: Iterable[Marker], plan: Ar
 
 
 def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
-                     now: dt.datetime | None = None, plan: ArchivePlan | None = None) -> list[Marker]:
-    """Every marker of the timeline chart: :meth:`Markers.items`, the archived | active split and the
-    next archival's boundary (`plan`, else :func:`~hudi_core.services.archive.plan_archive` with `conf`)."""
+                     now: dt.datetime | None = None, plan: ArchivePlan | None = None,
+                     markers: Markers | None = None) -> list[Marker]:
+    """Every marker of the timeline chart: :meth:`Markers.items` (`markers` when the caller computed them
+    already), the archived | active split and the next archival's boundary (`plan`, else
+    :func:`~hudi_core.services.archive.plan_archive` with `conf`)."""
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
-    found = compute_markers(table, config, now=now).items()
+    found = (markers if markers is not None else compute_markers(table, config, now=now)).items()
     split = archived_split_marker(table)
     if plan is None:
         plan = plan_archive(table, config, check_safety=False, with_lsm=False)

@@ -37,6 +37,11 @@ class ListComparison:
     def to_dict(self) -> dict[str, Any]:
         return {"count": self.count, "only_here_count": self.only_here_count, "only_here": list(self.only_here)}
 
+    def describe(self, named: int) -> str:
+        """``count (n only here: a, b …)`` naming at most `named` of the items only this release has."""
+        first = ", ".join(self.only_here[:named]) + (" …" if self.only_here_count > named else "")
+        return f"{self.count} ({self.only_here_count} only here{': ' + first if first else ''})"
+
 
 @dataclass(frozen=True)
 class ReleaseDifference:
@@ -115,7 +120,7 @@ def _sets(old: str, xs: list[str], new: str, ys: list[str]) -> dict[str, ListCom
 
 def _why_ignored(configs: Mapping[str, ServiceConfig]) -> str:
     old = configs[HUDI_RELEASES[0]]
-    keys = [k.key for k in old.ignored if k.reason.startswith("a Hudi ")]
+    keys = [k.key for k in old.ignored if k.read_from_release is not None]
     return f" (keys {HUDI_RELEASES[0]} does not read: {', '.join(keys)})" if keys else ""
 
 

@@ -273,21 +273,7 @@ class LsmFile:
 
     @property
     def level(self) -> int:
-        m = lsm_rules.DATA_FILE_PATTERN.fullmatch(self.file_name)
-        return int(m.group(3)) if m else -1
-
-    @property
-    def min_instant(self) -> str:
-        return self.file_name.split("_", 1)[0]
-
-    @property
-    def max_instant(self) -> str:
-        return self.file_name.split("_", 2)[1]
-
-
-def lsm_file_name(min_instant: str, max_instant: str, level: int) -> str:
-    """`<minInstant>_<maxInstant>_<level>.parquet`."""
-    return lsm_rules.data_file_name(min_instant, max_instant, level)
+        return lsm_rules.file_level(self.file_name)
 
 
 def manifest_json(files: Sequence[LsmFile]) -> str:
@@ -376,7 +362,7 @@ class LSMTimelineWriter:
         if not rows:
             raise ValueError("an LSM write needs at least one instant")
         ordered = sorted(rows, key=lambda r: (str(r["instantTime"]), str(r.get("action") or "")))
-        name = lsm_file_name(str(ordered[0]["instantTime"]), str(ordered[-1]["instantTime"]), 0)
+        name = lsm_rules.data_file_name(str(ordered[0]["instantTime"]), str(ordered[-1]["instantTime"]), 0)
         entry = self._write_parquet(name, lsm_table(ordered))
         files = [f for f in self.read_manifest(self.latest_version()) if f.file_name != name]
         self._commit_snapshot([*files, entry])
@@ -422,7 +408,7 @@ class LSMTimelineWriter:
         folder = self.scratch.path(self.history_dir)
         for p in sorted(folder.iterdir()):
             stale_manifest = lsm_rules.is_manifest_name(p.name) and lsm_rules.manifest_version(p.name) not in keep
-            if stale_manifest or (p.name.endswith(".parquet") and p.name not in live):
+            if stale_manifest or (lsm_rules.is_data_file_name(p.name) and p.name not in live):
                 rel = f"{self.history_dir}/{p.name}"
                 self.scratch.delete(rel)
                 deleted.append(rel)

@@ -100,6 +100,12 @@ def compacted_file_name(names: Sequence[str]) -> str:
     return data_file_name(min(r[0] for r in ranges), max(r[1] for r in ranges), file_level(names[0]) + 1)
 
 
+def is_data_file_name(name: str) -> bool:
+    """`LSMTimelineWriter.clean`'s data files: every ``*.parquet`` of the history folder (a glob, not the
+    file-name pattern: a stray parquet file no manifest names is deleted too)."""
+    return name.endswith(".parquet")
+
+
 def is_manifest_name(name: str) -> bool:
     """`LSMTimeline.getManifestFilePathFilter`: ``manifest_*`` and not ``*.tmp``."""
     return name.startswith(MANIFEST_PREFIX) and not name.endswith(TEMP_SUFFIX)

@@ -207,11 +207,11 @@ def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: b
     table = get_table(uri, engine_name)
     config = ServiceConfig.from_layers([("dashboard", dict(conf))], hudi_release)
     archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
-    before = timeline_markers(table, config, plan=archive)
+    markers = compute_markers(table, config)
+    before = timeline_markers(table, config, plan=archive, markers=markers)
     return DryRun(dict(conf), savepoint_guard, hudi_release, plan_clean(table, config), archive,
                   plan_archive(table, config, savepoint_guard=not savepoint_guard, with_lsm=False),
-                  compute_markers(table, config),
-                  before, markers_after_archival(table, before, archive))
+                  markers, before, markers_after_archival(table, before, archive))
 
 
 @dataclass(frozen=True)
