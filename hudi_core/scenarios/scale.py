@@ -46,6 +46,7 @@ from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.timeline import archive_writer as aw
 from hudi_core.timeline import encode as enc
 from hudi_core.timeline import instant as ia
+from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.instant import State
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
@@ -591,7 +592,7 @@ def _write_lsm(scratch: ScratchDir, table_version: int, mor: bool, times: Sequen
 
     for lvl, covered in plan:
         end = min(n, start + covered * LSM_ROWS_PER_L0)
-        name = aw.lsm_file_name(times[start], times[end - 1], lvl)
+        name = lsm_rules.data_file_name(times[start], times[end - 1], lvl)
         entries.append(writer.write_batches(name, batches(start, end)))
         written.append(f"{writer.history_dir}/{name}")
         start = end
