@@ -14,11 +14,8 @@ st.caption("Health checks computed read-only from the table (the same as `hudi-i
            "measured from now.")
 guard = st.toggle("HUDI-7779 guard (Hudi 1.1's archiver)", value=True,
                   help="Off: plan archival as Hudi releases without the guard would (the risk for older writers).")
-try:
+with render.or_stop():
     report = loaders.load_doctor(uri, eng, guard)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
 status = report.worst.value if report.worst else "healthy"

@@ -10,13 +10,10 @@ from hudi_core.ui import charts, loaders, markers, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
-try:
+with render.or_stop():
     loaders.ensure_decoded(uri, eng)
     facts, findings = loaders.load_facts(uri, eng)
     instants, source_note = loaders.load_instants(uri, eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 st.title(f"{facts['name']}")
 render.incomplete_warning(findings)
@@ -77,11 +74,8 @@ state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_lis
 state.remember(ss, qp, "since", since, default="")
 state.remember(ss, qp, "until", until, default="")
 
-try:
+with render.or_stop():
     fig, shown = loaders.load_timeline(uri, eng, tuple(actions_sel), tuple(states_sel), since, until)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 st.plotly_chart(fig, key="timeline_chart", width="stretch", config={"scrollZoom": True, "displaylogo": False})
 st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time; "
            "pending instants are dashed to the chart's end · times in the table's timezone · hover an instant for "

@@ -9,12 +9,9 @@ from hudi_core.ui import loaders, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
-try:
+with render.or_stop():
     loaders.ensure_decoded(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 st.title("Instant detail")
 if instants.empty:
@@ -44,11 +41,8 @@ row = instants[instants["requested_time"] == choice].iloc[-1]
 if row["source"] != "active":
     st.info(f"{choice} is an archived instant: its metadata is read from the archived timeline.")
 
-try:
+with render.or_stop():
     detail = loaders.load_instant_detail(uri, choice, row["completed_action"], eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 inst = detail.instant
 stats = render.frame(detail.write_stats)

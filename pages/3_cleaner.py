@@ -16,12 +16,9 @@ ss = st.session_state
 st.title("Cleaner & archival dry-run")
 st.caption("What Hudi's cleaner and archiver would do next (the release you choose), computed read-only. "
            "Nothing is written.")
-try:
+with render.or_stop():
     loaders.ensure_decoded(uri, eng)
-    keys = list(KNOWN_KEYS)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
+keys = list(KNOWN_KEYS)
 
 MAIN_KEYS = ["hoodie.clean.policy", "hoodie.clean.commits.retained", "hoodie.clean.fileversions.retained",
              "hoodie.clean.hours.retained", "hoodie.keep.min.commits", "hoodie.keep.max.commits",
@@ -94,12 +91,9 @@ for name, value in values.items():
     conf[name] = str(value).lower() if isinstance(value, bool) else str(int(value) if isinstance(value, float)
                                                                          else value)
 
-try:
-    with st.spinner("Planning the clean and the archival…", show_time=True):  # gone once done: no clutter
-        result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng, str(release))
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
+# The spinner is gone once done (no clutter).
+with render.or_stop(), st.spinner("Planning the clean and the archival…", show_time=True):
+    result = loaders.load_dry_run(uri, tuple(sorted(conf.items())), bool(guard), eng, str(release))
 
 clean, archive, other = result.clean, result.archive, result.archive_other_guard
 to_archive = archive.to_archive

@@ -10,12 +10,9 @@ from hudi_core.ui import loaders, picker, render, state
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 st.title("File groups")
-try:
+with render.or_stop():
     loaders.ensure_fs_view(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 LATEST = "latest"
 active = instants[(instants["source"] == "active") & (instants["state"] == "COMPLETED")]
@@ -25,11 +22,8 @@ as_of = st.select_slider("As of (completed instants of the active timeline, newe
                          key="as_of", help="The file-system view as a reader at that instant would see it.")
 state.remember(ss, qp, "as_of", as_of, default=LATEST)
 
-try:
+with render.or_stop():
     data = loaders.load_file_groups(uri, None if as_of == LATEST else as_of, eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 render.incomplete_warning(data.findings)
 partitions = ["(all)", *data.partitions]

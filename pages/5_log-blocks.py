@@ -16,13 +16,10 @@ st.title("Log blocks")
 st.caption("Block inventory of every log file (header scan) and the duplicate-block analysis per (file group, "
            "instant). Verdicts: **proposal** (longest sequence wins), **hudi_014** (0.14.x reader), "
            "**commit_metadata** (blocks in files the deltacommit names).")
-try:
+with render.or_stop():
     loaders.ensure_fs_view(uri, eng)
     facts, _ = loaders.load_facts(uri, eng)
     groups = loaders.load_file_groups(uri, None, eng)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 partitions = ["(all)", *groups.partitions]
 state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
@@ -35,14 +32,10 @@ if facts["table_type"] != "MERGE_ON_READ" and log_count == 0:
     st.stop()
 
 bar = st.empty()  # a progress bar while the analysis is computed; reused analyses show none
-try:
+with render.or_stop(bar.empty):
     blocks_result = loaders.load_log_blocks(
         uri, eng, None if part == "(all)" else part,
         progress=lambda f, text: bar.progress(min(max(f, 0.0), 1.0), text=text))
-except Exception as exc:  # every error becomes a readable message
-    bar.empty()
-    render.show_error(exc)
-    st.stop()
 bar.empty()
 inventory, analysis = blocks_result.inventory, blocks_result.analysis
 

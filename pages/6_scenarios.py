@@ -14,21 +14,15 @@ from hudi_core.ui import charts, loaders, markers, picker, render, roots, scenar
 picker.require_app()
 ss, qp = st.session_state, st.query_params
 st.title("Scenarios")
-try:
+with render.or_stop():
     names = builtin_names()
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 state.init_widget(ss, qp, "scenario", "hudi7779_case_b" if "hudi7779_case_b" in names else names[0],
                   valid=lambda v: v in names)
 name = st.selectbox("Built-in scenario", names, key="scenario")
 state.remember(ss, qp, "scenario", name)
-try:
+with render.or_stop():
     scenario = load_builtin(name)
-except Exception as exc:  # every error becomes a readable message
-    render.show_error(exc)
-    st.stop()
 
 st.markdown(f"**{scenario.title}**  \n{scenario.description}")
 st.caption(f"source: {scenario.source} · {scenario.table_type} · configuration: "
@@ -47,7 +41,7 @@ conf = tuple(sorted(scenario.conf.items()))
 out_root = roots.scenario_output_root()
 
 bar = st.progress(0.0, text="Building the scenario tables…")
-try:
+with render.or_stop(bar.empty):
     bar.progress(0.1, text=f"Building {name} up to step {step - 1}" if step else "Empty table before step 0")
     before_uri = scenario_tables.build_scenario_step(out_root, name, version, step - 1)[0] if step > 0 else None
     bar.progress(0.5, text=f"Building {name} up to step {step}")
@@ -55,10 +49,6 @@ try:
     bar.progress(0.8, text="Reading both tables")
     before = loaders.load_step_view(before_uri, conf, "local") if before_uri else None
     after = loaders.load_step_view(after_uri, conf, "local")
-except Exception as exc:  # every error becomes a readable message
-    bar.empty()
-    render.show_error(exc)
-    st.stop()
 bar.empty()
 
 def _decisions(plan: ArchivePlan | None) -> dict[str, dict[str, str]]:

@@ -41,6 +41,19 @@ def show_error(exc: BaseException) -> None:
 
 
 @contextlib.contextmanager
+def or_stop(cleanup: Callable[[], Any] | None = None) -> Iterator[None]:
+    """Run what the rest of the page needs; on an exception call `cleanup` (a progress bar's ``empty``),
+    show the error readably and stop the page (Streamlit's stop and rerun are not exceptions: they pass)."""
+    try:
+        yield
+    except Exception as exc:  # every error becomes a readable message
+        if cleanup is not None:
+            cleanup()
+        show_error(exc)
+        st.stop()
+
+
+@contextlib.contextmanager
 def guard() -> Iterator[None]:
     """Run a section; on an exception show it readably and go on with the rest of the page."""
     try:
