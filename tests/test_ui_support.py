@@ -368,3 +368,31 @@ def test_archival_window_keeps_the_active_timeline_and_the_newest_archived_insta
     assert shown["source"].tolist().count("active") == 3
     whole, none_left_out = frames.archival_window(df, archived_context=9)
     assert none_left_out == 0 and len(whole) == 12
+
+
+def test_decisions_table_shows_the_first_rows_and_the_csv_holds_every_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean plan of ~100k files is sent as its first MAX_SHOWN_ROWS rows; the CSV (made when clicked)
+    holds every row, and the caption says so."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Row:
+        n: int
+
+        def to_dict(self) -> dict[str, int]:
+            return {"n": self.n}
+
+    seen: dict[str, object] = {}
+
+    def record(df: pd.DataFrame, name: str, key: str, **kwargs: object) -> None:
+        seen.update(df=df, **kwargs)
+
+    monkeypatch.setattr(render, "table", record)
+    monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
+    render.decisions_table([Row(n) for n in range(5)], "files", "files", "files")
+    assert seen["df"]["n"].tolist() == [0, 1]
+    assert seen["csv_frame"]()["n"].tolist() == [0, 1, 2, 3, 4]  # type: ignore[operator]
+    assert seen["caption"] == "The first 2 of 5 files: the CSV holds every row."
+    seen.clear()
+    render.decisions_table([Row(n) for n in range(2)], "files", "files", "files")
+    assert seen["df"]["n"].tolist() == [0, 1] and seen["caption"] is None
