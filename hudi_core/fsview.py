@@ -1,19 +1,9 @@
 """The file-system view: partitions, file groups and file slices of a table (spec `01` §6).
 
-Emulates the reader of Hudi 1.1.x (`AbstractTableFileSystemView`, `HoodieFileGroup`), strictly
-read-only: partitions are listed once through the executor, every file in a partition is classified
-(base file of the table's format, log file, partition metafile, or *unexpected*), and file groups
-are built with the rules of the table version:
-
-* **v6/v7** place a log file in the slice named by its embedded base instant;
-* **v8+** place it by completion time (`HoodieFileGroup.getBaseInstantTime`).
-
-Ordering conventions (used by every type below):
-
-* :attr:`FileGroup.slices` is **newest first**, like Hudi's reverse-ordered `TreeMap` of slices;
-* :attr:`FileSlice.log_files` is **oldest first** (`HoodieLogFile.getLogFileComparator`: delta
-  commit time, version, write token), the order a reader applies them in. Hudi's own `FileSlice`
-  keeps them newest first; hudi-rs, like this module, oldest first.
+Emulates the reader of Hudi 1.1.x (`AbstractTableFileSystemView`), strictly read-only. The view is
+built from a :class:`~hudi_core.listing.Listing` (storage's or the metadata table's: see
+:mod:`hudi_core.listing`) and the active timeline; file groups and slices follow
+:mod:`hudi_core.file_group`.
 
 Views offered (each takes an optional partition filter):
 
@@ -37,601 +27,37 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hudi_core.errors import Finding, Severity, StorageError
-from hudi_core.filenames import (
-    PARTITION_METAFILE_PREFIX,
-    LogFileName,
-    base_file_parts,
-    parse_base_file_name,
-    parse_log_file_name,
+from hudi_core.file_group import (
+    BaseFile,
+    FileGroup,
+    FileGroupId,
+    FileSlice,
+    LogFile,
+    PendingFileGroupOperation,
+    ReplacedFileGroup,
+    SavepointPin,
+    TimelineFacts,
+    build_file_groups,
+    classify_files,
 )
+from hudi_core.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.lazy import LazyModule, lazy_constants
-from hudi_core.pipeline.executor import Executor, run_batches
-from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
+from hudi_core.listing import ListedFile, Listing, ListingKind, ListingSource
+from hudi_core.listing.storage import LISTING_BATCH_SIZE, StorageListing
+from hudi_core.pipeline.executor import Executor
+from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import ActiveTimeline, Timeline
+from hudi_core.timeline.active import ActiveTimeline
 from hudi_core.timeline.bulk import paused_gc
 from hudi_core.timeline.instant import Instant, State
 from hudi_core.timeline.records import CompactionPlan, RequestedReplaceMetadata, SavepointMetadata
 
 pa: Any = LazyModule("pyarrow")
-pc: Any = LazyModule("pyarrow.compute")
 
-#: `(partition path, file id)`: Hudi's `HoodieFileGroupId`.
-FileGroupId = tuple[str, str]
-
-#: The folder Hudi never looks for partitions in (`HoodieTableMetaClient.METAFOLDER_NAME`).
-METAFOLDER_NAME = ".hoodie"
-
-@functools.cache
-def listing_schema() -> pa.Schema:
-    """Rows returned by :func:`list_folders_batch`: one per directory entry (also `LISTING_SCHEMA`)."""
-    return pa.schema([("folder", pa.string()), ("name", pa.string()), ("size", pa.int64()),
-                      ("mtime_ms", pa.int64()), ("is_dir", pa.bool_())])
-
-
-#: Folders listed per executor batch.
-LISTING_BATCH_SIZE = 32
-
-# `HoodieTimeline.DEFAULT_MILLIS_EXT`: 17-digit times ending in it also match their 14-digit form.
-_DEFAULT_MILLIS_EXT = "999"
-
-
-# -- bulk listing (a pure batch function: runs on threads or inside a Spark task) ---------------
-
-
-def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
-    """List a batch of folders (root-relative) and return one Arrow row per entry.
-
-    A folder that does not exist lists as empty. Pure: it opens its own read-only storage.
-    """
-    storage = spec.open()
-    cols: dict[str, list[object]] = {name: [] for name in listing_schema().names}
-    folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
-    for folder, entries in zip(folders, storage.list_entries_many(folders), strict=True):
-        if not entries:
-            continue
-        folder_col.extend([folder] * len(entries))
-        names, sizes, mtimes, dirs = zip(*entries, strict=True)  # columns of the (name, size, mtime, dir) rows
-        name_col.extend(names)
-        size_col.extend(sizes)
-        mtime_col.extend(mtimes)
-        dir_col.extend(dirs)
-    # Names that are not UTF-8 were skipped by the storage (issue 16); they travel as rows with a null
-    # `is_dir` and the printable name, so the driver can report them wherever the batch ran.
-    for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
-        folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
-        mtime_col.append(None), dir_col.append(None)
-    return pa.table(cols, schema=listing_schema())
-
-
-@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
-class ListedFile:
-    """One file found in a partition folder (name, size in bytes, modification time)."""
-
-    name: str
-    size: int
-    mtime_ms: int | None = None
-
-
-def discover_partitions(
-    spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE,
-    findings: list[Finding] | None = None, wanted: frozenset[str] | None = None,
-) -> dict[str, list[ListedFile]]:
-    """Find every partition and list its files, one tree level per executor round.
-
-    A partition is a folder (not `.hoodie`) holding a `.hoodie_partition_metadata*` file; the base
-    path itself is the partition ``""`` of a non-partitioned table. Like
-    `FileSystemBackedTableMetadata.getAllPartitionPaths`, folders inside a partition are not
-    searched further. Returns ``{partition: files}`` (files only, sorted by name).
-
-    `wanted`: only these partition paths. The walk then descends only through their ancestors, and
-    a wanted path is a partition exactly when the whole walk would find it (it decides at each
-    ancestor from that ancestor's listing alone): the same answer for them, without listing the rest.
-    """
-    partitions: dict[str, list[ListedFile]] = {}
-    frontier = [""]
-    while frontier:
-        if executor is None:
-            listed = _list_level_inline(spec, frontier, findings)
-        else:
-            listed = _list_level(spec, frontier, executor, batch_size, findings)
-        next_frontier: list[str] = []
-        for folder in frontier:
-            f_names, f_sizes, f_mtimes, f_dirs = listed.get(folder, ((), (), (), ()))
-            if any(not is_dir and str(name).startswith(PARTITION_METAFILE_PREFIX)
-                   for name, is_dir in zip(f_names, f_dirs, strict=True)):
-                if wanted is not None and folder not in wanted:
-                    continue  # a partition on the way to none of the wanted ones
-                partitions[folder] = sorted(
-                    [ListedFile(str(name), int(size or 0), mtime_ms)
-                     for name, size, mtime_ms, is_dir in zip(f_names, f_sizes, f_mtimes, f_dirs, strict=True)
-                     if not is_dir],
-                    key=_listed_name,
-                )
-                continue
-            for name, is_dir in zip(f_names, f_dirs, strict=True):
-                if is_dir and name != METAFOLDER_NAME:
-                    next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
-        if wanted is not None:
-            next_frontier = [f for f in next_frontier if _leads_to(f, wanted)]
-        frontier = sorted(next_frontier)
-    return dict(sorted(partitions.items()))
-
-
-def metadata_partitions_from_config(
-    listing: dict[str, list[ListedFile]], configured: Sequence[str], inflight: Sequence[str],
-    storage: ReadOnlyStorage, executor: Executor | None, batch_size: int, findings: list[Finding],
-) -> dict[str, list[ListedFile]]:
-    """A metadata table's partitions as its data table's config names them (spec `06` §2).
-
-    Hudi's metadata reader takes the partitions from `hoodie.table.metadata.partitions` (and
-    `.inflight` while an index is built), not from `.hoodie_partition_metadata` files, which a real
-    1.1 `column_stats` folder lacks. Such a folder is listed here too; every place where the config
-    and storage disagree becomes a finding. Partitions found on storage but not named by the config
-    stay listed (they are on storage), with a warning that Hudi's reader ignores them.
-    """
-    named = list(dict.fromkeys([*configured, *inflight]))
-    unlisted = [p for p in named if p not in listing]
-    out = dict(listing)
-    if unlisted:
-        rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, listing_schema())
-        files: dict[str, list[ListedFile]] = {}
-        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in listing_schema().names),
-                                                      strict=True):
-            if is_dir is False:
-                files.setdefault(folder, []).append(ListedFile(str(name), int(size or 0), mtime_ms))
-        for partition in unlisted:
-            key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
-            if files.get(partition):
-                out[partition] = sorted(files[partition], key=_listed_name)
-                findings.append(Finding(
-                    Severity.INFO, "metadata_partition_without_partition_metadata", storage.uri_of(partition),
-                    f"metadata-table partition {partition} has no {PARTITION_METAFILE_PREFIX} file; listed because "
-                    f"the data table's {key} names it, as Hudi's metadata reader does"))
-            else:
-                findings.append(Finding(
-                    Severity.WARNING, "metadata_partition_missing", storage.uri_of(partition),
-                    f"the data table's {key} names metadata-table partition {partition}, but storage has no file "
-                    "there"))
-    if not named and listing:
-        findings.append(Finding(
-            Severity.WARNING, "metadata_partitions_not_in_table_config", storage.uri,
-            "the data table's hoodie.table.metadata.partitions is empty (metadata table disabled or being "
-            f"deleted), yet storage holds metadata-table partitions {', '.join(sorted(listing))}: Hudi's metadata "
-            "reader ignores them"))
-    elif named:
-        for partition in sorted(p for p in listing if p not in named):
-            findings.append(Finding(
-                Severity.WARNING, "metadata_partition_not_in_table_config", storage.uri_of(partition),
-                f"storage holds metadata-table partition {partition}, but the data table's "
-                "hoodie.table.metadata.partitions (and .inflight) does not name it: Hudi's metadata reader ignores it"))
-    for partition in inflight:
-        if partition in out and partition not in configured:
-            findings.append(Finding(
-                Severity.INFO, "metadata_partition_inflight", storage.uri_of(partition),
-                f"metadata-table partition {partition} is being built (hoodie.table.metadata.partitions.inflight)"))
-    return dict(sorted(out.items()))
-
-
-_Columns = tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[Any]]
-
-
-def _leads_to(folder: str, wanted: frozenset[str]) -> bool:
-    """Whether `folder` is one of `wanted` or an ancestor of one."""
-    prefix = folder + "/"
-    return folder in wanted or any(w.startswith(prefix) for w in wanted)
-
-
-def _list_level_inline(spec: StorageSpec, folders: list[str],
-                       findings: list[Finding] | None) -> dict[str, _Columns]:
-    """One tree level listed in this thread: each folder's (names, sizes, mtimes, is_dir) columns
-    straight from the storage, without the Arrow round trip a batch makes to travel between
-    processes (a fifth of the listing on 100k files, issue 11)."""
-    storage = spec.open()
-    out: dict[str, _Columns] = {}
-    for folder in folders:
-        entries = storage.list_entries(folder)
-        if entries:
-            out[folder] = tuple(zip(*entries, strict=True))  # type: ignore[assignment]
-    if findings is not None:
-        for finding in storage.findings:
-            findings.append(_listing_finding(finding.code, finding.path))
-    return out
-
-
-def _listing_finding(code: str, shown: str) -> Finding:
-    """The finding for a listed entry the view skips (a name that is not UTF-8, a FIFO/device/socket)."""
-    if code == "undecodable_file_name":
-        return Finding(Severity.WARNING, code, shown, f"file name {shown} is not valid UTF-8; "
-                       "skipped (no Hudi file has such a name, so it is in no file slice)")
-    return Finding(Severity.ERROR, code, shown, f"{shown} is not a regular file (FIFO, device or socket): skipped")
-
-
-def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch_size: int,
-                findings: list[Finding] | None) -> dict[str, _Columns]:
-    """One tree level listed through the executor (threads or Spark tasks), as per-folder columns."""
-    table = run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema())
-    bad = pc.is_null(table.column("is_dir"))
-    if pc.any(bad).as_py():
-        skipped = table.filter(bad)
-        if findings is not None:
-            for code, shown in zip(skipped.column("folder").to_pylist(), skipped.column("name").to_pylist(),
-                                   strict=True):
-                findings.append(_listing_finding(code, shown))
-        table = table.filter(pc.invert(bad))
-    # Column-wise (performance: a million entries): each folder's rows are found as runs of equal
-    # `folder` values (one run per folder, as every batch lists folder after folder).
-    cols = table.to_pydict()
-    names, sizes, mtimes, dirs = cols["name"], cols["size"], cols["mtime_ms"], cols["is_dir"]
-    out: dict[str, _Columns] = {}
-    for folder, spans in _folder_runs(table.column("folder"), cols["folder"]).items():
-        if len(spans) == 1:
-            (start, end), = spans
-            out[folder] = (names[start:end], sizes[start:end], mtimes[start:end], dirs[start:end])
-        else:
-            out[folder] = tuple([v for a, b in spans for v in col[a:b]]  # type: ignore[assignment]
-                                for col in (names, sizes, mtimes, dirs))
-    return out
-
-
-def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
-    """`folder -> [(start, end), ...]`: the runs of equal values of the listing's `folder` column."""
-    n = len(values)
-    if n == 0:
-        return {}
-    arr = column.combine_chunks()
-    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
-    starts = [0, *(pc.indices_nonzero(change).to_numpy() + 1).tolist()]
-    runs: dict[str, list[tuple[int, int]]] = {}
-    for start, end in zip(starts, [*starts[1:], n], strict=True):
-        runs.setdefault(values[start], []).append((start, end))
-    return runs
-
-
-def _join(partition: str, name: str) -> str:
-    """`posixpath.join(partition, name) if partition else name`, without its overhead (hot at scale)."""
-    if not partition or name.startswith("/"):
-        return name
-    return partition + name if partition.endswith("/") else f"{partition}/{name}"
-
-
-def _listed_name(f: ListedFile) -> str:
-    return f.name
-
-
-# -- value types -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
-class BaseFile:
-    """A base (columnar) file: `<fileId>_<writeToken>_<instant>.<ext>`; `instant_time` is a requested time."""
-
-    name: str
-    file_id: str
-    instant_time: str
-    size: int
-    partition: str = ""
-
-    @property
-    def path(self) -> str:
-        """Root-relative path."""
-        return _join(self.partition, self.name)
-
-
-@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
-class LogFile:
-    """A log file: `.<fileId>_<instant>.log.<version>_<writeToken>`.
-
-    `instant_time` is the embedded instant: the slice's base instant on v6, the writing delta
-    commit's requested time on v8+ (Hudi calls it `getDeltaCommitTime` in both cases).
-    """
-
-    name: str
-    file_id: str
-    instant_time: str
-    version: int
-    write_token: str | None
-    size: int
-    partition: str = ""
-
-    @property
-    def path(self) -> str:
-        """Root-relative path."""
-        return _join(self.partition, self.name)
-
-    def sort_key(self) -> tuple[str, int, str]:
-        """`HoodieLogFile.LogFileComparator`: delta commit time, version, write token."""
-        return (self.instant_time, self.version, self.write_token or "")
-
-    @classmethod
-    def of(cls, parsed: LogFileName, size: int, partition: str) -> LogFile:
-        return cls(parsed.name, parsed.file_id, parsed.instant_time, parsed.version, parsed.write_token,
-                   size, partition)
-
-
-@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
-class FileSlice:
-    """A base instant's slice of a file group: an optional base file and its log files (oldest first)."""
-
-    partition: str
-    file_id: str
-    base_instant: str
-    base_file: BaseFile | None = None
-    log_files: tuple[LogFile, ...] = ()
-
-    @property
-    def file_group_id(self) -> FileGroupId:
-        return (self.partition, self.file_id)
-
-    @property
-    def is_empty(self) -> bool:
-        """No base file and no log file (a slice opened by a pending compaction, for instance)."""
-        return self.base_file is None and not self.log_files
-
-    @property
-    def base_file_name(self) -> str | None:
-        return self.base_file.name if self.base_file else None
-
-    @property
-    def log_file_names(self) -> list[str]:
-        return [lf.name for lf in self.log_files]
-
-    @property
-    def file_names(self) -> list[str]:
-        """Base file name (if any) then the log file names."""
-        return ([self.base_file.name] if self.base_file else []) + self.log_file_names
-
-    @property
-    def total_size(self) -> int:
-        return (self.base_file.size if self.base_file else 0) + sum(lf.size for lf in self.log_files)
-
-    def with_files(self, base_file: BaseFile | None, log_files: Iterable[LogFile]) -> FileSlice:
-        """A copy with other files (Hudi's `new FileSlice(...)` + `setBaseFile`/`addLogFile`)."""
-        return FileSlice(self.partition, self.file_id, self.base_instant, base_file,
-                         tuple(sorted(log_files, key=LogFile.sort_key)))
-
-
-@dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
-class FileGroup:
-    """All slices of one file id in one partition.
-
-    `slices` holds every slice found on storage, **newest first** (including slices of inflight or
-    rolled-back writes); `committed_slices` the ones `HoodieFileGroup.isFileSliceCommitted` keeps,
-    also newest first. `replaced_by` is the requested time of the completed replacecommit that
-    replaced the group, if any.
-    """
-
-    partition: str
-    file_id: str
-    slices: tuple[FileSlice, ...]
-    committed_slices: tuple[FileSlice, ...]
-    replaced_by: str | None = None
-
-    @property
-    def file_group_id(self) -> FileGroupId:
-        return (self.partition, self.file_id)
-
-    @property
-    def is_replaced(self) -> bool:
-        return self.replaced_by is not None
-
-    def latest_slice(self) -> FileSlice | None:
-        """`HoodieFileGroup.getLatestFileSlice`: the newest committed slice."""
-        return self.committed_slices[0] if self.committed_slices else None
-
-    def slices_before_or_on(self, instant: str) -> list[FileSlice]:
-        """`getAllFileSlicesBeforeOn`: committed slices with base instant ≤ `instant`, newest first."""
-        return [s for s in self.committed_slices if s.base_instant <= instant]
-
-    def latest_slice_before(self, instant: str) -> FileSlice | None:
-        """`getLatestFileSliceBefore`: the newest committed slice with base instant < `instant`."""
-        return next((s for s in self.committed_slices if s.base_instant < instant), None)
-
-    def all_files(self) -> list[str]:
-        """Names of every base and log file of the group on storage."""
-        return [name for s in self.slices for name in s.file_names]
-
-
-@dataclass(frozen=True)
-class ReplacedFileGroup:
-    """A file group named in `partitionToReplaceFileIds` of a completed replacecommit.
-
-    `replace_instant` is the requested time of the replacing instant (the later one when several
-    name the group, as `resetFileGroupsReplaced` keeps); `operation_type` its metadata's
-    `operationType` (``CLUSTER``, ``INSERT_OVERWRITE``, …). `files_exist` says whether any base or
-    log file of the group is still on storage (the cleaner removes them eventually); `file_names`
-    lists them.
-    """
-
-    partition: str
-    file_id: str
-    replace_instant: str
-    replace_completion_time: str | None
-    operation_type: str | None
-    pending_action: str
-    files_exist: bool
-    file_names: tuple[str, ...] = ()
-
-    @property
-    def file_group_id(self) -> FileGroupId:
-        return (self.partition, self.file_id)
-
-
-@dataclass(frozen=True)
-class PendingFileGroupOperation:
-    """A file group named by a pending compaction or clustering plan."""
-
-    partition: str
-    file_id: str
-    instant_time: str
-    action: str
-
-
-@dataclass(frozen=True)
-class SavepointPin:
-    """A data file a completed savepoint names (`HoodieSavepointMetadata.partitionMetadata`)."""
-
-    savepoint_time: str
-    partition: str
-    file_name: str
-    exists: bool
-
-    @property
-    def path(self) -> str:
-        return posixpath.join(self.partition, self.file_name) if self.partition else self.file_name
-
-
-# -- the timeline facts the view needs ---------------------------------------------------------
-
-
-class _TimelineFacts:
-    """What `AbstractTableFileSystemView` and `CompletionTimeQueryView` read from the timeline."""
-
-    def __init__(self, timeline: Timeline, table_version: int,
-                 archived_completion_times: Mapping[str, str] | None = None) -> None:
-        self.v8_plus = table_version >= 8
-        # Visible timeline: `filterCompletedAndCompactionInstants().getWriteTimeline()`.
-        visible = timeline.completed_and_pending_compaction().write_timeline()
-        self.visible_times = {i.requested_time for i in visible}
-        self.visible_first = _first_non_savepoint_time(visible)
-        last = visible.last()
-        self.visible_last = last.requested_time if last else None
-        # CompletionTimeQueryViewV1/V2: completed instants of the active timeline (any action);
-        # anything before the first write instant counts as archived, hence completed.
-        self.completion: dict[str, str] = dict(archived_completion_times or {})
-        for inst in timeline:
-            if inst.is_completed and inst.completion_time:
-                self.completion.setdefault(inst.requested_time, inst.completion_time)
-        self.archived_before = _first_non_savepoint_time(timeline.write_timeline())
-        self.archived_completion_times = dict(archived_completion_times or {})
-
-    def contains_or_before_start(self, ts: str) -> bool:
-        """`HoodieTimeline.containsOrBeforeTimelineStarts` on the visible timeline."""
-        if ts in self.visible_times:
-            return True
-        # `containsInstant`: a 17-digit time ending in the default millis also matches 14 digits.
-        if len(ts) == 17 and ts.endswith(_DEFAULT_MILLIS_EXT) and ts[:14] in self.visible_times:
-            return True
-        return self.visible_first is not None and ts < self.visible_first
-
-    def is_slice_committed(self, base_instant: str) -> bool:
-        """`HoodieFileGroup.isFileSliceCommitted`."""
-        if self.visible_last is None or base_instant > self.visible_last:
-            return False
-        return self.contains_or_before_start(base_instant)
-
-    def is_archived(self, instant: str) -> bool:
-        """`CompletionTimeQueryView.isArchived`: before the first write instant of the active timeline."""
-        return self.archived_before is not None and instant < self.archived_before
-
-    def is_completed(self, instant: str) -> bool:
-        """`CompletionTimeQueryView.isCompleted`."""
-        return instant in self.completion or self.is_archived(instant)
-
-    def completion_time(self, base_instant: str, instant: str) -> str | None:
-        """`CompletionTimeQueryView.getCompletionTime(baseInstant, instantTime)`; ``None`` = pending.
-
-        Archived instants are read from `archived_completion_times` when given, else taken as
-        completed at their requested time (the archived timeline is not read here).
-        """
-        ct = self.completion.get(instant)
-        if ct is None and self.is_archived(instant):
-            ct = instant
-        if ct is not None and len(ct) != len(base_instant):
-            # Legacy fix in `getCompletionTime`: instant times of another length than the base
-            # instant (tests, old tables) use the instant time itself.
-            return instant
-        return ct
-
-
-def _first_non_savepoint_time(timeline: Timeline) -> str | None:
-    """`findFirstNonSavepointCommit`: the first instant whose time is not a savepoint's time."""
-    savepoint_times = {i.requested_time for i in timeline if i.action == ia.SAVEPOINT}
-    for inst in timeline:
-        if inst.requested_time not in savepoint_times:
-            return inst.requested_time
-    return None
-
-
-# -- building file groups ------------------------------------------------------------------------
-
-
-def build_file_groups(
-    partition: str,
-    base_files: Iterable[BaseFile],
-    log_files: Iterable[LogFile],
-    facts: _TimelineFacts,
-    pending_compaction: Mapping[FileGroupId, str],
-    replaced: Mapping[FileGroupId, str] | None = None,
-) -> list[FileGroup]:
-    """`AbstractTableFileSystemView.buildFileGroups` for one partition, sorted by file id."""
-    bases: dict[str, list[BaseFile]] = {}
-    for bf in base_files:
-        bases.setdefault(bf.file_id, []).append(bf)
-    logs: dict[str, list[LogFile]] = {}
-    for lf in log_files:
-        logs.setdefault(lf.file_id, []).append(lf)
-    groups = []
-    replaced = replaced or {}
-    no_files: list[LogFile] = []
-    for file_id in sorted(set(bases) | set(logs)):
-        slice_base: dict[str, BaseFile | None] = {}
-        slice_logs: dict[str, list[LogFile]] = {}
-        group_bases = bases.get(file_id, no_files)
-        if len(group_bases) > 1:
-            group_bases = sorted(group_bases, key=_base_order)
-        for bf in group_bases:
-            # `addBaseFile`: one slice per base instant (a second base file at one instant wins).
-            slice_base[bf.instant_time] = bf
-            slice_logs.setdefault(bf.instant_time, [])
-        pending = pending_compaction.get((partition, file_id))
-        if pending is not None and pending not in slice_base:
-            # `addNewFileSliceAtInstant`, before the logs (1.x) so logs completed after the
-            # compaction was requested land in the compaction's slice.
-            slice_base[pending] = None
-            slice_logs.setdefault(pending, [])
-        group_logs = logs.get(file_id, no_files)
-        if len(group_logs) > 1:
-            group_logs = sorted(group_logs, key=LogFile.sort_key)
-        keys_newest_first: list[str] = []
-        for lf in group_logs:
-            if facts.v8_plus and len(keys_newest_first) != len(slice_base):
-                # The slice keys, newest first (re-sorted only when a log opened a new slice).
-                keys_newest_first = sorted(slice_base, reverse=True)
-            key = _log_slice_key(lf, keys_newest_first, facts)
-            slice_base.setdefault(key, None)
-            slice_logs.setdefault(key, []).append(lf)
-        keys = sorted(slice_base, reverse=True) if len(slice_base) > 1 else list(slice_base)
-        slices = tuple(
-            FileSlice(partition, file_id, key, slice_base[key], tuple(slice_logs.get(key, ())))
-            for key in keys
-        )
-        committed = tuple(s for s in slices if facts.is_slice_committed(s.base_instant))
-        groups.append(FileGroup(partition, file_id, slices, committed, replaced.get((partition, file_id))))
-    return groups
-
-
-def _base_order(b: BaseFile) -> tuple[str, str]:
-    return (b.instant_time, b.name)
-
-
-def _log_slice_key(log: LogFile, keys_newest_first: list[str], facts: _TimelineFacts) -> str:
-    """Which slice a log file joins.
-
-    v6: the embedded instant is the base instant. v8+: `HoodieFileGroup.getBaseInstantTime`.
-    """
-    if not facts.v8_plus:
-        return log.instant_time
-    if not keys_newest_first:
-        return log.instant_time
-    completion = facts.completion_time(keys_newest_first[0], log.instant_time)
-    if completion is None:
-        # The delta commit is still pending: it always belongs to the latest slice.
-        return keys_newest_first[0]
-    for key in keys_newest_first:
-        if completion >= key:
-            return key
-    return log.instant_time
+__all__ = [
+    "BaseFile", "FileGroup", "FileGroupId", "FileSlice", "FileSystemView", "LogFile", "PendingFileGroupOperation",
+    "ReplacedFileGroup", "SavepointPin",
+]
 
 
 # -- the view --------------------------------------------------------------------------------------
@@ -650,7 +76,7 @@ class FileSystemView:
     base_file_format: str
     partitions: list[str]
     groups: dict[FileGroupId, FileGroup]
-    facts: _TimelineFacts = field(repr=False)
+    facts: TimelineFacts = field(repr=False)
     pending_compaction: dict[FileGroupId, str] = field(default_factory=dict)
     pending_clustering: dict[FileGroupId, str] = field(default_factory=dict)
     pending_clustering_instants: frozenset[str] = frozenset()
@@ -662,6 +88,10 @@ class FileSystemView:
     #: File groups a completed replacecommit with an unreadable body may have replaced (group → that
     #: instant): neither live nor known replaced (issue 16), so never shown as latest slices.
     unknown_replaced: dict[FileGroupId, str] = field(default_factory=dict)
+    #: Which listing the view was built from, why that one, and whether it may miss files.
+    listing: ListingKind = ListingKind.STORAGE
+    listing_reason: str = ""
+    listing_incomplete: bool = False
 
     # -- building ---------------------------------------------------------------------------------
 
@@ -669,8 +99,9 @@ class FileSystemView:
     def build(cls, storage: ReadOnlyStorage, timeline: ActiveTimeline, table_version: int, base_file_format: str,
               executor: Executor, archived_completion_times: Mapping[str, str] | None = None,
               batch_size: int = LISTING_BATCH_SIZE, metadata_partitions: Sequence[str] | None = None,
-              metadata_partitions_inflight: Sequence[str] = (), replaced_only: bool = False) -> FileSystemView:
-        """List the table's partitions (through `executor`) and build every file group.
+              metadata_partitions_inflight: Sequence[str] = (), replaced_only: bool = False,
+              source: ListingSource | None = None) -> FileSystemView:
+        """List the table's partitions (from `source`, storage by default) and build every file group.
 
         `archived_completion_times` (requested → completion time) may come from the archived
         timeline; without it archived delta commits count as completed at their requested time.
@@ -684,33 +115,31 @@ class FileSystemView:
         unreadable replacecommit, whose groups are judged against every group; a metadata table).
         """
         with paused_gc():
-            listing_findings: list[Finding] = []
-            executor = inline_if_local(executor, storage)
+            if source is None:
+                source = StorageListing(storage, executor, batch_size, metadata_partitions,
+                                        metadata_partitions_inflight)
             wanted = (_replaced_partitions(timeline, table_version, archived_completion_times)
                       if replaced_only and metadata_partitions is None else None)
-            listing = discover_partitions(storage.spec, executor, batch_size, listing_findings, wanted)
-            if metadata_partitions is not None:
-                listing = metadata_partitions_from_config(listing, metadata_partitions, metadata_partitions_inflight,
-                                                          storage, executor, batch_size, listing_findings)
-            view = cls.from_listing(listing, timeline, table_version, base_file_format, storage=storage,
+            return cls.from_listing(source.list(wanted), timeline, table_version, base_file_format, storage=storage,
                                     archived_completion_times=archived_completion_times)
-            view.findings[:0] = listing_findings
-            return view
 
     @classmethod
     def from_listing(
         cls,
-        listing: Mapping[str, Iterable[ListedFile]],
+        listing: Listing | Mapping[str, Iterable[ListedFile]],
         timeline: ActiveTimeline,
         table_version: int,
         base_file_format: str,
         storage: ReadOnlyStorage | None = None,
         archived_completion_times: Mapping[str, str] | None = None,
     ) -> FileSystemView:
-        """Build from an already made listing ``{partition: files}`` and the active timeline."""
-        findings: list[Finding] = []
+        """Build from a :class:`Listing` (or a plain ``{partition: files}``, taken as storage's) and the
+        active timeline."""
+        if not isinstance(listing, Listing):
+            listing = Listing(ListingKind.STORAGE, {p: list(fs) for p, fs in listing.items()})
+        findings: list[Finding] = list(listing.findings)
         storage = storage or timeline.storage
-        facts = _TimelineFacts(timeline, table_version, archived_completion_times)
+        facts = TimelineFacts(timeline, table_version, archived_completion_times)
         pending_compaction = _pending_compaction_ops(timeline, storage, findings)
         clustering_instants, pending_clustering = _pending_clustering(timeline)
         replace_map = _replaced_file_group_instants(timeline, facts)
@@ -718,13 +147,13 @@ class FileSystemView:
 
         groups: dict[FileGroupId, FileGroup] = {}
         cdc: list[str] = []
-        files_by_partition = {p: list(fs) for p, fs in listing.items()}
+        files_by_partition = {p: list(fs) for p, fs in listing.partitions.items()}
         replaced_by_partition: dict[str, dict[FileGroupId, str]] = {}
         for k, v in replace_map.items():
             replaced_by_partition.setdefault(k[0], {})[k] = v[0]
         shared: dict[str, str] = {}
         for partition, files in files_by_partition.items():
-            bases, logs = _classify_files(partition, files, ext, storage, findings, cdc, shared)
+            bases, logs = classify_files(partition, files, ext, storage.uri_of, findings, cdc, shared)
             replaced_here = replaced_by_partition.get(partition, {})
             for group in build_file_groups(partition, bases, logs, facts, pending_compaction, replaced_here):
                 groups[group.file_group_id] = group
@@ -748,6 +177,9 @@ class FileSystemView:
             partition_files=files_by_partition,
             findings=findings,
             unknown_replaced=unknown,
+            listing=listing.kind,
+            listing_reason=listing.reason,
+            listing_incomplete=listing.incomplete,
         )
         view.savepoints = _savepoint_pins(timeline, files_by_partition)
         return view
@@ -1054,59 +486,11 @@ def slice_schema() -> pa.Schema:
                       ("log_files_size", pa.int64()), ("total_size", pa.int64())])
 
 
-#: `LISTING_SCHEMA` and `SLICE_SCHEMA`, built when first read (pyarrow loads only when Arrow is used).
-__getattr__ = lazy_constants(globals(), {"LISTING_SCHEMA": listing_schema, "SLICE_SCHEMA": slice_schema})
+#: `SLICE_SCHEMA`, built when first read (pyarrow loads only when Arrow is used).
+__getattr__ = lazy_constants(globals(), {"SLICE_SCHEMA": slice_schema})
 
 
 # -- building blocks ---------------------------------------------------------------------------
-
-
-def _classify_files(
-    partition: str,
-    files: Iterable[ListedFile],
-    ext: str,
-    storage: ReadOnlyStorage,
-    findings: list[Finding],
-    cdc: list[str],
-    shared: dict[str, str] | None = None,
-) -> tuple[list[BaseFile], list[LogFile]]:
-    """Split a partition's files into base and log files; report the ones Hudi would not read.
-
-    `shared` pools equal file id / instant strings across files (memory: a million base files name
-    only ~100k file ids and ~10k instants).
-    """
-    bases: list[BaseFile] = []
-    logs: list[LogFile] = []
-    same = (shared if shared is not None else {}).setdefault
-    for f in files:
-        name = f.name
-        if name.startswith(PARTITION_METAFILE_PREFIX):
-            continue
-        if name.startswith(".") and name.endswith(".crc"):
-            continue  # Hadoop local-file-system checksum side files
-        base = base_file_parts(name)  # (file_id, write_token, instant_time, extension)
-        if base is not None and base[3].lower() == ext:
-            bases.append(BaseFile(name, same(base[0], base[0]), same(base[2], base[2]), f.size, partition))
-            continue
-        path = posixpath.join(partition, name) if partition else name
-        log = parse_log_file_name(name)
-        if log is not None and log.extension == "log":
-            if log.is_cdc:
-                cdc.append(path)  # change-data-capture side logs are not part of a slice's data
-            else:
-                logs.append(LogFile.of(log, f.size, partition))
-            continue
-        if base is not None:
-            reason = f"a {base[3].lstrip('.')} base file, but the table's base file format is {ext[1:]}"
-        elif log is not None:
-            reason = f"a log-style name with extension .{log.extension}, not .log"
-        else:
-            reason = "neither a base file, a log file nor a partition metafile"
-        findings.append(Finding(
-            Severity.WARNING, "unexpected_file_in_partition", storage.uri_of(path),
-            f"{name} in partition {partition or '(root)'!r} is {reason}; Hudi ignores it",
-        ))
-    return bases, logs
 
 
 def _pending_compaction_ops(timeline: ActiveTimeline, storage: ReadOnlyStorage,
@@ -1156,7 +540,7 @@ def _pending_clustering(timeline: ActiveTimeline) -> tuple[set[str], dict[FileGr
     return instants, groups
 
 
-def _unknown_replaced_groups(timeline: ActiveTimeline, facts: _TimelineFacts, groups: Mapping[FileGroupId, FileGroup],
+def _unknown_replaced_groups(timeline: ActiveTimeline, facts: TimelineFacts, groups: Mapping[FileGroupId, FileGroup],
                              known: Mapping[FileGroupId, tuple[str, Instant, str | None]],
                              storage: ReadOnlyStorage, findings: list[Finding]) -> dict[FileGroupId, str]:
     """Groups a completed replacecommit whose body cannot be read may have replaced (issue 16).
@@ -1205,7 +589,7 @@ def _replaced_partitions(timeline: ActiveTimeline, table_version: int,
                          archived_completion_times: Mapping[str, str] | None) -> frozenset[str] | None:
     """The partitions of every group the visible replacecommits replaced; None when a visible completed
     replacecommit cannot be read (its groups are unknown: every partition counts)."""
-    facts = _TimelineFacts(timeline, table_version, archived_completion_times)
+    facts = TimelineFacts(timeline, table_version, archived_completion_times)
     for inst in timeline:
         if (inst.is_completed and inst.completed_action == ia.REPLACE_COMMIT
                 and inst.requested_time in facts.visible_times and timeline.commit_metadata(inst) is None):
@@ -1214,7 +598,7 @@ def _replaced_partitions(timeline: ActiveTimeline, table_version: int,
 
 
 def _replaced_file_group_instants(timeline: ActiveTimeline,
-                                  facts: _TimelineFacts) -> dict[FileGroupId, tuple[str, Instant, str | None]]:
+                                  facts: TimelineFacts) -> dict[FileGroupId, tuple[str, Instant, str | None]]:
     """`resetFileGroupsReplaced`: file group → (requested time, instant, operation type); later wins."""
     out: dict[FileGroupId, tuple[str, Instant, str | None]] = {}
     for inst in timeline:

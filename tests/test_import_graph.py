@@ -148,7 +148,8 @@ def layer_of(module: str) -> int:
         return _BESIDE
     if module.startswith("hudi_core.services"):
         return _ANALYSIS
-    if module in ("hudi_core.table", "hudi_core.fsview", "hudi_core.facts", "hudi_core.discovery"):
+    if module in ("hudi_core.table", "hudi_core.fsview", "hudi_core.file_group", "hudi_core.facts",
+                  "hudi_core.discovery") or module.startswith("hudi_core.listing"):
         return _TABLE
     if module.startswith(("hudi_core.timeline", "hudi_core.logfile")):
         return _FORMATS

@@ -276,7 +276,7 @@ def test_markers_list_only_the_partitions_replacecommits_name(tmp_path: Path, ve
 def test_wanted_partitions_are_found_as_the_whole_walk_finds_them(tmp_path: Path) -> None:
     """`discover_partitions(wanted=...)`: a wanted folder inside a partition is no partition (the walk
     stops at the outer one), a missing one is absent, and the others list exactly as in the whole walk."""
-    from hudi_core.fsview import discover_partitions
+    from hudi_core.listing.storage import discover_partitions
     from hudi_core.storage import StorageSpec
 
     root = tmp_path / "t"

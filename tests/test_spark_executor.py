@@ -21,7 +21,7 @@ from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
 from hudi_core.cli import main
-from hudi_core.fsview import LISTING_SCHEMA, discover_partitions, list_folders_batch
+from hudi_core.listing.storage import LISTING_SCHEMA, discover_partitions, list_folders_batch
 from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
 from hudi_core.pipeline import engine
 from hudi_core.pipeline.engine import EngineError, get_executor, resolve_engine

@@ -178,7 +178,7 @@ def run_partition(fn: BatchFn, spec: StorageSpec, schema: pa.Schema, transport: 
 
 
 #: Modules the bulk stages import inside Spark's Python workers.
-WARM_MODULES = ("hudi_core.fsview", "hudi_core.timeline.bulk", "hudi_core.logfile.inventory",
+WARM_MODULES = ("hudi_core.listing.storage", "hudi_core.timeline.bulk", "hudi_core.logfile.inventory",
                 "hudi_core.timeline.unified")
 #: Result of :func:`warm_batch`.
 WARM_SCHEMA = pa.schema([("item", pa.string()), ("pid", pa.int64())])
