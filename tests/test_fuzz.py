@@ -105,11 +105,28 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
     return out
 
 
+def _no_seed(kind: str, what: str = "") -> str:
+    """Why a test has no seed of `kind`: log files, for one, come only from the fixture zips."""
+    where = ("the built scenario tables have none and the hudi-rs fixtures are not available (set HUDI_FIXTURES "
+             "or provide ../shared/fixtures/hudi-rs)") if not _fixture_zips() else "neither the fixtures nor the " \
+        "built scenario tables hold one"
+    return f"no {what}{kind} seed file: {where}"
+
+
 def _seed(kind: str) -> st.SearchStrategy[tuple[str, bytes]]:
     found = seeds().get(kind, [])
     if not found:
-        pytest.skip(f"no {kind} seed files")
+        pytest.skip(_no_seed(kind))
     return st.sampled_from(found)
+
+
+def _first_seed(kind: str, wanted: Any = None) -> tuple[str, bytes]:
+    """The first seed file of `kind` (that `wanted(name, data)` accepts); the test skips, saying why, when
+    there is none (a checkout without the fixtures) instead of failing on StopIteration or KeyError."""
+    for name, data in seeds().get(kind, []):
+        if wanted is None or wanted(name, data):
+            return name, data
+    pytest.skip(_no_seed(kind, "suitable " if wanted is not None else ""))
 
 
 @st.composite
@@ -272,7 +289,7 @@ def test_fuzz_lsm_manifest(data: bytes) -> None:
 def test_regression_archive_v1_schema_header_not_utf8() -> None:
     """Found by test_fuzz_archive_layout1: a schema header byte that is not UTF-8 crashed building
     the Arrow rows (UnicodeEncodeError on a surrogate); now an error row naming the block."""
-    name, data = next(s for s in seeds().get("archive_v1", []))
+    name, data = _first_seed("archive_v1")
     at = data.index(b'"null"') + 1  # inside a JSON string of the schema header, as the fuzzer found it
     damaged = data[:at] + b"\xee" + data[at + 1:]
     rows = read_archive_file_rows(MemoryStorage({name: damaged}), name)  # type: ignore[arg-type]
@@ -283,7 +300,7 @@ def test_regression_archive_v1_schema_header_not_utf8() -> None:
 def test_regression_log_header_not_utf8() -> None:
     from hudi_core.logfile.inventory import scan_log_files
 
-    name, data = next((n, d) for n, d in seeds().get("log", []) if b"INSTANT" in d or len(d) > 100)
+    name, data = _first_seed("log", lambda n, d: b"INSTANT" in d or len(d) > 100)
     damaged = data.replace(b"2024", b"\xff024", 1) if b"2024" in data else data
     table = scan_log_files(MemoryStorage({name: damaged}), [name])
     assert table.num_rows >= 1
@@ -292,7 +309,7 @@ def test_regression_log_header_not_utf8() -> None:
 def test_regression_lsm_footer_not_utf8() -> None:
     """Found by test_fuzz_archive_layout2_lsm: a parquet footer whose column name is not UTF-8 raised
     UnicodeDecodeError out of pyarrow; now an `lsm_file_unreadable` row."""
-    name, data = seeds()["lsm"][0]
+    name, data = _first_seed("lsm")
     damaged = data.replace(b"instantTime", b"\xe9nstantTime")
     rows = read_lsm_file_rows(MemoryStorage({name: damaged}), name)  # type: ignore[arg-type]
     assert rows.column("error_code").to_pylist() == ["lsm_file_unreadable"]
@@ -312,3 +329,14 @@ def test_regression_body_nested_too_deeply() -> None:
 def test_regression_instant_name_trailing_newline_and_wide_digits() -> None:
     assert ia.parse_instant_file_name("20240101000000000.commit\n", 1) is None
     assert ia.parse_instant_file_name("２0240101000000000.commit", 2) is None
+
+
+@pytest.mark.parametrize("regression", [test_regression_archive_v1_schema_header_not_utf8,
+                                        test_regression_log_header_not_utf8, test_regression_lsm_footer_not_utf8])
+def test_regressions_skip_with_a_reason_without_seeds(monkeypatch: pytest.MonkeyPatch, regression: Any) -> None:
+    """A checkout without ../shared (issue 28): the seed-based regressions skip and say why, never raise
+    StopIteration or KeyError."""
+    monkeypatch.setattr(f"{__name__}.seeds", lambda: {})
+    monkeypatch.setattr(f"{__name__}._fixture_zips", lambda: [])
+    with pytest.raises(pytest.skip.Exception, match="fixtures are not available"):
+        regression()
