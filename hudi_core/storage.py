@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hudi_core.errors import ReadOnlyViolation, StorageError
+from hudi_core.errors import Finding, ReadOnlyViolation, Severity, StorageError
 
 _WRITE_METHODS = frozenset(
     {
@@ -114,6 +114,28 @@ class FileInfo:
     @property
     def name(self) -> str:
         return posixpath.basename(self.path)
+
+
+#: The modification times (epoch milliseconds) a reader can turn into a date in any zone: `datetime` holds
+#: years 1 to 9999, and a day inside each end leaves room for a zone's offset. tmpfs keeps times far
+#: beyond (``os.utime(path, (1.8e12, 1.8e12))`` is year 59009; ext4 clamps at 2446): such a time is
+#: unknown (``None``) with a :data:`BAD_MTIME` finding naming the file, never a crash (issue 28).
+MTIME_MS_MIN = -62_135_510_400_000  # 0001-01-02T00:00:00Z
+MTIME_MS_MAX = 253_402_214_400_000  # 9999-12-31T00:00:00Z
+BAD_MTIME = "bad_modification_time"
+
+
+def bad_mtime_finding(where: str, mtime_ms: int | None) -> Finding:
+    """The finding for a file whose modification time is no date (`mtime_ms` as storage gave it, if known)."""
+    when = ""
+    if mtime_ms is not None:
+        year = 1970 + int(mtime_ms // 31_556_952_000)  # mean Gregorian years since the epoch
+        when = f" ({mtime_ms // 1000} s after 1970-01-01, about year {year})"
+    return Finding(Severity.WARNING, BAD_MTIME, where,
+                   f"the modification time of {where}{when} lies outside years 1 to 9999, where no date can "
+                   "be: taken as unknown; "
+                   "the file is still listed, and where its modification time is the completion time (layout 1) "
+                   "that completion time is unknown")
 
 
 def _mtime_ms(info: dict[str, Any]) -> int | None:
@@ -281,7 +303,9 @@ class ReadOnlyStorage:
                  read_limits: dict[str, int] | None = None) -> None:
         self._spec = StorageSpec.of(uri, storage_options, tuple(confine_to or ()))
         self._limits = globals()["read_limits"](read_limits)
-        self.findings: list[Any] = []  # Finding objects: names skipped while listing
+        self.findings: list[Any] = []  # Finding objects: names skipped while listing, times that are no date
+        #: uri -> the modification time (epoch ms) of each file whose time is no date (:data:`BAD_MTIME`)
+        self.bad_mtimes: dict[str, int] = {}
         self._uri = uri.rstrip("/")
         self._options = dict(storage_options or {})
         self._fs_instance: Any = None
@@ -413,6 +437,16 @@ class ReadOnlyStorage:
         self.findings.append(Finding(Severity.WARNING, "undecodable_file_name", f"{where}/{shown}",
                                      f"file name {shown} in {where} is not valid UTF-8; skipped"))
 
+    def _checked_mtime(self, rel: str, mtime_ms: int) -> int | None:
+        """A local modification time, or ``None`` (recorded in :attr:`findings`) when it is no date."""
+        if MTIME_MS_MIN <= mtime_ms <= MTIME_MS_MAX:
+            return mtime_ms
+        where = self.uri_of(rel)
+        if where not in self.bad_mtimes:
+            self.bad_mtimes[where] = mtime_ms
+            self.findings.append(bad_mtime_finding(where, mtime_ms))
+        return None
+
     def _rel(self, abs_path: str) -> str:
         abs_path = abs_path.rstrip("/")
         root = self._root.rstrip("/")
@@ -515,7 +549,10 @@ class ReadOnlyStorage:
                 except OSError as exc:
                     raise StorageError(f"cannot list {self.uri_of(path)}: {self._why(exc)}") from exc
                 # Local modification times are always seconds (no milliseconds heuristic).
-                out.append((entry.name, int(size or 0), int(st.st_mtime * 1000), stat_mode.S_ISDIR(st.st_mode)))
+                mtime_ms = int(st.st_mtime * 1000)
+                known = mtime_ms if MTIME_MS_MIN <= mtime_ms <= MTIME_MS_MAX else self._checked_mtime(
+                    posixpath.join(normalize_relative(path), entry.name), mtime_ms)
+                out.append((entry.name, int(size or 0), known, stat_mode.S_ISDIR(st.st_mode)))
         out.sort()
         return out
 
@@ -599,7 +636,8 @@ class ReadOnlyStorage:
             raise StorageError(f"{self.uri_of(path)} does not exist") from exc
         except _backend_errors() as exc:
             raise StorageError(f"cannot stat {self.uri_of(path)}: {exc}") from exc
-        return FileInfo(self._rel(target), int(st.st_size or 0), int(st.st_mtime * 1000),
+        rel = self._rel(target)
+        return FileInfo(rel, int(st.st_size or 0), self._checked_mtime(rel, int(st.st_mtime * 1000)),
                         stat_mode.S_ISDIR(st.st_mode))
 
     def exists(self, path: str) -> bool:

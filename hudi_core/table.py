@@ -115,8 +115,10 @@ class HudiTable:
 
     @property
     def findings(self) -> list[Finding]:
-        """Everything noticed so far while loading this table (grows as more is read)."""
+        """Everything noticed so far while loading this table (grows as more is read), its storage's
+        included (names skipped while listing, modification times that are no date)."""
         seen = list(self._findings)
+        seen.extend(f for f in getattr(self.storage, "findings", ()) if f not in seen)
         if "timeline" in self.__dict__:
             seen.extend(self.timeline.findings)
         for archived in self.__dict__.get("_archived", {}).values():

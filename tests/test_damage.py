@@ -12,7 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -410,6 +412,90 @@ def test_mtime_heuristic_is_bounded() -> None:
     assert _mtime_ms({"mtime": 1_700_000_000_123}) == 1_700_000_000_123  # milliseconds
     assert _mtime_ms({"mtime": 1e15}) is None  # neither: no time rather than a wrong one
     assert _mtime_ms({"mtime": -5}) is None
+
+
+#: Year 59009 (issue 28): tmpfs keeps such a modification time, ext4 clamps it at 2446.
+FAR_MTIME_S = 1.8e12
+
+
+@pytest.fixture
+def far_mtime_dir(tmp_path: Path) -> Iterator[Path]:
+    """A scratch folder on a file system that keeps a modification time beyond year 9999 (tmp_path, else
+    /dev/shm); the test skips, saying so, where there is none."""
+    for parent in (tmp_path, Path("/dev/shm")):
+        if not parent.is_dir() or not os.access(parent, os.W_OK):
+            continue
+        folder = Path(tempfile.mkdtemp(prefix="hti-far-mtime-", dir=parent))
+        probe = folder / "probe"
+        probe.write_bytes(b"")
+        try:
+            os.utime(probe, (FAR_MTIME_S, FAR_MTIME_S))
+            kept = probe.stat().st_mtime == FAR_MTIME_S
+        except OSError:
+            kept = False
+        probe.unlink()
+        if kept:
+            yield folder
+            shutil.rmtree(folder, ignore_errors=True)
+            return
+        shutil.rmtree(folder, ignore_errors=True)
+    pytest.skip("no writable file system here keeps a modification time beyond year 9999 (tmpfs does, ext4 "
+                "clamps at 2446)")
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_modification_time_beyond_year_9999_is_a_finding(far_mtime_dir: Path, capsys: pytest.CaptureFixture[str],
+                                                         version: int) -> None:
+    """A file whose modification time is no date stopped every command ("unexpected ValueError: year 59009 is
+    out of range"); now a warning naming the file, the file still listed, a layout-1 completion time from it
+    unknown."""
+    base = built("hudi7779_case_b", version, far_mtime_dir / "t")
+    _, slices, _ = run(capsys, "fsview", str(base), "--format", "json")
+    data_file = base / slices[-1]["partition"] / slices[-1]["base_file"]
+    commit = timeline_file(base, ".commit")
+    requested = commit.name.split(".")[0].split("_")[0]
+    for path in (commit, data_file):
+        os.utime(path, (FAR_MTIME_S, FAR_MTIME_S))
+
+    def bad_times(findings: list[dict[str, str]]) -> set[str]:
+        named = {f["path"] for f in findings if f["code"] == "bad_modification_time"}
+        assert all(f["severity"] == "warning" for f in findings if f["code"] == "bad_modification_time")
+        return named
+
+    code, out, err = run(capsys, "timeline", str(base), "--format", "json", "--envelope")
+    assert code == 0 and not out["incomplete"], err
+    assert bad_times(out["findings"]) == {str(commit)}
+    row = next(r for r in out["rows"] if r["requested_time"] == requested and r["state"] == "COMPLETED")
+    assert commit.name in row["files"]
+    if version == 6:  # layout 1: the completion time is the modification time, now unknown
+        assert row["completion_time"] is None and row["completion_time_source"] is None
+    else:  # layout 2: from the file name, untouched
+        assert row["completion_time"] == commit.name.split("_")[1].split(".")[0]
+
+    code, out, err = run(capsys, "fsview", str(base), "--format", "json", "--envelope")
+    assert code == 0 and not out["incomplete"], err
+    assert bad_times(out["findings"]) == {str(commit), str(data_file)}
+    assert data_file.name in {r["base_file"] for r in out["rows"]}  # still listed
+
+    code, out, err = run(capsys, "info", str(base), "--format", "json")
+    assert code == 0 and not out["incomplete"], err
+    assert str(commit) in bad_times(out["findings"])
+
+    code, out, err = run(capsys, "doctor", str(base), "--format", "json", "--now", "20240102000000000")
+    assert not out["incomplete"], err
+    assert bad_times(out["findings"]) == {str(commit), str(data_file)}
+    engine = [f for f in out["health_findings"] if f["check"] == "engine_findings"]
+    assert {str(commit), str(data_file)} <= {p for f in engine for p in f["evidence"]["files"]}
+
+    # The batch route (threads here, Spark tasks elsewhere) carries the same finding in its Arrow rows.
+    from hudi_core.listing.storage import discover_partitions
+    from hudi_core.pipeline.executor import LocalExecutor
+
+    found: list[Any] = []
+    listed = discover_partitions(ReadOnlyStorage(str(base)).spec, LocalExecutor(), findings=found)
+    assert data_file.name in {f.name for files in listed.values() for f in files}
+    bad = [f for f in found if f.code == "bad_modification_time"]
+    assert [f.path for f in bad] == [str(data_file)] and "year 59009" in bad[0].message
 
 
 def test_instant_reads_archived_instants(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

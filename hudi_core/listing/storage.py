@@ -18,7 +18,7 @@ from hudi_core.filenames import PARTITION_METAFILE_PREFIX
 from hudi_core.lazy import LazyModule, lazy_constants
 from hudi_core.listing import ListedFile, Listing, ListingKind
 from hudi_core.pipeline.executor import Executor, run_batches
-from hudi_core.storage import ReadOnlyStorage, StorageSpec, inline_if_local
+from hudi_core.storage import BAD_MTIME, ReadOnlyStorage, StorageSpec, bad_mtime_finding, inline_if_local
 
 pa: Any = LazyModule("pyarrow")
 pc: Any = LazyModule("pyarrow.compute")
@@ -62,10 +62,13 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
         mtime_col.extend(mtimes)
         dir_col.extend(dirs)
     # Names that are not UTF-8 were skipped by the storage (issue 16); they travel as rows with a null
-    # `is_dir` and the printable name, so the driver can report them wherever the batch ran.
+    # `is_dir` and the printable name, so the driver can report them wherever the batch ran. A file whose
+    # modification time is no date (issue 28) is listed (time unknown) and travels as such a row too,
+    # with the time storage gave it (clamped to int64) in `mtime_ms`.
     for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
+        raw = storage.bad_mtimes.get(finding.path) if finding.code == BAD_MTIME else None
         folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
-        mtime_col.append(None), dir_col.append(None)
+        mtime_col.append(None if raw is None else max(-(1 << 63), min(raw, (1 << 63) - 1))), dir_col.append(None)
     return pa.table(cols, schema=listing_schema())
 
 
@@ -191,12 +194,15 @@ def _list_level_inline(spec: StorageSpec, folders: list[str],
             out[folder] = tuple(zip(*entries, strict=True))  # type: ignore[assignment]
     if findings is not None:
         for finding in storage.findings:
-            findings.append(_listing_finding(finding.code, finding.path))
+            findings.append(finding if finding.code == BAD_MTIME else _listing_finding(finding.code, finding.path))
     return out
 
 
-def _listing_finding(code: str, shown: str) -> Finding:
-    """The finding for a listed entry the view skips (a name that is not UTF-8, a FIFO/device/socket)."""
+def _listing_finding(code: str, shown: str, mtime_ms: int | None = None) -> Finding:
+    """The finding for a listed entry the view skips (a name that is not UTF-8, a FIFO/device/socket), or
+    for a file listed with its modification time unknown (`mtime_ms`: the time storage gave)."""
+    if code == BAD_MTIME:
+        return bad_mtime_finding(shown, mtime_ms)
     if code == "undecodable_file_name":
         return Finding(Severity.WARNING, code, shown, f"file name {shown} is not valid UTF-8; "
                        "skipped (no Hudi file has such a name, so it is in no file slice)")
@@ -211,9 +217,9 @@ def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch
     if pc.any(bad).as_py():
         skipped = table.filter(bad)
         if findings is not None:
-            for code, shown in zip(skipped.column("folder").to_pylist(), skipped.column("name").to_pylist(),
-                                   strict=True):
-                findings.append(_listing_finding(code, shown))
+            for code, shown, mtime_ms in zip(skipped.column("folder").to_pylist(), skipped.column("name").to_pylist(),
+                                             skipped.column("mtime_ms").to_pylist(), strict=True):
+                findings.append(_listing_finding(code, shown, mtime_ms))
         table = table.filter(pc.invert(bad))
     # Column-wise (performance: a million entries): each folder's rows are found as runs of equal
     # `folder` values (one run per folder, as every batch lists folder after folder).

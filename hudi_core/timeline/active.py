@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.pipeline.executor import Executor, run_batches
 from hudi_core.properties import TableProperties
-from hudi_core.storage import FileInfo, ReadOnlyStorage, inline_if_local
+from hudi_core.storage import FileInfo, ReadOnlyStorage, bad_mtime_finding, inline_if_local
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import Instant, InstantFile, State, epoch_ms_to_instant_time
 
@@ -302,10 +302,15 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
         if inst.is_completed and inst.completion_time is None:
             # Layout 1, or a legacy completed file in a layout-2 timeline: Hudi takes the file's
             # modification time as the completion time and flags the instant `isLegacy`.
+            # A time storage could not give as a date is unknown (`None`, a finding from the listing); one
+            # the table's zone pushes past year 9999 is unknown too (issue 28).
             top = inst.file(State.COMPLETED)
             if top is not None and top.mtime_ms is not None:
-                inst.completion_time = epoch_ms_to_instant_time(top.mtime_ms, props.timezone)
-                inst.completion_time_source = "mtime"
+                try:
+                    inst.completion_time = epoch_ms_to_instant_time(top.mtime_ms, props.timezone)
+                    inst.completion_time_source = "mtime"
+                except (OverflowError, OSError, ValueError):
+                    findings.append(bad_mtime_finding(storage.uri_of(top.path), top.mtime_ms))
         _check_group(inst, storage, findings)
     return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings)
 
