@@ -104,6 +104,29 @@ def test_cli_report_json_redacted(case_b: BuildResult, tmp_path: Path, capsys: p
     assert "is inside the table" in capsys.readouterr().err and not inside.exists()
 
 
+@pytest.mark.parametrize("release", [None, "1.1"])
+def test_report_names_the_reader_and_dry_run_releases(case_b: BuildResult, tmp_path: Path, release: str | None) -> None:
+    """Readers emulate Hudi 1.1.x, the dry runs the plan's release (1.2.x by default): the header and the
+    dry-run headings name both as the Overview does, never "emulating Hudi 1.1.x" above 1.2.x plans (issue 28)."""
+    from hudi_core.table import EMULATED_HUDI_RELEASE
+
+    out = tmp_path / "report.html"
+    chosen = ["--hudi-release", release] if release else []
+    assert cli_main(["report", case_b.uri, "--out", str(out), *_args(case_b), *chosen]) == 0
+    text = out.read_text()
+    plans = f"{release or '1.2'}.x"
+    data = json.loads(re.search(r"<script type='application/json' id='report-data'>(.*?)</script>", text,
+                                re.S).group(1).replace("<\\/", "</"))
+    assert data["dry_runs"]["archive_with_guard"]["hudi_release"] == plans
+    assert data["table"]["emulated_hudi_release"] == EMULATED_HUDI_RELEASE == "1.1.x"
+    assert (f"by Hudi Timeline Inspector (read as Hudi {EMULATED_HUDI_RELEASE} reads it; dry runs emulate Hudi "
+            f"{plans})") in text
+    assert f"<h2>Clean dry-run (Hudi {plans})</h2>" in text
+    assert f"<h2>Archival dry-run (Hudi {plans}), with the HUDI-7779 guard</h2>" in text
+    assert f"<h2>Archival dry-run (Hudi {plans}), without the guard (as Hudi before HUDI-7779)</h2>" in text
+    assert "emulating Hudi" not in text and "(Hudi 1.1)" not in text
+
+
 def _chromium() -> str | None:
     for candidate in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):

@@ -203,6 +203,16 @@ def _archive_html(plan: Mapping[str, Any]) -> str:
                      "no replaced file group exposed"))
 
 
+def dry_run_release(document: Mapping[str, Any]) -> str:
+    """The Hudi release the report's dry runs emulate (``"1.2.x"``): the plans' own `hudi_release`, which
+    readers do not share (they emulate `table.EMULATED_HUDI_RELEASE`, as the Overview says)."""
+    runs = document["dry_runs"]
+    for plan in (runs["archive_with_guard"], runs["clean"]):
+        if plan.get("hudi_release"):
+            return str(plan["hudi_release"])
+    return f"{document.get('hudi_release')}.x"
+
+
 def render_html(document: Mapping[str, Any], figure_html: str) -> str:
     """The report as one HTML file: `figure_html` is the timeline chart's div (Plotly JS is inlined here)."""
     from plotly.offline import get_plotlyjs
@@ -210,6 +220,7 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
     facts = document["table"]
     doctor = document["doctor"]
     clean = document["dry_runs"]["clean"]
+    release = _e(dry_run_release(document))
     status = doctor["status"]
     data = json.dumps(document, default=str).replace("</", "<\\/")
     parts = [
@@ -218,7 +229,7 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         f"<script>{get_plotlyjs()}</script></head><body>",
         f"<h1>Hudi postmortem: {_e(facts.get('name'))}</h1>",
         f"<p class='muted'>{_e(facts.get('uri'))} · generated {_e(document['generated_at'])} by Hudi Timeline "
-        f"Inspector (emulating Hudi {_e(facts.get('emulated_hudi_release'))})"
+        f"Inspector (read as Hudi {_e(facts.get('emulated_hudi_release'))} reads it; dry runs emulate Hudi {release})"
         + (" · redacted" if document.get("redacted") else "") + "</p>",
         f"<p id='status'>Health: <span class='sev {status}'>{_e(status)}</span> "
         f"({doctor['counts']['error']} errors, {doctor['counts']['warning']} warnings, "
@@ -228,7 +239,7 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         "<h2>Timeline</h2>", f"<p class='muted'>{_e(document['timeline']['source'])}</p>", figure_html,
         "<h2 id='doctor'>Doctor</h2>",
         "".join(_finding_html(f) for f in doctor["health_findings"]) or "<p class='healthy sev'>no findings</p>",
-        "<h2>Clean dry-run</h2>",
+        f"<h2>Clean dry-run (Hudi {release})</h2>",
         f"<p>policy {_e(clean['policy'])}; earliest commit to retain <code>{_e(clean['earliest_commit_to_retain'])}"
         f"</code> ({_e(clean['earliest_commit_to_retain_detail'])}); triggered: {_e(clean['triggered'])} "
         f"({_e(clean['trigger_detail'])}); {clean['files_to_delete_total']} files to delete; kept: "
@@ -240,9 +251,9 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
          f"{clean['files_to_delete_if_forced_total']} files:</p>"
          + _table(clean["files_to_delete_if_forced"], ["partition", "file_id", "file", "base_instant", "reason"],
                   "nothing")) if clean.get("not_scheduled_reason") else "",
-        "<h2>Archival dry-run, with the HUDI-7779 guard (Hudi 1.1)</h2>",
+        f"<h2>Archival dry-run (Hudi {release}), with the HUDI-7779 guard</h2>",
         _archive_html(document["dry_runs"]["archive_with_guard"]),
-        "<h2>Archival dry-run, without the guard (Hudi before HUDI-7779)</h2>",
+        f"<h2>Archival dry-run (Hudi {release}), without the guard (as Hudi before HUDI-7779)</h2>",
         _archive_html(document["dry_runs"]["archive_without_guard"]),
         "<h2>Duplicate log-block sequences</h2>",
         _table([{"partition": d["partition"], "file_id": d["file_id"], "instant": d["instant_time"],
