@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -84,6 +86,61 @@ def test_console_entry_point_runs_as_module(table_path, tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert proc.stderr.strip().startswith("hudi-inspect: no instant 999")
     assert "Traceback" not in proc.stderr
+
+
+VERSION_TAIL = ("(readers emulate Hudi 1.1.x; clean/archive dry runs Hudi 1.2.x by default, 1.1.x with "
+                "--hudi-release 1.1)")
+
+
+def _version(cwd: Path, pythonpath: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(pythonpath)}
+    return subprocess.run([*command, "--version"], capture_output=True, text=True, env=env, cwd=cwd, timeout=60,
+                          check=False)
+
+
+def test_version_names_the_package_and_the_emulated_releases(tmp_path: Path) -> None:
+    """`hudi-inspect --version` (issue 28): the package version and the releases emulated, readers
+    (`EMULATED_HUDI_RELEASE`) and the cleaner/archiver dry runs (`DEFAULT_HUDI_RELEASE`, the other by flag)."""
+    import tomllib
+
+    from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES
+    from hudi_core.table import EMULATED_HUDI_RELEASE
+
+    repo = Path(__file__).resolve().parent.parent
+    version = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["version"]
+    assert (EMULATED_HUDI_RELEASE, DEFAULT_HUDI_RELEASE, HUDI_RELEASES) == ("1.1.x", "1.2", ("1.1", "1.2"))
+    commands = [[sys.executable, "-m", "hudi_core"]]
+    script = Path(sys.executable).with_name("hudi-inspect")
+    if script.is_file():
+        commands.append([str(script)])
+    for command in commands:
+        proc = _version(tmp_path, repo, *command)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"hudi-inspect {version} {VERSION_TAIL}\n", "")
+
+    # Run from a checkout whose pyproject moved on (the installed metadata stale, or none): the checkout's.
+    checkout = tmp_path / "checkout"
+    shutil.copytree(repo / "hudi_core", checkout / "hudi_core", ignore=shutil.ignore_patterns("__pycache__"))
+    text = (repo / "pyproject.toml").read_text()
+    (checkout / "pyproject.toml").write_text(text.replace(f'version = "{version}"', 'version = "9.8.7"', 1))
+    proc = _version(checkout, checkout, sys.executable, "-m", "hudi_core")
+    assert (proc.returncode, proc.stdout) == (0, f"hudi-inspect 9.8.7 {VERSION_TAIL}\n"), proc.stderr
+
+
+def test_version_of_an_installed_wheel_is_its_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.metadata
+
+    import hudi_core
+    from hudi_core.cli import package_version
+
+    class Wheel:
+        version = "4.5.6"
+
+        def locate_file(self, path: str) -> str:
+            return hudi_core.__file__ if path == "hudi_core/__init__.py" else path
+
+    monkeypatch.setattr(importlib.metadata, "distribution",
+                        lambda name: Wheel() if name == "hudi-timeline-inspector" else None)
+    assert package_version() == "4.5.6"
 
 
 def test_help_imports_no_heavy_module() -> None:

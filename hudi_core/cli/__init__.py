@@ -295,11 +295,70 @@ def cmd_fsview(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+#: The distribution whose version `--version` prints (pyproject's `[project] name`).
+DISTRIBUTION = "hudi-timeline-inspector"
+
+
+def package_version() -> str:
+    """This package's version: the installed distribution's metadata when that distribution holds the
+    `hudi_core` being run (a wheel), else the `pyproject.toml` of the checkout it is run from (an editable
+    install or `PYTHONPATH`, whose metadata may be stale or absent), else the metadata, else
+    `hudi_core.__version__`."""
+    import importlib.metadata
+    from pathlib import Path
+
+    import hudi_core
+
+    here = Path(hudi_core.__file__).resolve()
+    try:
+        dist: importlib.metadata.Distribution | None = importlib.metadata.distribution(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        dist = None
+    if dist is not None and Path(str(dist.locate_file("hudi_core/__init__.py"))).resolve() == here:
+        return str(dist.version)
+    pyproject = here.parent.parent / "pyproject.toml"
+    try:
+        import tomllib
+
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {})
+        if project.get("name") == DISTRIBUTION and project.get("version"):
+            return str(project["version"])
+    except (OSError, ValueError):
+        pass
+    return str(dist.version) if dist is not None else hudi_core.__version__
+
+
+def version_text() -> str:
+    """`hudi-inspect --version`: the package version and the Hudi releases it emulates, e.g. ``hudi-inspect
+    0.1.0 (readers emulate Hudi 1.1.x; clean/archive dry runs Hudi 1.2.x by default, 1.1.x with
+    --hudi-release 1.1)``."""
+    from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES
+    from hudi_core.table import EMULATED_HUDI_RELEASE
+
+    others = "".join(f", {r}.x with --hudi-release {r}" for r in HUDI_RELEASES if r != DEFAULT_HUDI_RELEASE)
+    return (f"hudi-inspect {package_version()} (readers emulate Hudi {EMULATED_HUDI_RELEASE}; clean/archive dry runs "
+            f"Hudi {DEFAULT_HUDI_RELEASE}.x by default{others})")
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: prints :func:`version_text` and exits 0; worked out only when asked (start-up)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version and the emulated Hudi releases, then exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(version_text())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hudi-inspect",
         description="Read-only inspection of Apache Hudi tables (emulates Hudi 1.1.x readers).",
     )
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", required=True)
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help_text: str) -> argparse.ArgumentParser:
