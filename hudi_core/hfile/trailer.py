@@ -81,7 +81,8 @@ def read_version(tail: bytes) -> tuple[int, int]:
 def parse_trailer(tail: bytes, name: str = "<hfile>", file_size: int | None = None) -> HFileTrailer:
     """Parse the trailer from the last bytes of an HFile (at least the last 4096; more is fine).
 
-    `file_size` (default: `len(tail)`) places error offsets in the whole file. Raises
+    `file_size` places error offsets in the whole file and bounds the offsets the trailer holds (they
+    must point before the trailer); without it only the trailer itself is checked. Raises
     :class:`HFileUnsupportedVersion` for a major version other than 3 and
     :class:`HFileFormatError` for anything else that does not parse.
     """
@@ -135,12 +136,19 @@ def parse_trailer(tail: bytes, name: str = "<hfile>", file_size: int | None = No
         encryption_key=key,
         fields=tuple(order),
     )
-    _check(parsed, name, base)
+    _check(parsed, name, base, bounded=file_size is not None)
     return parsed
 
 
-def _check(t: HFileTrailer, name: str, base: int) -> None:
-    """Offsets must point inside the file before the trailer; counts must be sane."""
+def _check(t: HFileTrailer, name: str, base: int, bounded: bool) -> None:
+    """Counts must be sane; with the file size known (`bounded`), offsets must point inside the
+    file before the trailer and the index counts must fit the load-on-open section."""
+    if t.entry_count < 0:
+        raise HFileFormatError(f"negative entry count {t.entry_count}", name, base)
+    if not 1 <= t.num_data_index_levels <= 64:
+        raise HFileFormatError(f"{t.num_data_index_levels} data index levels", name, base)
+    if not bounded:
+        return
     if not 0 <= t.load_on_open_offset < base:
         raise HFileFormatError(
             f"load-on-open offset {t.load_on_open_offset} is outside the {base} bytes before the trailer", name, base)
@@ -148,10 +156,6 @@ def _check(t: HFileTrailer, name: str, base: int) -> None:
         raise HFileFormatError(
             f"file info offset {t.file_info_offset} is outside the load-on-open section "
             f"[{t.load_on_open_offset}, {base})", name, base)
-    if t.entry_count < 0:
-        raise HFileFormatError(f"negative entry count {t.entry_count}", name, base)
-    if not 1 <= t.num_data_index_levels <= 64:
-        raise HFileFormatError(f"{t.num_data_index_levels} data index levels", name, base)
     # Each index entry takes at least 13 bytes (8 offset, 4 size, 1 key length): counts that the
     # load-on-open section cannot hold are refused before anything is allocated for them.
     room = base - t.load_on_open_offset
@@ -162,7 +166,8 @@ def _check(t: HFileTrailer, name: str, base: int) -> None:
 
 
 def entry_count(tail: bytes, name: str = "<hfile>") -> int:
-    """The key-value count of an HFile from its last bytes (at least the 4096-byte trailer)."""
+    """The key-value count of an HFile from its last bytes (at least the 4096-byte trailer; the file
+    size is not known here, so the trailer's offsets are not bounded)."""
     return parse_trailer(tail, name).entry_count
 
 

@@ -6,7 +6,8 @@
   so the `orderingVal` union follows Java's wrapper order (§1.7) exactly and stays re-encodable
   byte for byte. Versions 1 and 2 (Kryo) are opaque.
 * PARQUET blocks: a whole parquet file, read with pyarrow (footer only for counts).
-* HFILE blocks: opaque; only the entry count is taken from the v3 fixed trailer.
+* HFILE blocks: opaque here; only the entry count is taken from the v3 fixed trailer
+  (:mod:`hudi_core.hfile.trailer`; :mod:`hudi_core.hfile` reads the cells).
 
 Counting (:func:`record_count`) reads only what it needs: 8 bytes for Avro, the parquet footer,
 the 4 KiB HFile trailer; a delete payload is decoded whole (it is just keys).
@@ -27,12 +28,14 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from hudi_core.hfile import trailer as hfile_trailer
+from hudi_core.hfile.errors import HFileError, HFileUnsupportedError
 from hudi_core.logfile.errors import LogContentError, UnsupportedContentError
 from hudi_core.logfile.format import BlockType, pack_i32, unpack_i32
 from hudi_core.logfile.reader import LogBlock, LogFileReader
 
-HFILE_V3_TRAILER_SIZE = 4096
-HFILE_TRAILER_MAGIC = b'TRABLK"$'
+HFILE_V3_TRAILER_SIZE = hfile_trailer.TRAILER_SIZE
+HFILE_TRAILER_MAGIC = hfile_trailer.TRAILER_MAGIC
 DECIMAL_SCALE = 15  # DecimalWrapper: decimal(30, 15)
 
 # `orderingVal` union branches of HoodieDeleteRecordList.avsc, in Java's order (§1.7).
@@ -375,51 +378,14 @@ def parquet_num_rows(reader: LogFileReader, block: LogBlock) -> int:
 
 
 def hfile_entry_count(trailer: bytes) -> int:
-    """`entry_count` (protobuf field 7) from an HFile v3 fixed trailer (the last 4096 bytes)."""
-    if len(trailer) < HFILE_V3_TRAILER_SIZE or not trailer.startswith(HFILE_TRAILER_MAGIC):
-        raise UnsupportedContentError("HFile trailer magic not found (only HFile v3 is supported)")
-    major = trailer[-1]
-    if major != 3:
-        raise UnsupportedContentError(f"HFile major version {major} is not supported")
-    inp = _Proto(trailer, len(HFILE_TRAILER_MAGIC))
-    end = inp.varint() + inp.pos
-    if end > len(trailer):
-        raise LogContentError("HFile trailer message runs past the trailer")
-    while inp.pos < end:
-        tag = inp.varint()
-        field_no, wire = tag >> 3, tag & 7
-        if wire == 0:
-            value = inp.varint()
-            if field_no == 7:
-                return value
-        elif wire == 2:
-            inp.pos += inp.varint()
-        elif wire == 1:
-            inp.pos += 8
-        elif wire == 5:
-            inp.pos += 4
-        else:
-            raise LogContentError(f"HFile trailer has wire type {wire}")
-    raise LogContentError("HFile trailer has no entry count")
-
-
-class _Proto:
-    def __init__(self, data: bytes, pos: int) -> None:
-        self.data = data
-        self.pos = pos
-
-    def varint(self) -> int:
-        shift = 0
-        acc = 0
-        while True:
-            if self.pos >= len(self.data) or shift > 63:
-                raise LogContentError("bad protobuf varint in HFile trailer")
-            b = self.data[self.pos]
-            self.pos += 1
-            acc |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return acc
-            shift += 7
+    """`entry_count` of an HFile v3 from its last bytes (at least the 4096-byte fixed trailer); the
+    trailer rules live in :mod:`hudi_core.hfile.trailer`, its errors become this package's."""
+    try:
+        return hfile_trailer.entry_count(trailer)
+    except HFileUnsupportedError as exc:
+        raise UnsupportedContentError(f"HFile: {exc.reason}") from exc
+    except HFileError as exc:
+        raise LogContentError(f"HFile: {exc.reason}") from exc
 
 
 # -- one entry point per question -------------------------------------------------------------
