@@ -42,6 +42,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.scenarios",
     "hudi_core.cli.scan",
     "hudi_core.cli.report",
+    "hudi_core.cli.hfile",
 )
 
 
