@@ -8,7 +8,14 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.errors import Finding, PropertiesError, Severity, StorageError, TableNotFoundError
+from hudi_core.errors import (
+    Finding,
+    HudiInspectError,
+    PropertiesError,
+    Severity,
+    StorageError,
+    TableNotFoundError,
+)
 from hudi_core.properties import (
     TESTED_TABLE_VERSIONS,
     TableProperties,
@@ -20,6 +27,8 @@ from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
 
 if TYPE_CHECKING:
     from hudi_core.fsview import FileSystemView
+    from hudi_core.listing import ListingSource
+    from hudi_core.listing.metadata import MetadataTableListing
     from hudi_core.pipeline.executor import Executor
     from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
 
@@ -29,6 +38,9 @@ METADATA_TABLE_PATH = ".hoodie/metadata"
 
 #: The Hudi release whose reader and table services this engine emulates.
 EMULATED_HUDI_RELEASE = "1.1.x"
+
+#: `--listing` choices: where the file-system view takes its files from (``None``: as Hudi 1.x would).
+LISTING_CHOICES = ("metadata", "storage")
 
 
 def _decode_text(data: bytes) -> str:
@@ -68,7 +80,7 @@ class HudiTable:
 
     def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, findings: list[Finding],
                  executor: Executor | None = None, is_metadata_table: bool = False,
-                 data_table_properties: TableProperties | None = None) -> None:
+                 data_table_properties: TableProperties | None = None, listing: str | None = None) -> None:
         self.storage = storage
         self.properties = properties
         self.is_metadata_table = is_metadata_table
@@ -77,6 +89,10 @@ class HudiTable:
         self.data_table_properties = data_table_properties
         self._findings = findings
         self._executor = executor
+        if listing is not None and listing not in LISTING_CHOICES:
+            raise HudiInspectError(f"unknown listing {listing!r}: choose {' or '.join(LISTING_CHOICES)}")
+        #: The listing asked for (``None``: the one a Hudi 1.x reader uses, see :meth:`listing_choice`).
+        self.listing_requested = listing
 
     @property
     def uri(self) -> str:
@@ -128,7 +144,78 @@ class HudiTable:
         for view in ("_fs_view", "_replaced_view"):
             if view in self.__dict__:
                 seen.extend(f for f in self.__dict__[view].findings if f not in seen)
+        if self.__dict__.get("_metadata_listing") is not None and self.__dict__.get("_mdt") is not None:
+            # The listing came from the metadata table: what its own loading ran into bears on it.
+            seen.extend(f for f in self.__dict__["_mdt"].findings if f not in seen)
         return seen
+
+    # -- where files are listed from --------------------------------------------------------------
+
+    def metadata_files_enabled(self) -> bool:
+        """Whether `hoodie.properties` makes the metadata table's `files` partition readable
+        (`HoodieTableConfig.isMetadataPartitionAvailable(FILES)`): `files` in `hoodie.table.metadata.partitions`."""
+        return not self.is_metadata_table and "files" in self.properties.metadata_partitions
+
+    def listing_choice(self) -> tuple[str, str]:
+        """`(listing, reason)`: the listing the file-system view uses and why.
+
+        By default the one a Hudi 1.x reader, cleaner or archiver uses: the metadata table when
+        `hoodie.properties` enables its `files` partition on table version 8+ (readers' `hoodie.metadata.enable`
+        defaults to true since 1.0, HUDI-8557), else storage; `--listing` overrides it.
+        """
+        if self.is_metadata_table:
+            return "storage", "a metadata table is listed from storage"
+        if self.listing_requested == "storage":
+            return "storage", "--listing storage"
+        if self.listing_requested == "metadata":
+            return "metadata", "--listing metadata"
+        if not self.metadata_files_enabled():
+            return "storage", "hoodie.table.metadata.partitions does not name the files partition"
+        if self.properties.version < 8:
+            return "storage", (f"table version {self.properties.version}: Hudi 0.x readers list storage by default "
+                               "(--listing metadata reads the metadata table, as 0.x writers and table services do)")
+        return "metadata", (f"hoodie.table.metadata.partitions names files (table version {self.properties.version}): "
+                            "Hudi 1.x readers, cleaner and archiver list through the metadata table")
+
+    @cached_property
+    def _metadata_listing(self) -> MetadataTableListing | None:
+        from hudi_core.listing.metadata import MetadataTableListing
+
+        mdt = self.metadata_table()
+        if mdt is None:
+            return None
+        return MetadataTableListing(self.storage, self.timeline, self.properties.version, mdt.storage, mdt.properties,
+                                    mdt.timeline, reason=self.listing_choice()[1])
+
+    def metadata_listing(self) -> MetadataTableListing | None:
+        """The reader of the metadata table's `files` partition (``None`` without a metadata table)."""
+        return None if self.is_metadata_table else self._metadata_listing
+
+    def listing_source(self) -> ListingSource:
+        """The :class:`~hudi_core.listing.ListingSource` of :meth:`listing_choice`. A metadata table named by
+        `hoodie.properties` but missing falls back to storage with a warning, as `NativeTableMetadataFactory`
+        does; one asked for with `--listing metadata` but missing is an error."""
+        from hudi_core.listing.storage import StorageListing
+
+        kind, reason = self.listing_choice()
+        data_props = self.data_table_properties if self.is_metadata_table else None
+        if kind == "metadata":
+            source = self.metadata_listing()
+            if source is not None:
+                return source
+            if self.listing_requested == "metadata":
+                raise HudiInspectError(f"{self.uri} has no metadata table (.hoodie/metadata): --listing metadata "
+                                       "cannot be used")
+            finding = Finding(Severity.WARNING, "metadata_table_missing", self.storage.uri_of(METADATA_TABLE_PATH),
+                              "hoodie.properties names the metadata table's files partition, but there is no "
+                              "metadata table: listed from storage, as Hudi falls back to")
+            if finding not in self._findings:
+                self._findings.append(finding)
+            reason = "the metadata table is missing: storage, as Hudi falls back to"
+        return StorageListing(self.storage, self.executor,
+                              metadata_partitions=data_props.metadata_partitions if data_props else None,
+                              metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props
+                              else (), reason=reason)
 
     def _build_view(self, replaced_only: bool = False) -> FileSystemView:
         # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
@@ -139,7 +226,7 @@ class HudiTable:
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
             metadata_partitions=data_props.metadata_partitions if data_props else None,
             metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
-            replaced_only=replaced_only,
+            replaced_only=replaced_only, source=self.listing_source(),
         )
 
     @cached_property
@@ -165,14 +252,19 @@ class HudiTable:
         return self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
 
     def metadata_table(self) -> HudiTable | None:
-        """The metadata table (`.hoodie/metadata`) opened as a table, if there is one."""
-        if self.is_metadata_table or not self.has_metadata_table():
+        """The metadata table (`.hoodie/metadata`) opened as a table, if there is one (opened once)."""
+        if self.is_metadata_table:
             return None
-        child = self.storage.child(METADATA_TABLE_PATH)
-        findings: list[Finding] = []
-        props = read_table_properties(child, findings)
-        return HudiTable(child, props, findings, self._executor, is_metadata_table=True,
-                         data_table_properties=self.properties)
+        if "_mdt" not in self.__dict__:
+            mdt = None
+            if self.has_metadata_table():
+                child = self.storage.child(METADATA_TABLE_PATH)
+                findings: list[Finding] = []
+                props = read_table_properties(child, findings)
+                mdt = HudiTable(child, props, findings, self._executor, is_metadata_table=True,
+                                data_table_properties=self.properties)
+            self.__dict__["_mdt"] = mdt
+        return self.__dict__["_mdt"]
 
     def describe(self) -> dict[str, Any]:
         """Table facts for `info` and the overview page."""
@@ -182,6 +274,8 @@ class HudiTable:
             **self.properties.to_dict(),
             "is_metadata_table": self.is_metadata_table,
             "has_metadata_table": self.has_metadata_table(),
+            "listing": self.listing_choice()[0],
+            "listing_reason": self.listing_choice()[1],
             "emulated_hudi_release": EMULATED_HUDI_RELEASE,
             "active_instants": len(tl),
             "completed_instants": len(tl.completed()),
@@ -192,13 +286,16 @@ class HudiTable:
 
 
 def open_table(uri: str, storage_options: dict[str, Any] | None = None,
-               executor: Executor | None = None, confine_to: tuple[str, ...] | None = None) -> HudiTable:
+               executor: Executor | None = None, confine_to: tuple[str, ...] | None = None,
+               listing: str | None = None) -> HudiTable:
     """Open a Hudi table read-only from a local path or any fsspec URL (``s3://…``, ``gs://…``).
 
     Raises :class:`TableNotFoundError` when the path is not a Hudi table and
     :class:`~hudi_core.errors.PropertiesError` / :class:`~hudi_core.errors.UnsupportedTableVersion`
     when `hoodie.properties` cannot be used. `confine_to` (local tables): every path read must resolve,
-    symlinks followed, under one of these folders (the dashboard passes its allowed roots).
+    symlinks followed, under one of these folders (the dashboard passes its allowed roots). `listing`:
+    ``"metadata"`` or ``"storage"`` to choose where files are listed from (default: as Hudi 1.x does,
+    :meth:`HudiTable.listing_choice`).
     """
     storage = ReadOnlyStorage(uri, storage_options, confine_to=confine_to)
     if not storage.exists(".hoodie"):
@@ -215,7 +312,8 @@ def open_table(uri: str, storage_options: dict[str, Any] | None = None,
                                 f"version ({', '.join(map(str, sorted(TESTED_TABLE_VERSIONS)))})"))
     is_mdt = storage.uri.rstrip("/").endswith(f"/{METADATA_TABLE_PATH}")
     data_props = _data_table_properties(storage, findings) if is_mdt else None
-    return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt, data_table_properties=data_props)
+    return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt, data_table_properties=data_props,
+                     listing=listing)
 
 
 def _data_table_properties(mdt_storage: ReadOnlyStorage, findings: list[Finding]) -> TableProperties | None:
