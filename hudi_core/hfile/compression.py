@@ -25,6 +25,7 @@ SUPPORTED = {"GZ": GZ, "NONE": NONE}
 # Java's GZIPOutputStream header: magic, deflate, no flags, mtime 0, no extra flags, OS 0.
 _JAVA_GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x00"
 _DEFAULT_LEVEL = 6  # java.util.zip.Deflater.DEFAULT_COMPRESSION is zlib's level 6
+_MAX_DEFLATE_RATIO = 1032  # deflate never compresses better than about 1032:1 (zlib's technical notes)
 
 
 def codec_name(ordinal: int) -> str:
@@ -62,6 +63,9 @@ def decompress(codec: str, data: bytes, expected_size: int, name: str | None = N
         return data
     if codec != "GZ":
         raise HFileUnsupportedCompression(codec, name, offset)
+    if expected_size > _MAX_DEFLATE_RATIO * len(data) + 1024:
+        raise HFileFormatError(
+            f"GZ block of {len(data)} bytes cannot inflate to the {expected_size} bytes its header says", name, offset)
     inflater = zlib.decompressobj(wbits=31)  # gzip framing, as Java's GZIPInputStream reads it
     try:
         out = inflater.decompress(data, expected_size + 1)

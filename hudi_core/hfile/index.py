@@ -53,6 +53,9 @@ def parse_root_index(payload: bytes, count: int, *, rows: bool, name: str | None
     pos = 0
     end = len(payload)
     base = offset or 0
+    # Each entry takes at least 13 bytes: refuse a count its block cannot hold before looping.
+    if count * (_ENTRY_FIXED + 1) > end:
+        raise HFileFormatError(f"{count} root index entries cannot fit the {end}-byte index block", name, base)
     for i in range(count):
         if pos + _ENTRY_FIXED >= end:
             raise HFileFormatError(f"root index entry {i} of {count} runs past the index block", name, base + pos)

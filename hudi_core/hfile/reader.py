@@ -1,8 +1,8 @@
 """Reading an HFile v3 through ranged reads, as Hudi reads its metadata table's base files.
 
-Opening reads the trailer and the load-on-open section only, normally in one request (the last
-64 KiB, trailer included): the root data index, the meta index right after it, and the file info
-block at the trailer's `file_info_offset` (Hudi `HFileReaderImpl.initializeMetadata`). Data blocks,
+Opening reads the trailer (the last 4096 bytes), then the load-on-open section, exactly, in one
+request: the root data index, the meta index right after it, and the file info block at the
+trailer's `file_info_offset` (Hudi `HFileReaderImpl.initializeMetadata`); never a byte of a data block. Data blocks,
 meta blocks and the non-root index blocks of a multi-level index are read when a question needs
 them: :meth:`HFileReader.get` reads the index blocks on the path down from the root and the one
 data block that may hold the key.
@@ -46,9 +46,6 @@ from hudi_core.hfile.fileinfo import (
 from hudi_core.hfile.index import IndexEntry, floor_position, parse_nonroot_index, parse_root_index
 from hudi_core.hfile.trailer import TRAILER_SIZE, HFileTrailer, parse_trailer
 
-#: Bytes read from the end of the file at open: the trailer plus, usually, the whole load-on-open
-#: section (a metadata-table HFile's is a few KiB; the rest is read with a second request).
-OPEN_READ_SIZE = 64 * 1024
 _INDEX_BLOCKS = (BlockType.INTERMEDIATE_INDEX, BlockType.LEAF_INDEX)
 
 
@@ -186,16 +183,13 @@ class HFileReader:
         if size < TRAILER_SIZE:
             raise HFileFormatError(
                 f"file of {size} bytes is shorter than the {TRAILER_SIZE}-byte HFile v3 trailer", self.name, 0)
-        tail_start = size - min(size, OPEN_READ_SIZE)
-        tail = self._read(tail_start, size - tail_start, "trailer")
+        tail = self._read(size - TRAILER_SIZE, TRAILER_SIZE, "trailer")
         self.trailer: HFileTrailer = parse_trailer(tail, self.name, size)
         self._trailer_start = size - TRAILER_SIZE
         self.compression: str = require_supported(self.trailer.compression_codec, self.name, self._trailer_start)
         los = self.trailer.load_on_open_offset
-        if los < tail_start:
-            tail = self._read(los, tail_start - los, "load-on-open section") + tail
-            tail_start = los
-        section = tail[los - tail_start : self._trailer_start - tail_start]
+        # The load-on-open section, exactly (parse_trailer bounded it): root index, meta index, file info.
+        section = self._read(los, self._trailer_start - los, "load-on-open section")
 
         root, after_root = self._section_block(section, 0, BlockType.ROOT_INDEX, "root data index")
         self._root = parse_root_index(root.payload, self.trailer.data_index_count, rows=True,
@@ -263,6 +257,11 @@ class HFileReader:
     def last_key(self) -> str | None:
         """The last key, from the file info's `hfile.LASTKEY`; None when absent or empty."""
         return None if self._last_row is None else _text(self._last_row)
+
+    @property
+    def root_index(self) -> list[IndexEntry]:
+        """The root data index entries (row keys: HBase's may be shortened "fake" first keys)."""
+        return list(self._root)
 
     @property
     def meta_block_names(self) -> list[str]:

@@ -8,8 +8,9 @@ Layout (HBase `FixedFileTrailer`, Hudi `HFileTrailer`):
 * 4 bytes big-endian ``minor << 24 | major``. HBase writes ``03 00 00 03`` (v3.3); Hudi's native
   writer (`HFileWriterImpl`) writes only the last byte, ``00 00 00 03`` (v3.0).
 
-The version is checked before the magic: an HFile v2 has a shorter trailer, so its last 4096 bytes
-do not start with the magic, and "version 2 is not supported" is the useful answer.
+A major version other than 3 is "unsupported" when the magic is there or the version says 1 or 2
+(older trailers are shorter, so their last 4096 bytes do not start with the magic); without the
+magic and with any other version bytes, the file is truncated or not an HFile at all.
 
 `TrailerProto` fields (all optional in the schema; defaults as HBase reads them):
 1 file_info_offset, 2 load_on_open_data_offset, 3 uncompressed_data_index_size,
@@ -93,11 +94,15 @@ def parse_trailer(tail: bytes, name: str = "<hfile>", file_size: int | None = No
     trailer = tail[len(tail) - TRAILER_SIZE :]
     base = size - TRAILER_SIZE
     major, minor = read_version(trailer)
-    if major != MAJOR_VERSION:
+    has_magic = trailer.startswith(TRAILER_MAGIC)
+    # HFile v1/v2 trailers are shorter (no magic 4096 bytes from the end): say "version", not "damaged".
+    if major != MAJOR_VERSION and (has_magic or major in (1, 2)):
         raise HFileUnsupportedVersion(
             f"HFile major version {major} (minor {minor}) is not supported, only 3", name, size - 4)
-    if not trailer.startswith(TRAILER_MAGIC):
-        raise HFileFormatError(f"trailer magic {bytes(trailer[:8])!r} is not {TRAILER_MAGIC!r}", name, base)
+    if not has_magic:
+        raise HFileFormatError(
+            f"no HFile v3 trailer at the end of the file (magic {bytes(trailer[:8])!r}, version bytes "
+            f"{bytes(trailer[-4:]).hex()}): truncated, or not an HFile", name, base)
     length, start = read_uvarint(trailer, len(TRAILER_MAGIC), _VERSION_OFFSET, "trailer length", name, base)
     end = start + length
     if end > _VERSION_OFFSET:
@@ -142,7 +147,7 @@ def parse_trailer(tail: bytes, name: str = "<hfile>", file_size: int | None = No
 
 def _check(t: HFileTrailer, name: str, base: int, bounded: bool) -> None:
     """Counts must be sane; with the file size known (`bounded`), offsets must point inside the
-    file before the trailer and the index counts must fit the load-on-open section."""
+    file before the trailer. (Index counts are bounded by the index payloads they index.)"""
     if t.entry_count < 0:
         raise HFileFormatError(f"negative entry count {t.entry_count}", name, base)
     if not 1 <= t.num_data_index_levels <= 64:
@@ -156,13 +161,6 @@ def _check(t: HFileTrailer, name: str, base: int, bounded: bool) -> None:
         raise HFileFormatError(
             f"file info offset {t.file_info_offset} is outside the load-on-open section "
             f"[{t.load_on_open_offset}, {base})", name, base)
-    # Each index entry takes at least 13 bytes (8 offset, 4 size, 1 key length): counts that the
-    # load-on-open section cannot hold are refused before anything is allocated for them.
-    room = base - t.load_on_open_offset
-    if (t.data_index_count + t.meta_index_count) * 13 > room:
-        raise HFileFormatError(
-            f"{t.data_index_count} data and {t.meta_index_count} meta index entries cannot fit "
-            f"the {room}-byte load-on-open section", name, base)
 
 
 def entry_count(tail: bytes, name: str = "<hfile>") -> int:
