@@ -92,6 +92,9 @@ class FileSystemView:
     listing: ListingKind = ListingKind.STORAGE
     listing_reason: str = ""
     listing_incomplete: bool = False
+    #: A metadata-table listing compared with storage (`hudi_core.listing.compare`), tolerated ones
+    #: included; None when not compared.
+    listing_differences: list[Any] | None = None
 
     # -- building ---------------------------------------------------------------------------------
 

@@ -80,7 +80,8 @@ class HudiTable:
 
     def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, findings: list[Finding],
                  executor: Executor | None = None, is_metadata_table: bool = False,
-                 data_table_properties: TableProperties | None = None, listing: str | None = None) -> None:
+                 data_table_properties: TableProperties | None = None, listing: str | None = None,
+                 storage_check: bool = True) -> None:
         self.storage = storage
         self.properties = properties
         self.is_metadata_table = is_metadata_table
@@ -93,6 +94,9 @@ class HudiTable:
             raise HudiInspectError(f"unknown listing {listing!r}: choose {' or '.join(LISTING_CHOICES)}")
         #: The listing asked for (``None``: the one a Hudi 1.x reader uses, see :meth:`listing_choice`).
         self.listing_requested = listing
+        #: Whether a view listed through the metadata table is checked against a storage listing (each
+        #: difference a finding; Hudi itself never checks, a reader fails when it opens a missing file).
+        self.storage_check = storage_check
 
     @property
     def uri(self) -> str:
@@ -174,8 +178,8 @@ class HudiTable:
         if self.properties.version < 8:
             return "storage", (f"table version {self.properties.version}: Hudi 0.x readers list storage by default "
                                "(--listing metadata reads the metadata table, as 0.x writers and table services do)")
-        return "metadata", (f"hoodie.table.metadata.partitions names files (table version {self.properties.version}): "
-                            "Hudi 1.x readers, cleaner and archiver list through the metadata table")
+        return "metadata", (f"hoodie.properties enables the files partition on table version "
+                            f"{self.properties.version}: Hudi 1.x lists through it")
 
     @cached_property
     def _metadata_listing(self) -> MetadataTableListing | None:
@@ -222,12 +226,48 @@ class HudiTable:
         from hudi_core.fsview import FileSystemView
 
         data_props = self.data_table_properties if self.is_metadata_table else None
-        return FileSystemView.build(
+        source = self.listing_source()
+        view = FileSystemView.build(
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
             metadata_partitions=data_props.metadata_partitions if data_props else None,
             metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
-            replaced_only=replaced_only, source=self.listing_source(),
+            replaced_only=replaced_only, source=source,
         )
+        if view.listing == "metadata" and self.storage_check and not replaced_only:
+            self._check_against_storage(view)
+        return view
+
+    def _check_against_storage(self, view: FileSystemView) -> None:
+        """Compare the view's metadata-table listing with a storage listing: each difference Hudi's validator
+        does not tolerate becomes a finding on the view (`view.listing_differences` keeps them all)."""
+        from hudi_core.listing.compare import HUDI_EFFECT, DifferenceKind, compare_listings
+        from hudi_core.listing.storage import StorageListing
+
+        on_storage = StorageListing(self.storage, self.executor).list()
+        view.findings.extend(on_storage.findings)
+        differences = compare_listings(view.partition_files, on_storage.partitions, self.timeline,
+                                       self.properties.base_file_format, self.storage, self.properties.version)
+        view.listing_differences = differences
+        codes = {
+            DifferenceKind.MISSING_ON_STORAGE: ("metadata_lists_missing_file", "is listed by the metadata table "
+                                                "but not on storage"),
+            DifferenceKind.MISSING_IN_METADATA: ("file_not_in_metadata_table", "is on storage but the metadata "
+                                                 "table does not list it"),
+            DifferenceKind.SIZE_DIFFERS: ("metadata_size_differs", "has another size in the metadata table"),
+            DifferenceKind.PARTITION_MISSING_ON_STORAGE: ("metadata_lists_missing_partition", "is listed by the "
+                                                          "metadata table but is no partition on storage"),
+            DifferenceKind.PARTITION_MISSING_IN_METADATA: ("partition_not_in_metadata_table", "is a partition on "
+                                                           "storage that the metadata table does not list"),
+        }
+        for d in differences:
+            if d.tolerated is not None:
+                continue
+            code, what = codes[d.kind]
+            path = (f"{d.partition}/{d.file}" if d.partition else d.file) if d.file else d.partition
+            sizes = (f" ({d.metadata_size} bytes in the metadata table, {d.storage_size} on storage)"
+                     if d.kind is DifferenceKind.SIZE_DIFFERS else "")
+            view.findings.append(Finding(Severity.WARNING, code, self.storage.uri_of(path),
+                                         f"{path or '(root)'} {what}{sizes}: {HUDI_EFFECT[d.kind]}"))
 
     @cached_property
     def _fs_view(self) -> FileSystemView:
@@ -287,7 +327,7 @@ class HudiTable:
 
 def open_table(uri: str, storage_options: dict[str, Any] | None = None,
                executor: Executor | None = None, confine_to: tuple[str, ...] | None = None,
-               listing: str | None = None) -> HudiTable:
+               listing: str | None = None, storage_check: bool = True) -> HudiTable:
     """Open a Hudi table read-only from a local path or any fsspec URL (``s3://…``, ``gs://…``).
 
     Raises :class:`TableNotFoundError` when the path is not a Hudi table and
@@ -295,7 +335,7 @@ def open_table(uri: str, storage_options: dict[str, Any] | None = None,
     when `hoodie.properties` cannot be used. `confine_to` (local tables): every path read must resolve,
     symlinks followed, under one of these folders (the dashboard passes its allowed roots). `listing`:
     ``"metadata"`` or ``"storage"`` to choose where files are listed from (default: as Hudi 1.x does,
-    :meth:`HudiTable.listing_choice`).
+    :meth:`HudiTable.listing_choice`); `storage_check`: check a metadata-table listing against storage.
     """
     storage = ReadOnlyStorage(uri, storage_options, confine_to=confine_to)
     if not storage.exists(".hoodie"):
@@ -313,7 +353,7 @@ def open_table(uri: str, storage_options: dict[str, Any] | None = None,
     is_mdt = storage.uri.rstrip("/").endswith(f"/{METADATA_TABLE_PATH}")
     data_props = _data_table_properties(storage, findings) if is_mdt else None
     return HudiTable(storage, props, findings, executor, is_metadata_table=is_mdt, data_table_properties=data_props,
-                     listing=listing)
+                     listing=listing, storage_check=storage_check)
 
 
 def _data_table_properties(mdt_storage: ReadOnlyStorage, findings: list[Finding]) -> TableProperties | None:

@@ -59,7 +59,9 @@ def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
 def _open(args: argparse.Namespace) -> HudiTable:
     from hudi_core.table import open_table  # pyarrow and fsspec: not before a command needs a table
 
-    table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args))
+    table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args),
+                       listing=getattr(args, "listing", None),
+                       storage_check=not getattr(args, "no_storage_check", False))
     args._opened_tables = [table]
     if getattr(args, "metadata_table", False):
         mdt = table.metadata_table()
@@ -85,6 +87,17 @@ def command_findings(args: argparse.Namespace) -> list[Finding]:
     return list(seen.values())
 
 
+def listing_used(args: argparse.Namespace) -> dict[str, str] | None:
+    """`{"kind", "reason"}` of the listing the command's file-system view was built from (issue 25: every
+    answer says whether it listed storage or the metadata table); None when it built no view."""
+    for table in getattr(args, "_opened_tables", []):
+        for name in ("_fs_view", "_replaced_view"):
+            view = table.__dict__.get(name)
+            if view is not None:
+                return {"kind": view.listing.value, "reason": view.listing_reason}
+    return None
+
+
 def is_incomplete(args: argparse.Namespace, findings: Sequence[Finding] | None = None) -> bool:
     """Whether the answer lacks some input: an error finding, or a plan that says so."""
     findings = command_findings(args) if findings is None else findings
@@ -102,7 +115,9 @@ def with_findings(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str
     incomplete = is_incomplete(args, findings) or any(f.get("severity") == "error" for f in merged)
     args._findings_reported = True
     args._plan_incomplete = getattr(args, "_plan_incomplete", False) or incomplete
-    return {**payload, "findings": merged, "incomplete": incomplete}
+    listing = listing_used(args)
+    extra = {"listing": listing} if listing is not None and "listing" not in payload else {}
+    return {**payload, **extra, "findings": merged, "incomplete": incomplete}
 
 
 def _report_findings(args: argparse.Namespace) -> bool:
@@ -116,7 +131,10 @@ def _report_findings(args: argparse.Namespace) -> bool:
         return False
     if getattr(args, "format", None) == "json":
         # The rows on stdout keep their shape; the findings that bear on them go to stderr as JSON.
-        print(render_json({"findings": [f.to_dict() for f in findings], "incomplete": incomplete}), file=sys.stderr)
+        listing = listing_used(args)
+        meta = {"listing": listing} if listing is not None else {}
+        print(render_json({**meta, "findings": [f.to_dict() for f in findings], "incomplete": incomplete}),
+              file=sys.stderr)
     else:
         for f in shown:
             print(f"hudi-inspect: {f.severity.value}: {f.message} ({f.path})", file=sys.stderr)
@@ -158,6 +176,15 @@ def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = N
         sys.stdout.write(render_csv(rows, columns))
     else:
         print(render_table(rows, columns))
+        print_listing_line(args)
+
+
+def print_listing_line(args: argparse.Namespace) -> None:
+    """Text output: one closing line naming the listing the answer was built from, when it built a view."""
+    listing = listing_used(args)
+    if listing is not None:
+        where = "the metadata table" if listing["kind"] == "metadata" else "storage"
+        print(f"listing: {where} ({listing['reason']})")
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -369,6 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
                        help="fsspec storage option (credentials, endpoint); repeatable")
         p.add_argument("--metadata-table", action="store_true", help="inspect the table's metadata table")
+        p.add_argument("--listing", choices=["metadata", "storage"],
+                       help="list files through the metadata table's files partition or from storage (default: as "
+                            "a Hudi 1.x reader does: the metadata table when hoodie.properties enables it, v8+)")
+        p.add_argument("--no-storage-check", action="store_true",
+                       help="with the metadata-table listing: do not also list storage to report the files the two "
+                            "disagree on (Hudi itself never checks)")
         p.add_argument("--envelope", action="store_true",
                        help="with --format json: list-shaped answers as {\"rows\": [...], \"findings\": [...], "
                             "\"incomplete\": ...} instead of a list (findings then stay off stderr)")

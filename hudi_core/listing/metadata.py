@@ -27,7 +27,7 @@ finding naming the file, and the listing is marked incomplete.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -474,39 +474,3 @@ def _record_from_row(row: Mapping[str, object]) -> FilesRecord:
     raw = row.get("filesystemMetadata") or {}
     entries = {str(n): FileEntry(int(i["size"]), bool(i["isDeleted"])) for n, i in raw.items()}  # type: ignore[union-attr,index]
     return FilesRecord(str(row.get("key")), int(row.get("type") or 0), entries)  # type: ignore[call-overload]
-
-
-# -- checking it against storage ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StorageDifference:
-    """One place where the metadata table's listing and storage disagree (a file, or a partition)."""
-
-    kind: str           # missing_on_storage | missing_in_metadata | size_differs | partition_missing_*
-    partition: str
-    file: str | None
-    metadata_size: int | None = None
-    storage_size: int | None = None
-
-
-def compare_with_storage(metadata: Mapping[str, Sequence[ListedFile]],
-                         storage: Mapping[str, Sequence[ListedFile]]) -> list[StorageDifference]:
-    """Every difference between two listings, partition by partition, files by name then size."""
-    out: list[StorageDifference] = []
-    for partition in sorted(set(metadata) | set(storage)):
-        if partition not in storage:
-            out.append(StorageDifference("partition_missing_on_storage", partition, None))
-        elif partition not in metadata:
-            out.append(StorageDifference("partition_missing_in_metadata", partition, None))
-        mdt_files = {f.name: f for f in metadata.get(partition, ())}
-        fs_files = {f.name: f for f in storage.get(partition, ())}
-        for name in sorted(set(mdt_files) | set(fs_files)):
-            m, s = mdt_files.get(name), fs_files.get(name)
-            if s is None and m is not None:
-                out.append(StorageDifference("missing_on_storage", partition, name, m.size, None))
-            elif m is None and s is not None:
-                out.append(StorageDifference("missing_in_metadata", partition, name, None, s.size))
-            elif m is not None and s is not None and m.size != s.size:
-                out.append(StorageDifference("size_differs", partition, name, m.size, s.size))
-    return out

@@ -1,0 +1,220 @@
+"""Two listings of one table compared: the metadata table's against storage's, with Hudi's tolerances.
+
+What `HoodieMetadataTableValidator` (hudi-utilities, 1.x) and `hudi-cli metadata validate-files` check,
+file by file: a file one side lists and the other lacks, or whose sizes differ; a partition one side
+has and the other lacks. Only Hudi's own files are compared (base files of the table's format and
+log files; not partition metafiles, checksum files or strangers). Differences Hudi's validator tolerates
+are kept, marked with the :class:`Tolerance` that applies:
+
+* a file on storage that the metadata table lacks, written by an instant that is pending, or that is not
+  on the timeline after its start (a failed write): readers hide it, Hudi rolls it back;
+* a log file on storage that the metadata table lacks, of a completed delta commit whose write stats do
+  not name it: a retried task's leftover (`areFileSliceCommittedLogFilesMatching`);
+* a partition on storage that the metadata table lacks, created by an uncommitted write (its
+  `.hoodie_partition_metadata` `commitTime` is not completed and later than the last completed instant);
+* a file the metadata table lists that storage lacks, named by a pending clean's plan: the cleaner has
+  deleted it and the metadata table learns of it when the clean completes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from hudi_core.errors import StorageError
+from hudi_core.filenames import PARTITION_METAFILE_PREFIX, base_file_parts, parse_log_file_name
+from hudi_core.listing import ListedFile
+from hudi_core.storage import ReadOnlyStorage
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.active import ActiveTimeline
+from hudi_core.timeline.instant import State
+from hudi_core.timeline.records import CleanerPlan
+
+
+class DifferenceKind(StrEnum):
+    """What disagrees (`validate-metadata` JSON `kind`)."""
+
+    MISSING_ON_STORAGE = "missing_on_storage"
+    MISSING_IN_METADATA = "missing_in_metadata"
+    SIZE_DIFFERS = "size_differs"
+    PARTITION_MISSING_ON_STORAGE = "partition_missing_on_storage"
+    PARTITION_MISSING_IN_METADATA = "partition_missing_in_metadata"
+
+
+#: What Hudi does because of each kind of difference (the listing Hudi 1.x uses is the metadata table's).
+HUDI_EFFECT: dict[DifferenceKind, str] = {
+    DifferenceKind.MISSING_ON_STORAGE:
+        "Hudi readers list it and fail (FileNotFoundException) when a query reads it; the cleaner plans to "
+        "delete a file that is gone",
+    DifferenceKind.MISSING_IN_METADATA:
+        "Hudi 1.x readers never see it (its rows are missing from queries that list through the metadata table, "
+        "and duplicated where another listing sees it too); the cleaner never deletes it",
+    DifferenceKind.SIZE_DIFFERS:
+        "readers and writers trust the metadata table's size (split planning, small-file handling)",
+    DifferenceKind.PARTITION_MISSING_ON_STORAGE:
+        "Hudi lists the partition and its files; reading them fails",
+    DifferenceKind.PARTITION_MISSING_IN_METADATA:
+        "Hudi never lists the partition: its files are invisible to readers and the cleaner",
+}
+
+
+class Tolerance(StrEnum):
+    """Why Hudi's validator lets a difference pass."""
+
+    PENDING_INSTANT = "pending_instant"
+    FAILED_INSTANT = "failed_instant"
+    RETRIED_TASK_LOG = "retried_task_log"
+    UNCOMMITTED_PARTITION = "uncommitted_partition"
+    PENDING_CLEAN = "pending_clean"
+
+
+@dataclass(frozen=True)
+class ListingDifference:
+    """One difference between the metadata table's listing and storage's.
+
+    `instant` is the instant that wrote the file as its name says (a base file's instant, a log file's
+    delta commit on v8+ or base instant on v6); `tolerated` the tolerance that applies (None: a real
+    difference) and `tolerated_by` the instant behind it (the pending write, the pending clean).
+    """
+
+    kind: DifferenceKind
+    partition: str
+    file: str | None
+    metadata_size: int | None = None
+    storage_size: int | None = None
+    instant: str | None = None
+    tolerated: Tolerance | None = None
+    tolerated_by: str | None = None
+
+
+def is_hudi_file(name: str, base_extension: str) -> bool:
+    """A base file of the table's format or a log file: what both listings should agree on."""
+    if name.startswith(PARTITION_METAFILE_PREFIX) or (name.startswith(".") and name.endswith(".crc")):
+        return False
+    base = base_file_parts(name)
+    if base is not None:
+        return base[3].lower() == base_extension
+    log = parse_log_file_name(name)
+    return log is not None and log.extension == "log"
+
+
+def writing_instant(name: str) -> str | None:
+    """The instant a file name carries (base file: its instant; log file: its embedded instant)."""
+    base = base_file_parts(name)
+    if base is not None:
+        return base[2]
+    log = parse_log_file_name(name)
+    return log.instant_time if log is not None else None
+
+
+class _Timeline:
+    """The timeline questions the tolerances ask, answered once each."""
+
+    def __init__(self, timeline: ActiveTimeline) -> None:
+        self.timeline = timeline
+        self.completed = {i.requested_time for i in timeline.completed()}
+        self.pending = {i.requested_time for i in timeline.pending()}
+        first = timeline.first()
+        self.first = first.requested_time if first else None
+        last = timeline.completed().last()
+        self.last_completed = last.requested_time if last else None
+        self._written: dict[str, set[str] | None] = {}
+        self._pending_clean: dict[tuple[str, str], str] | None = None
+
+    def is_archived(self, t: str) -> bool:
+        return self.first is not None and t < self.first
+
+    def files_written(self, t: str) -> set[str] | None:
+        """File names the completed instant `t`'s write stats name (None: unreadable or not a write)."""
+        if t not in self._written:
+            inst = self.timeline.get(t)
+            meta = self.timeline.commit_metadata(inst) if inst is not None and inst.is_completed else None
+            self._written[t] = None if meta is None else {
+                (s.path or "").rsplit("/", 1)[-1] for s in meta.write_stats() if s.path}
+        return self._written[t]
+
+    def pending_clean_files(self) -> dict[tuple[str, str], str]:
+        """`(partition, file name) -> clean instant` for every file a pending clean's plan deletes."""
+        if self._pending_clean is None:
+            out: dict[tuple[str, str], str] = {}
+            for inst in self.timeline.pending().filter([ia.CLEAN]):
+                plan = self.timeline.record(inst, State.REQUESTED)
+                if isinstance(plan, CleanerPlan):
+                    for partition, files in plan.file_paths_to_delete.items():
+                        for f in files:
+                            out[(partition, f.file_path.rsplit("/", 1)[-1])] = inst.requested_time
+            self._pending_clean = out
+        return self._pending_clean
+
+
+def compare_listings(metadata: Mapping[str, Sequence[ListedFile]], storage: Mapping[str, Sequence[ListedFile]],
+                     timeline: ActiveTimeline, base_file_format: str, storage_root: ReadOnlyStorage | None = None,
+                     table_version: int = 8) -> list[ListingDifference]:
+    """Every difference between the two listings, partition by partition, in name order, each with the
+    tolerance Hudi's validator applies (module doc). `storage_root` reads a differing partition's
+    `.hoodie_partition_metadata` to judge an uncommitted partition."""
+    ext = "." + base_file_format.lower()
+    tl = _Timeline(timeline)
+    out: list[ListingDifference] = []
+    for partition in sorted(set(metadata) | set(storage)):
+        in_mdt, on_fs = partition in metadata, partition in storage
+        if in_mdt and not on_fs:
+            out.append(ListingDifference(DifferenceKind.PARTITION_MISSING_ON_STORAGE, partition, None))
+        elif on_fs and not in_mdt:
+            creator = _partition_creator(storage_root, partition) if storage_root is not None else None
+            tolerated = (Tolerance.UNCOMMITTED_PARTITION if creator is not None and creator not in tl.completed
+                         and (tl.last_completed is None or creator > tl.last_completed) else None)
+            out.append(ListingDifference(DifferenceKind.PARTITION_MISSING_IN_METADATA, partition, None,
+                                         instant=creator, tolerated=tolerated,
+                                         tolerated_by=creator if tolerated else None))
+        mdt_files = {f.name: f for f in metadata.get(partition, ()) if is_hudi_file(f.name, ext)}
+        fs_files = {f.name: f for f in storage.get(partition, ()) if is_hudi_file(f.name, ext)}
+        for name in sorted(set(mdt_files) | set(fs_files)):
+            m, s = mdt_files.get(name), fs_files.get(name)
+            instant = writing_instant(name)
+            if m is not None and s is None:
+                clean = tl.pending_clean_files().get((partition, name))
+                out.append(ListingDifference(DifferenceKind.MISSING_ON_STORAGE, partition, name, m.size, None, instant,
+                                             Tolerance.PENDING_CLEAN if clean else None, clean))
+            elif s is not None and m is None:
+                tolerance = _unlisted_tolerance(name, instant, tl, table_version)
+                out.append(ListingDifference(DifferenceKind.MISSING_IN_METADATA, partition, name, None, s.size,
+                                             instant, tolerance, instant if tolerance else None))
+            elif m is not None and s is not None and m.size != s.size:
+                out.append(ListingDifference(DifferenceKind.SIZE_DIFFERS, partition, name, m.size, s.size, instant))
+    return out
+
+
+def _unlisted_tolerance(name: str, instant: str | None, tl: _Timeline, table_version: int) -> Tolerance | None:
+    """The tolerance for a file on storage that the metadata table does not list."""
+    if instant is None or tl.is_archived(instant):
+        return None
+    if instant in tl.pending:
+        return Tolerance.PENDING_INSTANT
+    if instant not in tl.completed:
+        # v6 log files carry their base instant, not the writing delta commit: no verdict from the name.
+        if name.startswith(".") and table_version < 8:
+            return None
+        return Tolerance.FAILED_INSTANT
+    if name.startswith(".") and table_version >= 8:
+        written = tl.files_written(instant)
+        if written is not None and name not in written:
+            return Tolerance.RETRIED_TASK_LOG
+    return None
+
+
+def _partition_creator(storage: ReadOnlyStorage, partition: str) -> str | None:
+    """The `commitTime` of a partition's `.hoodie_partition_metadata` (text properties), if readable."""
+    try:
+        names = [e[0] for e in storage.list_entries(partition) if str(e[0]).startswith(PARTITION_METAFILE_PREFIX)]
+        if not names:
+            return None
+        text = storage.read(f"{partition}/{names[0]}" if partition else names[0]).decode("utf-8", "replace")
+    except StorageError:
+        return None
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() == "commitTime":
+            return value.strip() or None
+    return None
