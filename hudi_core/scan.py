@@ -121,10 +121,17 @@ def full_scan(table: HudiTable, timings: dict[str, float] | None = None) -> dict
             out[stage] = result
 
     def partitions() -> pa.Table:
-        view = table.fs_view()
+        # The bulk listing stage lists storage, whichever listing the view then uses (issue 25).
+        from hudi_core.listing import ListingKind
+        from hudi_core.listing.storage import StorageListing
+
+        source = table.listing_source()
+        if source.kind is not ListingKind.STORAGE:
+            source = StorageListing(table.storage, table.executor)
+        listing = source.list()
         rows = [
             {"partition": p, "name": f.name, "size": f.size, "mtime_ms": f.mtime_ms}
-            for p, files in view.partition_files.items() for f in files
+            for p, files in listing.partitions.items() for f in files
         ]
         return pa.Table.from_pylist(rows, schema=PARTITION_FILES_SCHEMA)
 

@@ -54,7 +54,8 @@ def test_log_blocks_table_format(scenario_path: str, capsys: pytest.CaptureFixtu
     lines = out.splitlines()
     assert lines[0].split()[:8] == ["path", "offset", "size", "block_type", "instant_time", "attempt", "seq",
                                     "corrupt"]
-    assert sum("CORRUPT_BLOCK" in line for line in lines) == 1 and len(lines) == 2 + 4
+    assert sum("CORRUPT_BLOCK" in line for line in lines) == 1 and len(lines) == 2 + 4 + 1
+    assert lines[-1].startswith("listing: storage (")  # the closing line names the listing (issue 25)
 
 
 def test_duplicates_json(scenario_path: str, capsys: pytest.CaptureFixture[str]) -> None:

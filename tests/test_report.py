@@ -76,8 +76,9 @@ def test_long_lists_are_cut_with_their_totals(case_b: BuildResult, monkeypatch: 
     html_text = report.report_html(doc)
     assert "0 files to delete; kept: 1 last_slice_before_ectr, 2 latest_slice, 3 not_older_than_ectr" in html_text
     assert "If forced, it would delete 2 files" in html_text
-    # Tables cut at one row: the table facts, then the guards (A1-A4) of both archival dry-runs.
-    assert re.findall(r"… (\d+) more rows", html_text) == ["21", "3", "3"]
+    # Tables cut at one row: the table facts (listing and its reason among them), then the guards (A1-A4) of
+    # both archival dry-runs.
+    assert re.findall(r"… (\d+) more rows", html_text) == ["23", "3", "3"]
 
 
 def test_redaction() -> None:

@@ -43,6 +43,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.scan",
     "hudi_core.cli.report",
     "hudi_core.cli.hfile",
+    "hudi_core.cli.metadata",
 )
 
 
