@@ -122,13 +122,7 @@ def full_scan(table: HudiTable, timings: dict[str, float] | None = None) -> dict
 
     def partitions() -> pa.Table:
         # The bulk listing stage lists storage, whichever listing the view then uses (issue 25).
-        from hudi_core.listing import ListingKind
-        from hudi_core.listing.storage import StorageListing
-
-        source = table.listing_source()
-        if source.kind is not ListingKind.STORAGE:
-            source = StorageListing(table.storage, table.executor)
-        listing = source.list()
+        listing = table.storage_listing()
         rows = [
             {"partition": p, "name": f.name, "size": f.size, "mtime_ms": f.mtime_ms}
             for p, files in listing.partitions.items() for f in files

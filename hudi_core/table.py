@@ -27,8 +27,9 @@ from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
 
 if TYPE_CHECKING:
     from hudi_core.fsview import FileSystemView
-    from hudi_core.listing import ListingSource
+    from hudi_core.listing import Listing, ListingSource
     from hudi_core.listing.metadata import MetadataTableListing
+    from hudi_core.listing.storage import StorageListing
     from hudi_core.pipeline.executor import Executor
     from hudi_core.timeline.unified import ArchivedTimeline, UnifiedTimeline
 
@@ -199,10 +200,7 @@ class HudiTable:
         """The :class:`~hudi_core.listing.ListingSource` of :meth:`listing_choice`. A metadata table named by
         `hoodie.properties` but missing falls back to storage with a warning, as `NativeTableMetadataFactory`
         does; one asked for with `--listing metadata` but missing is an error."""
-        from hudi_core.listing.storage import StorageListing
-
         kind, reason = self.listing_choice()
-        data_props = self.data_table_properties if self.is_metadata_table else None
         if kind == "metadata":
             source = self.metadata_listing()
             if source is not None:
@@ -215,11 +213,29 @@ class HudiTable:
                               "metadata table: listed from storage, as Hudi falls back to")
             if finding not in self._findings:
                 self._findings.append(finding)
-            reason = "the metadata table is missing: storage, as Hudi falls back to"
-        return StorageListing(self.storage, self.executor,
-                              metadata_partitions=data_props.metadata_partitions if data_props else None,
-                              metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props
-                              else (), reason=reason)
+            return self._storage_source("the metadata table is missing: storage, as Hudi falls back to")
+        return self._storage_source(reason)
+
+    def _storage_source(self, reason: str = "") -> StorageListing:
+        """The table's one storage listing source (its whole listing is made once and shared)."""
+        from hudi_core.listing.storage import StorageListing
+
+        source = self.__dict__.get("_storage_src")
+        if source is None:
+            data_props = self.data_table_properties if self.is_metadata_table else None
+            source = StorageListing(self.storage, self.executor,
+                                    metadata_partitions=data_props.metadata_partitions if data_props else None,
+                                    metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props
+                                    else (), reason=reason)
+            self.__dict__["_storage_src"] = source
+        elif reason and not source.reason:
+            source.reason = reason
+        return source
+
+    def storage_listing(self) -> Listing:
+        """Every partition and file on storage (listed once), whichever listing the view uses: what checks
+        against storage need (the doctor's missing and orphan files, the metadata table's validation)."""
+        return self._storage_source().list()
 
     def _build_view(self, replaced_only: bool = False) -> FileSystemView:
         # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
@@ -240,29 +256,17 @@ class HudiTable:
     def _check_against_storage(self, view: FileSystemView) -> None:
         """Compare the view's metadata-table listing with a storage listing: each difference Hudi's validator
         does not tolerate becomes a finding on the view (`view.listing_differences` keeps them all)."""
-        from hudi_core.listing.compare import HUDI_EFFECT, DifferenceKind, compare_listings
-        from hudi_core.listing.storage import StorageListing
+        from hudi_core.listing.compare import DIFFERENCE_FINDINGS, HUDI_EFFECT, DifferenceKind, compare_listings
 
-        on_storage = StorageListing(self.storage, self.executor).list()
+        on_storage = self.storage_listing()
         view.findings.extend(on_storage.findings)
         differences = compare_listings(view.partition_files, on_storage.partitions, self.timeline,
                                        self.properties.base_file_format, self.storage, self.properties.version)
         view.listing_differences = differences
-        codes = {
-            DifferenceKind.MISSING_ON_STORAGE: ("metadata_lists_missing_file", "is listed by the metadata table "
-                                                "but not on storage"),
-            DifferenceKind.MISSING_IN_METADATA: ("file_not_in_metadata_table", "is on storage but the metadata "
-                                                 "table does not list it"),
-            DifferenceKind.SIZE_DIFFERS: ("metadata_size_differs", "has another size in the metadata table"),
-            DifferenceKind.PARTITION_MISSING_ON_STORAGE: ("metadata_lists_missing_partition", "is listed by the "
-                                                          "metadata table but is no partition on storage"),
-            DifferenceKind.PARTITION_MISSING_IN_METADATA: ("partition_not_in_metadata_table", "is a partition on "
-                                                           "storage that the metadata table does not list"),
-        }
         for d in differences:
             if d.tolerated is not None:
                 continue
-            code, what = codes[d.kind]
+            code, what = DIFFERENCE_FINDINGS[d.kind]
             path = (f"{d.partition}/{d.file}" if d.partition else d.file) if d.file else d.partition
             sizes = (f" ({d.metadata_size} bytes in the metadata table, {d.storage_size} on storage)"
                      if d.kind is DifferenceKind.SIZE_DIFFERS else "")

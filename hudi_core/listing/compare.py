@@ -59,6 +59,20 @@ HUDI_EFFECT: dict[DifferenceKind, str] = {
 }
 
 
+#: The finding a view reports for each kind of difference: its code, and what the file or partition is.
+DIFFERENCE_FINDINGS: dict[DifferenceKind, tuple[str, str]] = {
+    DifferenceKind.MISSING_ON_STORAGE: ("metadata_lists_missing_file", "is listed by the metadata table but not on "
+                                        "storage"),
+    DifferenceKind.MISSING_IN_METADATA: ("file_not_in_metadata_table", "is on storage but the metadata table does "
+                                         "not list it"),
+    DifferenceKind.SIZE_DIFFERS: ("metadata_size_differs", "has another size in the metadata table"),
+    DifferenceKind.PARTITION_MISSING_ON_STORAGE: ("metadata_lists_missing_partition", "is listed by the metadata "
+                                                  "table but is no partition on storage"),
+    DifferenceKind.PARTITION_MISSING_IN_METADATA: ("partition_not_in_metadata_table", "is a partition on storage "
+                                                   "that the metadata table does not list"),
+}
+
+
 class Tolerance(StrEnum):
     """Why Hudi's validator lets a difference pass."""
 

@@ -273,12 +273,22 @@ class StorageListing:
         self.metadata_partitions = metadata_partitions
         self.metadata_partitions_inflight = metadata_partitions_inflight
         self.reason = reason
+        self._whole: Listing | None = None
 
     def list(self, wanted: frozenset[str] | None = None) -> Listing:
-        findings: list[Finding] = []
-        executor = inline_if_local(self.executor, self.storage)
+        """The listing (the whole one is made once per source and kept: views and checks share it)."""
         if self.metadata_partitions is not None:
             wanted = None  # the config decides a metadata table's partitions: list them all
+        if wanted is None and self._whole is not None:
+            return self._whole
+        listing = self._list(wanted)
+        if wanted is None:
+            self._whole = listing
+        return listing
+
+    def _list(self, wanted: frozenset[str] | None) -> Listing:
+        findings: list[Finding] = []
+        executor = inline_if_local(self.executor, self.storage)
         partitions = discover_partitions(self.storage.spec, executor, self.batch_size, findings, wanted)
         if self.metadata_partitions is not None:
             partitions = metadata_partitions_from_config(

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
 from hudi_core.filenames import parse_base_file_name, parse_log_file_name
+from hudi_core.listing.compare import DIFFERENCE_FINDINGS
+from hudi_core.listing.metadata import SOLO_COMMIT_TIMESTAMP, unapplied_data_instants
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
@@ -55,10 +57,6 @@ MDT_COMPACT_MAX_DELTA_COMMITS = 10
 MDT_INIT_WRITE_TOKEN = "0-0-0"
 #: `hoodie.parquet.small.file.limit` default (`HoodieCompactionConfig.PARQUET_SMALL_FILE_LIMIT`): 100 MiB.
 SMALL_FILE_LIMIT_BYTES = 104_857_600
-#: Data-table actions the metadata table records as a delta commit of the same requested time
-#: (`HoodieBackedTableMetadataWriter.update*`): every write, clean, rollback and restore.
-_MDT_SYNCED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLEAN, ia.ROLLBACK,
-                                 ia.RESTORE})
 
 
 # -- typed results ---------------------------------------------------------------------------------
@@ -235,7 +233,7 @@ class DoctorContext:
     def listed(self) -> dict[str, int]:
         """Table-relative path → size of every data file (base or log) on storage."""
         out: dict[str, int] = {}
-        for partition, files in self.view.partition_files.items():
+        for partition, files in self.table.storage_listing().partitions.items():
             for f in files:
                 if parse_base_file_name(f.name) or parse_log_file_name(f.name):
                     out[_rel(partition, f.name)] = f.size
@@ -743,7 +741,9 @@ def _unique(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _engine_findings(ctx: DoctorContext) -> Iterable[Result]:
-    skip = {"body_decode_failed", "empty_completed_instant", "properties_from_backup"}
+    # The metadata_listing check reports the listing's differences with storage itself.
+    skip = {"body_decode_failed", "empty_completed_instant", "properties_from_backup",
+            *(code for code, _ in DIFFERENCE_FINDINGS.values())}
     # Load what the other checks read, so its findings are there even when this check runs alone.
     for part in ("timeline", "view", "archived"):
         getattr(ctx, part)
@@ -758,17 +758,11 @@ def _mdt_sync(ctx: DoctorContext) -> Iterable[Result]:
     if mdt is None:
         return
     data_done = {i.requested_time for i in ctx.timeline.completed()}
-    # A data-table write, clean, rollback or restore is applied to the metadata table at the same
-    # requested time: a delta commit, or (Hudi 1.x) a rollback of the metadata table's own delta commit.
-    mdt_done = {i.requested_time for i in mdt.timeline.completed()}
     mdt_deltas = sorted(i.requested_time for i in mdt.timeline.completed() if i.action == ia.DELTA_COMMIT
-                        and not i.requested_time.startswith("0000000000"))
+                        and not i.requested_time.startswith(SOLO_COMMIT_TIMESTAMP))
     if not mdt_deltas:
         return
-    start = mdt_deltas[0]
-    behind = [i.requested_time for i in ctx.timeline.completed() if i.requested_time >= start
-              and (i.action in _MDT_SYNCED_ACTIONS or i.completed_action in _MDT_SYNCED_ACTIONS)
-              and i.requested_time not in mdt_done]
+    behind = unapplied_data_instants(ctx.timeline, mdt.timeline)
     # The indexer writes delta commits at its own (indexing) instant: any completed data instant counts.
     ahead = [t for t in mdt_deltas if t not in data_done and ctx.table.archived_timeline(t, t).get(t) is None]
     if behind:
@@ -778,6 +772,39 @@ def _mdt_sync(ctx: DoctorContext) -> Iterable[Result]:
     if ahead:
         yield Severity.WARNING, f"metadata table ahead: {len(ahead)} of its delta commits name no completed " \
                                 "data-table instant", Evidence(instants=tuple(ahead), count=len(ahead))
+
+
+def _metadata_listing(ctx: DoctorContext) -> Iterable[Result]:
+    """`validate-metadata` as a check: the files partition's listing against storage."""
+    if ctx.mdt is None or not ctx.table.metadata_files_enabled():
+        return
+    from hudi_core.services.validate_metadata import validate_metadata
+
+    result = validate_metadata(ctx.table)
+    if result.incomplete:
+        yield Severity.ERROR, "the metadata table's listing could not be read whole: not checked", Evidence(
+            detail="; ".join(f.message for f in result.findings if f.severity is Severity.ERROR)[:500])
+    by_kind: dict[str, list[Any]] = {}
+    for d in result.differences:
+        by_kind.setdefault(d.kind.value, []).append(d)
+    for kind, diffs in by_kind.items():
+        paths = tuple(_rel(d.partition, d.file) if d.file else d.partition for d in diffs)
+        read_fail = kind == "missing_on_storage" and any(d.in_latest_slice for d in diffs)
+        severity = Severity.ERROR if read_fail else Severity.WARNING
+        title = {
+            "missing_on_storage": "files listed by the metadata table are missing on storage"
+                                  + (" (in latest file slices: queries fail)" if read_fail else ""),
+            "missing_in_metadata": "files on storage that the metadata table does not list (invisible to Hudi 1.x "
+                                   "readers; never cleaned)",
+            "size_differs": "files whose size in the metadata table differs from storage",
+            "partition_missing_on_storage": "partitions listed by the metadata table are missing on storage",
+            "partition_missing_in_metadata": "partitions on storage that the metadata table does not list",
+        }[kind]
+        yield severity, f"{len(diffs)} {title}", Evidence(
+            files=tuple(p for p, d in zip(paths, diffs, strict=True) if d.file),
+            partitions=tuple(sorted({d.partition for d in diffs})),
+            instants=tuple(sorted({d.instant for d in diffs if d.instant})), count=len(diffs),
+            detail=diffs[0].hudi_effect)
 
 
 def _mdt_blocks_archival(ctx: DoctorContext) -> Iterable[Result]:
@@ -959,6 +986,11 @@ CHECKS: tuple[Check, ...] = (
           "Readers using the metadata table list files from it: behind means files are missing from listings, "
           "ahead means uncommitted files appear (#2995).",
           "Roll back or re-bootstrap the metadata table (hoodie.metadata.enable=false then true).", _mdt_sync),
+    Check("metadata_listing", "Metadata table's file listing differs from storage",
+          "Hudi 1.x readers, the cleaner and the archiver list files through the metadata table: a file it lists that "
+          "storage lacks makes reads fail (#10628, #5422), a file it lacks is invisible and never cleaned (#2995).",
+          "Run validate-metadata for every difference; roll back the instant named, or rebuild the metadata table "
+          "(hoodie.metadata.enable=false, then true) with writers stopped.", _metadata_listing),
     Check("metadata_blocks_archival", "Metadata table holds back data-table archival",
           "The data table's archiver stops at the metadata table's last compaction (guard A4); pending instants "
           "in the metadata table keep it from compacting (#11535, #8567).",

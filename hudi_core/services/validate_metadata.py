@@ -28,7 +28,6 @@ from hudi_core.listing.compare import (
     is_hudi_file,
 )
 from hudi_core.listing.metadata import unapplied_data_instants
-from hudi_core.listing.storage import StorageListing
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.records import CleanMetadata
@@ -163,7 +162,7 @@ def validate_metadata(table: HudiTable) -> MetadataValidation:
                                 "hoodie.table.metadata.partitions does not name files: Hudi does not read this "
                                 "metadata table's listing (validated anyway)"))
     on_mdt = {p: read.files_of(p) for p in read.partitions}
-    on_storage = StorageListing(table.storage, table.executor).list()
+    on_storage = table.storage_listing()
     findings.extend(on_storage.findings)
     raw = compare_listings(on_mdt, on_storage.partitions, table.timeline, table.properties.base_file_format,
                            table.storage, table.properties.version)
