@@ -103,7 +103,7 @@ class FileSystemView:
               executor: Executor, archived_completion_times: Mapping[str, str] | None = None,
               batch_size: int = LISTING_BATCH_SIZE, metadata_partitions: Sequence[str] | None = None,
               metadata_partitions_inflight: Sequence[str] = (), replaced_only: bool = False,
-              source: ListingSource | None = None) -> FileSystemView:
+              source: ListingSource | None = None, partitions: frozenset[str] | None = None) -> FileSystemView:
         """List the table's partitions (from `source`, storage by default) and build every file group.
 
         `archived_completion_times` (requested → completion time) may come from the archived
@@ -116,6 +116,7 @@ class FileSystemView:
         view's, listing only the partitions replacecommits name (none when there is no replacecommit):
         for the markers, which need nothing else. It lists everything where that cannot be exact (an
         unreadable replacecommit, whose groups are judged against every group; a metadata table).
+        `partitions`: a view of these partitions only (the same answer for them as the whole view's).
         """
         with paused_gc():
             if source is None:
@@ -123,8 +124,10 @@ class FileSystemView:
                                         metadata_partitions_inflight)
             wanted = (_replaced_partitions(timeline, table_version, archived_completion_times)
                       if replaced_only and metadata_partitions is None else None)
+            if partitions is not None and metadata_partitions is None:
+                wanted = partitions if wanted is None else wanted & partitions
             return cls.from_listing(source.list(wanted), timeline, table_version, base_file_format, storage=storage,
-                                    archived_completion_times=archived_completion_times)
+                                    archived_completion_times=archived_completion_times, scope=partitions)
 
     @classmethod
     def from_listing(
@@ -135,9 +138,11 @@ class FileSystemView:
         base_file_format: str,
         storage: ReadOnlyStorage | None = None,
         archived_completion_times: Mapping[str, str] | None = None,
+        scope: frozenset[str] | None = None,
     ) -> FileSystemView:
         """Build from a :class:`Listing` (or a plain ``{partition: files}``, taken as storage's) and the
-        active timeline."""
+        active timeline. `scope`: the listing covers these partitions only; replaced groups elsewhere are
+        left out."""
         if not isinstance(listing, Listing):
             listing = Listing(ListingKind.STORAGE, {p: list(fs) for p, fs in listing.items()})
         findings: list[Finding] = list(listing.findings)
@@ -146,6 +151,8 @@ class FileSystemView:
         pending_compaction = _pending_compaction_ops(timeline, storage, findings)
         clustering_instants, pending_clustering = _pending_clustering(timeline)
         replace_map = _replaced_file_group_instants(timeline, facts)
+        if scope is not None:
+            replace_map = {k: v for k, v in replace_map.items() if k[0] in scope}
         ext = "." + base_file_format.lower()
 
         groups: dict[FileGroupId, FileGroup] = {}

@@ -5,6 +5,7 @@ Hudi release emulated: 1.1.x readers (table versions 6, 8 and 9; timeline layout
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -146,9 +147,9 @@ class HudiTable:
             seen.extend(f for f in archived.findings if f not in seen)
         for unified in self.__dict__.get("_unified", {}).values():
             seen.extend(f for f in unified.findings if f not in seen)
-        for view in ("_fs_view", "_replaced_view"):
-            if view in self.__dict__:
-                seen.extend(f for f in self.__dict__[view].findings if f not in seen)
+        views = [self.__dict__[v] for v in ("_fs_view", "_replaced_view") if v in self.__dict__]
+        for view in [*views, *self.__dict__.get("_partition_views", {}).values()]:
+            seen.extend(f for f in view.findings if f not in seen)
         if self.__dict__.get("_metadata_listing") is not None and self.__dict__.get("_mdt") is not None:
             # The listing came from the metadata table: what its own loading ran into bears on it.
             seen.extend(f for f in self.__dict__["_mdt"].findings if f not in seen)
@@ -237,7 +238,7 @@ class HudiTable:
         against storage need (the doctor's missing and orphan files, the metadata table's validation)."""
         return self._storage_source().list()
 
-    def _build_view(self, replaced_only: bool = False) -> FileSystemView:
+    def _build_view(self, replaced_only: bool = False, partitions: frozenset[str] | None = None) -> FileSystemView:
         # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
         from hudi_core.fsview import FileSystemView
 
@@ -247,18 +248,18 @@ class HudiTable:
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
             metadata_partitions=data_props.metadata_partitions if data_props else None,
             metadata_partitions_inflight=data_props.metadata_partitions_inflight if data_props else (),
-            replaced_only=replaced_only, source=source,
+            replaced_only=replaced_only, source=source, partitions=partitions,
         )
         if view.listing == "metadata" and self.storage_check and not replaced_only:
-            self._check_against_storage(view)
+            self._check_against_storage(view, partitions)
         return view
 
-    def _check_against_storage(self, view: FileSystemView) -> None:
+    def _check_against_storage(self, view: FileSystemView, partitions: frozenset[str] | None = None) -> None:
         """Compare the view's metadata-table listing with a storage listing: each difference Hudi's validator
         does not tolerate becomes a finding on the view (`view.listing_differences` keeps them all)."""
         from hudi_core.listing.compare import DIFFERENCE_FINDINGS, HUDI_EFFECT, DifferenceKind, compare_listings
 
-        on_storage = self.storage_listing()
+        on_storage = self.storage_listing() if partitions is None else self._storage_source().list(partitions)
         view.findings.extend(on_storage.findings)
         differences = compare_listings(view.partition_files, on_storage.partitions, self.timeline,
                                        self.properties.base_file_format, self.storage, self.properties.version)
@@ -277,9 +278,17 @@ class HudiTable:
     def _fs_view(self) -> FileSystemView:
         return self._build_view()
 
-    def fs_view(self) -> FileSystemView:
-        """The file-system view over the active timeline (built once)."""
-        return self._fs_view
+    def fs_view(self, partitions: Iterable[str] | None = None) -> FileSystemView:
+        """The file-system view over the active timeline (built once), or a view of some partitions only
+        (listing just those; through the metadata table, reading just their records), unless the whole view
+        is built already."""
+        if partitions is None or "_fs_view" in self.__dict__:
+            return self._fs_view
+        scope = frozenset(partitions)
+        cache: dict[frozenset[str], FileSystemView] = self.__dict__.setdefault("_partition_views", {})
+        if scope not in cache:
+            cache[scope] = self._build_view(partitions=scope)
+        return cache[scope]
 
     def replaced_groups_view(self) -> FileSystemView:
         """A view whose replaced file groups are :meth:`fs_view`'s, listing only the partitions that
