@@ -56,6 +56,36 @@ def fixture_zips() -> dict[str, Path]:
 
 NO_FIXTURES = "no Hudi fixtures: set HUDI_FIXTURES or provide ../shared/fixtures/hudi-rs"
 
+
+def mdt_fixtures_root() -> Path | None:
+    """`../shared/fixtures/metadata-table` (or `$HUDI_FIXTURES_MDT`): the v8 table with a metadata table and
+    hudi-rs's HFiles, kept apart from the tables every fixture test iterates over."""
+    env = os.environ.get("HUDI_FIXTURES_MDT")
+    for candidate in ([Path(env)] if env else []) + [REPO_ROOT.parent / "shared" / "fixtures" / "metadata-table"]:
+        if (candidate / "hfile").is_dir():
+            return candidate
+    return None
+
+
+NO_MDT_FIXTURES = "no metadata-table fixtures: set HUDI_FIXTURES_MDT or provide ../shared/fixtures/metadata-table"
+
+
+@pytest.fixture(scope="session")
+def trips_v8_zip() -> Path:
+    """The zip of `v8_trips_8i3u1d` (a v8 MOR table with a metadata table of 4 HFiles and 16 log files)."""
+    root = mdt_fixtures_root()
+    if root is None or not (root / "v8_trips_8i3u1d.zip").is_file():
+        pytest.skip(NO_MDT_FIXTURES)
+    return root / "v8_trips_8i3u1d.zip"
+
+
+def unzip_table(archive: Path, out: Path) -> Path:
+    """Unzip one fixture table into `out` (never into the repository); the table's base path."""
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(out, [m for m in zf.namelist() if not m.startswith("__MACOSX/")])
+    inner = [p for p in out.iterdir() if p.is_dir() and (p / ".hoodie").is_dir()]
+    return inner[0] if inner else out
+
 #: The fixture tables, for `parametrize("name", FIXTURE_NAMES)`. Without fixtures, one parameter that skips
 #: saying why (an empty list would skip as pytest's "got empty parameter set", which names no cause).
 FIXTURE_NAMES = sorted(fixture_zips()) or [pytest.param("no-fixtures", marks=pytest.mark.skip(reason=NO_FIXTURES))]

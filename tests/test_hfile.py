@@ -18,17 +18,16 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import shutil
 import struct
 import subprocess
 import sys
 import types
-import zipfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import NO_MDT_FIXTURES, mdt_fixtures_root, unzip_table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -57,16 +56,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = REPO_ROOT / "hudi_core" / "hfile"
 
 
-def _mdt_fixtures() -> Path | None:
-    env = os.environ.get("HUDI_FIXTURES_MDT")
-    for candidate in ([Path(env)] if env else []) + [REPO_ROOT.parent / "shared" / "fixtures" / "metadata-table"]:
-        if (candidate / "hfile").is_dir():
-            return candidate
-    return None
-
-
-MDT = _mdt_fixtures()
-NO_MDT = "no metadata-table fixtures: set HUDI_FIXTURES_MDT or provide ../shared/fixtures/metadata-table"
+MDT = mdt_fixtures_root()
+NO_MDT = NO_MDT_FIXTURES
 needs_mdt = pytest.mark.skipif(MDT is None, reason=NO_MDT)
 
 LARGE = "hudi-key-" + "a" * 100 + "-"  # the large-key prefix of hudi-rs's 2- and 3-level files
@@ -121,10 +112,7 @@ def trips(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """v8_trips_8i3u1d unzipped into a temp dir (never into the repository)."""
     if MDT is None or not (MDT / "v8_trips_8i3u1d.zip").is_file():
         pytest.skip(NO_MDT)
-    out = tmp_path_factory.mktemp("mdt")
-    with zipfile.ZipFile(MDT / "v8_trips_8i3u1d.zip") as zf:
-        zf.extractall(out, [m for m in zf.namelist() if not m.startswith("__MACOSX/")])
-    return out / "v8_trips_8i3u1d"
+    return unzip_table(MDT / "v8_trips_8i3u1d.zip", tmp_path_factory.mktemp("mdt"))
 
 
 def mdt_files(base: Path, partition: str) -> list[Path]:
