@@ -148,7 +148,9 @@ class HudiTable:
         for unified in self.__dict__.get("_unified", {}).values():
             seen.extend(f for f in unified.findings if f not in seen)
         views = [self.__dict__[v] for v in ("_fs_view", "_replaced_view") if v in self.__dict__]
-        for view in [*views, *self.__dict__.get("_partition_views", {}).values()]:
+        views += [*self.__dict__.get("_partition_views", {}).values(), *self.__dict__.get("_views_by_listing",
+                                                                                          {}).values()]
+        for view in views:
             seen.extend(f for f in view.findings if f not in seen)
         if self.__dict__.get("_metadata_listing") is not None and self.__dict__.get("_mdt") is not None:
             # The listing came from the metadata table: what its own loading ran into bears on it.
@@ -278,10 +280,23 @@ class HudiTable:
     def _fs_view(self) -> FileSystemView:
         return self._build_view()
 
-    def fs_view(self, partitions: Iterable[str] | None = None) -> FileSystemView:
+    def fs_view(self, partitions: Iterable[str] | None = None, listing: str | None = None) -> FileSystemView:
         """The file-system view over the active timeline (built once), or a view of some partitions only
         (listing just those; through the metadata table, reading just their records), unless the whole view
-        is built already."""
+        is built already. `listing` (``"metadata"`` / ``"storage"``): the whole view from that listing instead
+        of the table's own (:meth:`listing_choice`), built once too (the dashboard's listing selector)."""
+        if listing is not None and listing != self.listing_choice()[0]:
+            other: dict[str, FileSystemView] = self.__dict__.setdefault("_views_by_listing", {})
+            if listing not in other:
+                twin = HudiTable(self.storage, self.properties, [], self._executor, self.is_metadata_table,
+                                 self.data_table_properties, listing=listing, storage_check=self.storage_check)
+                # The twin shares what does not depend on the listing: timeline, metadata table, storage listing.
+                for name in ("timeline", "_mdt", "_storage_src"):
+                    if name in self.__dict__:
+                        twin.__dict__[name] = self.__dict__[name]
+                twin.__dict__["timeline"] = self.timeline
+                other[listing] = twin.fs_view()
+            return other[listing]
         if partitions is None or "_fs_view" in self.__dict__:
             return self._fs_view
         scope = frozenset(partitions)

@@ -35,6 +35,14 @@ for f in report.findings:
             evidence["file_groups"] = [f"{g['partition']}/{g['file_id']}" for g in evidence["file_groups"]]
         st.json(evidence, expanded=True)
 
+st.subheader("Metadata table vs storage")
+with render.guard():
+    validation = loaders.load_metadata_validation(uri, eng)
+    if validation is None:
+        st.caption("The table has no metadata table: Hudi lists its files from storage.")
+    else:
+        render.metadata_validation(validation)
+
 st.subheader("Postmortem report")
 redacted = st.checkbox("Redact the table's path and bucket", value=False)
 if st.button("Prepare the report", help="One HTML file with facts, the timeline chart, these findings and both "

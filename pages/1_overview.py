@@ -20,6 +20,9 @@ render.incomplete_warning(findings)
 # Readers and dry runs emulate different releases by default (the table formats did not change in 1.2).
 st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
            f"{DEFAULT_HUDI_RELEASE}.x (Cleaner & archival: release selector) · {source_note}")
+st.caption(f"Files listed from **{'the metadata table' if facts['listing'] == 'metadata' else 'storage'}**: "
+           f"{facts['listing_reason']}" + (" · its check against storage is on the Health page"
+                                           if facts["listing"] == "metadata" else ""))
 cols = st.columns(6)
 cols[0].metric("Type", {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"]),
                help=str(facts["table_type"]))

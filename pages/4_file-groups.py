@@ -13,6 +13,23 @@ st.title("File groups")
 with render.or_stop():
     loaders.ensure_fs_view(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)
+    facts, _ = loaders.load_facts(uri, eng)
+
+# Which listing the view is built from: Hudi 1.x's (the metadata table when hoodie.properties enables it) or
+# the other one, to compare (issue 25).
+LISTINGS = {"metadata": "Metadata table", "storage": "Storage"}
+default_listing = facts["listing"]
+if facts.get("has_metadata_table") and not facts.get("is_metadata_table"):
+    state.init_widget(ss, qp, "listing", default_listing, valid=lambda v: v in LISTINGS)
+    listing = st.segmented_control(
+        "Listing", list(LISTINGS), key="listing", format_func=lambda k: LISTINGS[k] + (
+            " (as Hudi 1.x lists)" if k == default_listing else ""),
+        help="Where the file-system view takes its files from. Hudi 1.x readers, the cleaner and the archiver list "
+             "through the metadata table's files partition when hoodie.properties enables it; storage is what is "
+             "really there.") or default_listing
+    state.remember(ss, qp, "listing", listing, default=default_listing)
+else:
+    listing = default_listing
 
 LATEST = "latest"
 active = instants[(instants["source"] == "active") & (instants["state"] == "COMPLETED")]
@@ -23,9 +40,19 @@ as_of = st.select_slider("As of (completed instants of the active timeline, newe
 state.remember(ss, qp, "as_of", as_of, default=LATEST)
 
 with render.or_stop():
-    data = loaders.load_file_groups(uri, None if as_of == LATEST else as_of, eng)
+    data = loaders.load_file_groups(uri, None if as_of == LATEST else as_of, eng, listing)
 
 render.incomplete_warning(data.findings)
+st.caption(f"Listed from **{'the metadata table' if data.listing == 'metadata' else 'storage'}**: "
+           f"{data.listing_reason}")
+if data.differences:
+    kinds: dict[str, int] = {}
+    for d in data.differences:
+        kinds[d["kind"]] = kinds.get(d["kind"], 0) + 1
+    st.warning(f"**The metadata table and storage disagree on {len(data.differences)} file(s) or partition(s)** ("
+               + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in kinds.items()) + "): rows holding such a file "
+               "are red below; the Health page lists each with what Hudi does because of it.",
+               icon=":material/dangerous:")
 partitions = ["(all)", *data.partitions]
 state.init_widget(ss, qp, "partition", "(all)", valid=lambda v: v in partitions)
 part = st.selectbox("Partition", partitions, key="partition",
@@ -67,13 +94,16 @@ st.subheader("File groups")
 if groups.empty:
     st.caption("No file groups.")
 else:
-    render.table(groups, "file_groups", "groups_csv", caption="grey: replaced · yellow: in a pending table service",
-                 row_style=lambda r: "background-color: #eceff1; color: #607d8b" if r["replaced_by"] else
+    render.table(groups, "file_groups", "groups_csv", caption="red: holds a file the metadata table and storage "
+                 "disagree on (`storage_check`) · grey: replaced · yellow: in a pending table service",
+                 row_style=lambda r: "background-color: #fdecea" if r.get("storage_check") else
+                 "background-color: #eceff1; color: #607d8b" if r["replaced_by"] else
                  "background-color: #fff3cd" if r["pending_compaction"] or r["pending_clustering"] else "")
 
 st.subheader("File slices")
 render.table(slices, "file_slices", "slices", caption="Committed slices as of the chosen instant; `is_latest` marks "
-             "the slice a snapshot reader uses.")
+             "the slice a snapshot reader uses; red: a file the metadata table and storage disagree on.",
+             row_style=lambda r: "background-color: #fdecea" if r.get("storage_check") else "")
 
 st.subheader("Replaced file groups")
 if replaced.empty:

@@ -295,7 +295,7 @@ def test_every_page_renders_on_the_demo_scenario(ui_env: dict[str, Path], page: 
 
 def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
     at = open_page(HEALTH)
-    assert "**warning**: 0 errors, 4 warnings, 0 info (27 checks)" in texts(at.warning)
+    assert "**warning**: 0 errors, 4 warnings, 0 info (28 checks)" in texts(at.warning)
     titles = [e.label for e in at.main.expander]
     assert [t.split(" · ")[:2] for t in titles] == [
         ["WARNING", "archival_blocked"], ["WARNING", "active_timeline_size"], ["WARNING", "deleted_savepoint"],
@@ -304,7 +304,7 @@ def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
     # Without the guard the archival would expose fg2: an error, first and expanded.
     at.toggle[0].set_value(False).run()
     assert_clean(at)
-    assert "**error**: 1 errors, 3 warnings, 0 info (27 checks)" in texts(at.warning)
+    assert "**error**: 1 errors, 3 warnings, 0 info (28 checks)" in texts(at.warning)
     assert at.main.expander[0].label.startswith("ERROR · archival_exposes_replaced · the next archival (without the "
                                            "HUDI-7779 guard) takes replacecommit 20240101000400000")
     at.button[0].click().run()
@@ -599,3 +599,37 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
     captions = texts(at.caption)
     assert "The active timeline and the newest 2 archived instants are drawn; 4 older archived instants" in captions
     assert "The first 2 of 13 files: the CSV holds every row." in captions
+
+
+def test_metadata_table_drift_on_the_health_and_file_groups_pages(ui_env: dict[str, Path],
+                                                                  table_path: Callable[[str], Path]) -> None:
+    """Issue 25: a v9 table whose metadata table lists a file storage lacks, and storage holds a file it does not
+    list. The Health page shows validate-metadata's answer; the File groups page lists as Hudi 1.x does (the
+    metadata table), marks the groups holding a disputed file, and switches to the storage listing."""
+    import shutil
+
+    table = ui_env["extra"] / "mdt_drift"
+    shutil.copytree(table_path("v9_txns_simple_meta"), table)
+    gone = table / "region=eu" / "694491b7-ed54-402d-ad59-c36ed6c1d6a2-0_0-263-694_20260307162620509.parquet"
+    gone.unlink()
+    stray = table / "region=eu" / "feedface-0000-0000-0000-000000000000-0_0-1-1_20260307162620509.parquet"
+    shutil.copy(next((table / "region=us").glob("*.parquet")), stray)
+    health = open_page(HEALTH, table)
+    assert "**2 difference(s)** between the metadata table" in texts(health.warning)
+    diffs = next(d.value for d in health.dataframe if "hudi_effect" in d.value.columns)
+    assert sorted(zip(diffs["kind"], diffs["file"], strict=True)) == [
+        ("missing_in_metadata", stray.name), ("missing_on_storage", gone.name)]
+    assert any(e.label.split(" · ")[1] == "metadata_listing" for e in health.main.expander)
+    groups_at = open_page(FILE_GROUPS, table)
+    assert "Listed from **the metadata table**" in texts(groups_at.caption)
+    groups = next(d.value for d in groups_at.dataframe if "latest_base_file" in d.value.columns)
+    # The metadata-listed view holds the group whose file is gone (the stray file's group is not in it).
+    assert list(groups[groups["storage_check"] != ""]["storage_check"]) == ["missing on storage"]
+    storage_at = open_page(FILE_GROUPS, table, listing="storage")
+    assert "Listed from **storage**" in texts(storage_at.caption)
+    storage_groups = next(d.value for d in storage_at.dataframe if "latest_base_file" in d.value.columns)
+    assert stray.name in set(storage_groups["latest_base_file"])
+    assert list(storage_groups[storage_groups["storage_check"] != ""]["storage_check"]) == ["missing in metadata"]
+    assert gone.name in set(groups["latest_base_file"]) and gone.name not in set(storage_groups["latest_base_file"])
+    overview = open_page(OVERVIEW, table)
+    assert "Files listed from **the metadata table**" in texts(overview.caption)

@@ -202,17 +202,27 @@ class FileGroupFrames:
     pins: list[dict[str, Any]]
     #: What the view could not read (unknown replaced groups, skipped files), for the incomplete warning.
     findings: list[Finding]
+    #: The listing the view was built from (``metadata`` / ``storage``) and why.
+    listing: str = "storage"
+    listing_reason: str = ""
+    #: Where the metadata table's listing and storage disagree (untolerated; `partition`, `file`, `kind`,
+    #: `hudi_effect`); None when the table has no metadata table listing to compare.
+    differences: list[dict[str, Any]] | None = None
 
 
-def file_group_frames(table: HudiTable, as_of: str | None = None) -> FileGroupFrames:
+def file_group_frames(table: HudiTable, as_of: str | None = None, listing: str | None = None) -> FileGroupFrames:
     """Rows for the file-groups page, from `table.fs_view()`.
 
     ``groups`` (one per file group: slices, latest slice as of `as_of`, replaced by, pending
     table service, savepoints pinning it), ``slices`` (`view.slice_rows(as_of)`), ``replaced``
     (replaced groups with their replacecommit and whether their files still exist), ``pins``
-    (files completed savepoints pin, and whether they exist), ``partitions``.
+    (files completed savepoints pin, and whether they exist), ``partitions``. `listing`: the view from
+    that listing (default: the table's own); groups and slices holding a file the metadata table and storage
+    disagree on carry it in ``storage_check``.
     """
-    view = table.fs_view()
+    view = table.fs_view(listing=listing)
+    differences = _listing_differences(table, view)
+    disagreeing = {(d["partition"], d["file"]): d["kind"] for d in differences or () if d["file"]}
     pins = view.savepoint_pins()
     pinned_by: dict[tuple[str, str], set[str]] = {}
     names_to_group = {(g.partition, n): g.file_group_id for g in view.file_groups(include_replaced=True)
@@ -222,6 +232,10 @@ def file_group_frames(table: HudiTable, as_of: str | None = None) -> FileGroupFr
         if fg is not None:
             pinned_by.setdefault(fg, set()).add(pin.savepoint_time)
     rows = view.slice_rows(as_of=as_of)
+    for r in rows:
+        files = ([r["base_file"]] if r["base_file"] else []) + list(r["log_files"])
+        r["storage_check"] = "; ".join(f"{disagreeing[(r['partition'], n)].replace('_', ' ')}: {n}" for n in files
+                                       if (r["partition"], n) in disagreeing)
     latest = {(r["partition"], r["file_id"]): r for r in rows if r.get("is_latest")}
     groups = []
     for g in view.file_groups(include_replaced=True):
@@ -237,6 +251,8 @@ def file_group_frames(table: HudiTable, as_of: str | None = None) -> FileGroupFr
             "pending_compaction": view.pending_compaction.get(fg),
             "pending_clustering": view.pending_clustering.get(fg),
             "pinned_by_savepoints": sorted(pinned_by.get(fg, set())),
+            "storage_check": "; ".join(sorted({disagreeing[(g.partition, n)].replace("_", " ")
+                                               for n in g.all_files() if (g.partition, n) in disagreeing})),
         })
     replaced = [{"partition": r.partition, "file_id": r.file_id, "replacecommit": r.replace_instant,
                  "replace_completion_time": r.replace_completion_time, "operation_type": r.operation_type,
@@ -247,4 +263,20 @@ def file_group_frames(table: HudiTable, as_of: str | None = None) -> FileGroupFr
               for p in pins],
         findings=[f for f in [*view.findings, *table.timeline.findings, *table.storage.findings]
                   if f.severity is Severity.ERROR],
+        listing=view.listing.value, listing_reason=view.listing_reason, differences=differences,
     )
+
+
+def _listing_differences(table: HudiTable, view: Any) -> list[dict[str, Any]] | None:
+    """The untolerated differences between the metadata table's listing and storage, as rows: the ones the
+    metadata-listed view found (the table's own view, or built for this when `view` lists storage)."""
+    if table.metadata_listing() is None or not table.storage_check:
+        return None
+    mdt_view = view if view.listing.value == "metadata" else table.fs_view(listing="metadata")
+    if mdt_view.listing_differences is None:
+        return None
+    from hudi_core.listing.compare import HUDI_EFFECT
+
+    return [{"kind": d.kind.value, "partition": d.partition, "file": d.file, "instant": d.instant,
+             "metadata_size": d.metadata_size, "storage_size": d.storage_size, "hudi_effect": HUDI_EFFECT[d.kind]}
+            for d in mdt_view.listing_differences if d.tolerated is None]

@@ -42,6 +42,7 @@ from hudi_core.services.history import History, file_group_history
 from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
 from hudi_core.services.releases import ReleaseComparison, compare_releases
+from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
 from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
@@ -242,9 +243,11 @@ def load_before_after(uri: str, conf: tuple[tuple[str, str], ...], savepoint_gua
 
 
 @st.cache_data(show_spinner="Building the file-system view…", max_entries=32, ttl=TTL_SECONDS)
-def load_file_groups(uri: str, as_of: str | None, engine_name: str = "local") -> frames.FileGroupFrames:
-    """:func:`hudi_core.ui.frames.file_group_frames` as of an instant (``None``: latest)."""
-    return frames.file_group_frames(get_table(uri, engine_name), as_of)
+def load_file_groups(uri: str, as_of: str | None, engine_name: str = "local",
+                     listing: str | None = None) -> frames.FileGroupFrames:
+    """:func:`hudi_core.ui.frames.file_group_frames` as of an instant (``None``: latest), from a listing
+    (``None``: the table's own)."""
+    return frames.file_group_frames(get_table(uri, engine_name), as_of, listing)
 
 
 @dataclass(frozen=True)
@@ -351,6 +354,15 @@ def find_tables(root: str) -> TableSearch:
 def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> DoctorReport:
     """The doctor's report (`services.doctor.run_doctor`) under a scenario table's own config."""
     return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard))
+
+
+@st.cache_data(show_spinner="Comparing the metadata table's listing with storage…", max_entries=16, ttl=TTL_SECONDS)
+def load_metadata_validation(uri: str, engine_name: str = "local") -> MetadataValidation | None:
+    """`validate-metadata` (`services.validate_metadata`); None when the table has no metadata table."""
+    table = get_table(uri, engine_name)
+    if table.metadata_listing() is None:
+        return None
+    return validate_metadata(table)
 
 
 @st.cache_data(show_spinner="Checking the table's health…", max_entries=16, ttl=TTL_SECONDS)

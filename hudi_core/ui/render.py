@@ -240,3 +240,58 @@ def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequenc
     st.warning("**Incomplete answer: some input could not be read.** What follows is computed without it:\n"
                + "\n".join(lines), icon=":material/report:")
     return True
+
+
+#: Row colours of the metadata table's differences with storage, by kind.
+DIFFERENCE_STYLE = {
+    "missing_on_storage": "background-color: #fdecea",
+    "partition_missing_on_storage": "background-color: #fdecea",
+    "missing_in_metadata": "background-color: #fff3cd",
+    "partition_missing_in_metadata": "background-color: #fff3cd",
+    "size_differs": "background-color: #e3f2fd",
+}
+
+
+def metadata_validation(result: Any) -> None:
+    """`validate-metadata`'s answer: the verdict, what was read, every difference (coloured by kind) with what
+    Hudi does because of it, the tolerated ones apart, and the data instants the metadata table has not applied."""
+    counts = {k: v for k, v in result.counts().items() if v}
+    status = result.status.value
+    if status == "consistent":
+        verdict(f"**Consistent**: the metadata table lists the same {result.partitions_in_metadata} partition(s) and "
+                f"{result.files_in_metadata} file(s) as storage"
+                + (f" ({len(result.tolerated)} difference(s) tolerated as Hudi's validator does)."
+                   if result.tolerated else "."), "good")
+    elif status == "differences":
+        verdict(f"**{len(result.differences)} difference(s)** between the metadata table, which Hudi 1.x lists "
+                f"files through, and storage: " + ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in counts.items()),
+                "bad")
+    else:
+        verdict("**Incomplete**: part of the metadata table could not be read; differences may be missing.", "warn")
+    incomplete_warning(result.findings)
+    facts([
+        Fact("Partitions (metadata / storage)", f"{result.partitions_in_metadata} / {result.partitions_on_storage}"),
+        Fact("Files (metadata / storage)", f"{result.files_in_metadata:,} / {result.files_on_storage:,}"),
+        Fact("Metadata slice read", result.base_file or "no base file",
+             sub=f"+ {len(result.log_files)} log file(s)"),
+        Fact("Latest metadata instant", result.latest_metadata_instant),
+    ])
+    if result.unapplied_instants:
+        st.warning(f"The metadata table has not applied {len(result.unapplied_instants)} completed data-table "
+                   f"instant(s): {', '.join(result.unapplied_instants[:20])}"
+                   + (" …" if len(result.unapplied_instants) > 20 else ""), icon=":material/warning:")
+    if result.differences:
+        rows = frame([{k: v for k, v in d.to_dict().items()
+                       if k in ("kind", "partition", "file", "instant", "in_latest_slice", "metadata_size",
+                                "storage_size", "hudi_effect")} for d in result.differences[:MAX_SHOWN_ROWS]])
+        table(rows, "metadata_differences", "mdt_diff",
+              caption="red: listed by the metadata table, missing on storage · yellow: on storage, not listed · "
+                      "blue: sizes differ" + (f" · the first {MAX_SHOWN_ROWS:,} of {len(result.differences):,}"
+                                              if len(result.differences) > MAX_SHOWN_ROWS else ""),
+              row_style=lambda r: DIFFERENCE_STYLE.get(r["kind"], ""),
+              csv_frame=lambda: frame([d.to_dict() for d in result.differences]))
+    if result.tolerated:
+        with st.expander(f"Tolerated as Hudi's validator does ({len(result.tolerated)})"):
+            table(frame([{k: v for k, v in d.to_dict().items()
+                          if k in ("kind", "partition", "file", "tolerated", "tolerated_by", "why_tolerated")}
+                         for d in result.tolerated[:MAX_SHOWN_ROWS]]), "metadata_tolerated", "mdt_tol")
