@@ -96,6 +96,11 @@ class FileSystemView:
     #: included; None when not compared.
     listing_differences: list[Any] | None = None
 
+    @property
+    def storage_checked(self) -> bool:
+        """Whether the view's listing was checked against storage (a storage listing is storage)."""
+        return self.listing is ListingKind.STORAGE or self.listing_differences is not None
+
     # -- building ---------------------------------------------------------------------------------
 
     @classmethod

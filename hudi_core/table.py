@@ -83,7 +83,7 @@ class HudiTable:
     def __init__(self, storage: ReadOnlyStorage, properties: TableProperties, findings: list[Finding],
                  executor: Executor | None = None, is_metadata_table: bool = False,
                  data_table_properties: TableProperties | None = None, listing: str | None = None,
-                 storage_check: bool = True) -> None:
+                 storage_check: bool | None = None) -> None:
         self.storage = storage
         self.properties = properties
         self.is_metadata_table = is_metadata_table
@@ -98,7 +98,9 @@ class HudiTable:
         self.listing_requested = listing
         #: Whether a view listed through the metadata table is checked against a storage listing (each
         #: difference a finding; Hudi itself never checks, a reader fails when it opens a missing file).
-        self.storage_check = storage_check
+        #: ``None``: on local disk (a directory read per partition), off on object stores (a LIST request
+        #: per partition, which reading through the metadata table exists to avoid).
+        self.storage_check = storage.is_local if storage_check is None else storage_check
 
     @property
     def uri(self) -> str:
@@ -355,7 +357,7 @@ class HudiTable:
 
 def open_table(uri: str, storage_options: dict[str, Any] | None = None,
                executor: Executor | None = None, confine_to: tuple[str, ...] | None = None,
-               listing: str | None = None, storage_check: bool = True) -> HudiTable:
+               listing: str | None = None, storage_check: bool | None = None) -> HudiTable:
     """Open a Hudi table read-only from a local path or any fsspec URL (``s3://…``, ``gs://…``).
 
     Raises :class:`TableNotFoundError` when the path is not a Hudi table and
@@ -363,7 +365,8 @@ def open_table(uri: str, storage_options: dict[str, Any] | None = None,
     when `hoodie.properties` cannot be used. `confine_to` (local tables): every path read must resolve,
     symlinks followed, under one of these folders (the dashboard passes its allowed roots). `listing`:
     ``"metadata"`` or ``"storage"`` to choose where files are listed from (default: as Hudi 1.x does,
-    :meth:`HudiTable.listing_choice`); `storage_check`: check a metadata-table listing against storage.
+    :meth:`HudiTable.listing_choice`); `storage_check`: check a metadata-table listing against storage
+    (default: on local disk only, see :attr:`HudiTable.storage_check`).
     """
     storage = ReadOnlyStorage(uri, storage_options, confine_to=confine_to)
     if not storage.exists(".hoodie"):

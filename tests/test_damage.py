@@ -529,7 +529,8 @@ def test_envelope_carries_rows_and_findings(tmp_path: Path, capsys: pytest.Captu
     assert code == code_list == 0
     # The envelope names the listing the rows came from (issue 25): this table has no metadata table.
     listing = {"listing": {"kind": "storage", "reason": "hoodie.table.metadata.partitions does not name the "
-                                                        "files partition"}} if command != "timeline" else {}
+                                                        "files partition", "storage_checked": True}
+               } if command != "timeline" else {}
     assert healthy == {"rows": rows, "findings": [], "incomplete": False, **listing}
     # A delta commit whose body is garbage (duplicates lose an input) and names that are not UTF-8
     # in the timeline folder and a partition (every listing notices them).

@@ -62,7 +62,7 @@ def _open(args: argparse.Namespace) -> HudiTable:
 
     table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args),
                        listing=getattr(args, "listing", None),
-                       storage_check=not getattr(args, "no_storage_check", False))
+                       storage_check=getattr(args, "storage_check", None))
     args._opened_tables = [table]
     if getattr(args, "metadata_table", False):
         mdt = table.metadata_table()
@@ -96,7 +96,8 @@ def listing_used(args: argparse.Namespace) -> dict[str, str] | None:
         views += list(table.__dict__.get("_partition_views", {}).values())
         for view in views:
             if view is not None:
-                return {"kind": view.listing.value, "reason": view.listing_reason}
+                return {"kind": view.listing.value, "reason": view.listing_reason,
+                        "storage_checked": view.storage_checked}
     return None
 
 
@@ -186,7 +187,8 @@ def print_listing_line(args: argparse.Namespace) -> None:
     listing = listing_used(args)
     if listing is not None:
         where = "the metadata table" if listing["kind"] == "metadata" else "storage"
-        print(f"listing: {where} ({listing['reason']})")
+        unchecked = "; not checked against storage (--storage-check)" if not listing["storage_checked"] else ""
+        print(f"listing: {where} ({listing['reason']}{unchecked})")
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -403,9 +405,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--listing", choices=["metadata", "storage"],
                        help="list files through the metadata table's files partition or from storage (default: as "
                             "a Hudi 1.x reader does: the metadata table when hoodie.properties enables it, v8+)")
-        p.add_argument("--no-storage-check", action="store_true",
-                       help="with the metadata-table listing: do not also list storage to report the files the two "
-                            "disagree on (Hudi itself never checks)")
+        check = p.add_mutually_exclusive_group()
+        check.add_argument("--storage-check", dest="storage_check", action="store_true", default=None,
+                           help="with the metadata-table listing, also list storage and report every file the two "
+                                "disagree on (default on local disk; on object stores it costs a LIST per "
+                                "partition, which Hudi never makes: off unless asked)")
+        check.add_argument("--no-storage-check", dest="storage_check", action="store_false",
+                           help="do not check the metadata-table listing against storage")
         p.add_argument("--envelope", action="store_true",
                        help="with --format json: list-shaped answers as {\"rows\": [...], \"findings\": [...], "
                             "\"incomplete\": ...} instead of a list (findings then stay off stderr)")

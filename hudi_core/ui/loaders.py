@@ -63,7 +63,8 @@ def get_table(uri: str, engine_name: str = "local") -> HudiTable:
     """
     from hudi_core.ui.roots import confinement_for
 
-    return open_table(uri, executor=get_executor(engine_name), confine_to=confinement_for(uri))
+    # The dashboard is a diagnostic tool: a metadata-table listing is always checked against storage (issue 25).
+    return open_table(uri, executor=get_executor(engine_name), confine_to=confinement_for(uri), storage_check=True)
 
 
 def run_with_progress(label: str, fn: Callable[[], Any]) -> Any:
