@@ -1,8 +1,9 @@
 """CLI commands of the scenario package (`COMMAND_MODULES` in :mod:`hudi_core.cli`).
 
 * ``hudi-inspect scenario list`` — the built-in scenarios;
-* ``hudi-inspect scenario build NAME|FILE OUT_DIR [--table-version 6|8|9] [--upto-step K]`` —
-  write a scenario as a real Hudi table into the new directory OUT_DIR.
+* ``hudi-inspect scenario build NAME|FILE OUT_DIR [--table-version 6|8|9] [--upto-step K] [--metadata-table]`` —
+  write a scenario as a real Hudi table into the new directory OUT_DIR (with its metadata table's `files`
+  partition for table versions 8 and 9).
 
 Other subcommands of this module (the generator's) register in :func:`register` too.
 """
@@ -54,7 +55,8 @@ def cmd_scenario_build(args: argparse.Namespace) -> int:
     version = args.table_version
     if version is None:
         version = 9 if 9 in scenario.table_versions else max(scenario.table_versions)
-    result = build_scenario(scenario, args.out_dir, int(version), upto_step=args.upto_step)
+    result = build_scenario(scenario, args.out_dir, int(version), upto_step=args.upto_step,
+                            metadata_table=bool(getattr(args, "metadata_table", False)))
     if args.format == "json":
         print(render_json(result.to_dict()))
         return 0
@@ -84,6 +86,8 @@ def register(add: AddFn, sub: Any) -> None:
                    help="table version to write (default 9, or the highest the scenario supports)")
     p.add_argument("--upto-step", type=int, default=None, metavar="K",
                    help="stop after step K (0-based), to see the table before a later step")
+    p.add_argument("--metadata-table", action="store_true",
+                   help="also write the metadata table's files partition as Hudi 1.1 does (table versions 8, 9)")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_scenario_build)
     _register_generate(sub)  # `generate`: synthetic tables of a chosen size (issue 4)

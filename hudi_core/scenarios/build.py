@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hudi_core.scenarios.mdt_writer import MetadataTableWriter
 from hudi_core.scenarios.model import Scenario, ScenarioError, Step, epoch_ms_to_time
 from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.scenarios.writer import FileGroupState, InstantState, SliceState, TableWriter
@@ -57,6 +58,8 @@ class BuildResult:
     results: list[StepResult]
     writer: TableWriter
     seconds: float = 0.0
+    #: The metadata table's writer, when the table was built with one (`metadata_table=True`).
+    metadata: MetadataTableWriter | None = None
 
     @property
     def uri(self) -> str:
@@ -95,6 +98,7 @@ class BuildResult:
             "table_version": self.table_version,
             "timeline_layout_version": self.writer.layout,
             "steps_applied": self.steps_applied,
+            "metadata_table": self.metadata is not None,
             "seconds": round(self.seconds, 3),
             "steps": [r.to_dict() for r in self.results],
         }
@@ -141,17 +145,29 @@ class _Model:
 
 
 class ScenarioBuilder:
-    """Applies scenario steps one by one to a table in a new scratch directory."""
+    """Applies scenario steps one by one to a table in a new scratch directory.
 
-    def __init__(self, scenario: Scenario, out_dir: str | Path, table_version: int) -> None:
+    With `metadata_table` (table versions 8 and 9) the table gets a metadata table (`files` partition) kept as
+    Hudi 1.1 keeps it (:mod:`hudi_core.scenarios.mdt_writer`): initialised when the first write starts, then a
+    delta commit for every completed write and clean (before the data-table instant completes), a rollback or
+    a restore for the data table's; savepoints and archival leave it alone.
+    """
+
+    def __init__(self, scenario: Scenario, out_dir: str | Path, table_version: int,
+                 metadata_table: bool = False) -> None:
         if table_version not in scenario.table_versions:
             versions = ", ".join(map(str, scenario.table_versions))
             raise ScenarioError(f"scenario {scenario.name} is written for table versions {versions}, "
+                                f"not {table_version}")
+        if metadata_table and table_version < 8:
+            raise ScenarioError(f"the scenario builder writes a metadata table for table versions 8 and 9, "
                                 f"not {table_version}")
         self.scenario = scenario
         self.scratch = ScratchDir.create(out_dir)
         self.w = TableWriter(self.scratch, scenario.name, scenario.table_type, table_version, scenario.partitions)
         self.model = _Model(self.w)
+        self.mdt = MetadataTableWriter(self.scratch, scenario.name, table_version, clock=self.w.tick) \
+            if metadata_table else None
         first = next((s.at for s in scenario.steps if s.at), "20240101000000000")
         self.w.create_table(first)
         self.results: list[StepResult] = []
@@ -196,6 +212,7 @@ class ScenarioBuilder:
     def _start(self, inst: InstantState) -> None:
         if inst.state is not State.REQUESTED:
             raise ScenarioError(f"instant {inst.label} is {inst.state.name}, not REQUESTED")
+        self._mdt_ready()  # Hudi builds the metadata table when a write starts (before its data files)
         self.w.write_state(inst, State.INFLIGHT, inst.extra.get("inflight"))
         inst.extra["execute"](inst)
 
@@ -205,6 +222,9 @@ class ScenarioBuilder:
         if inst.state is not State.INFLIGHT:
             raise ScenarioError(f"instant {inst.label} is {inst.state.name}, not INFLIGHT")
         record = inst.extra["commit"](inst)
+        if self.mdt is not None:  # the metadata table commits before the data table's instant completes
+            self._mdt_ready()
+            self.mdt.apply_commit(inst.time, _written_files(record))
         self.w.write_state(inst, State.COMPLETED, record)
         for fg in self.w.groups.values():
             if fg.name in inst.extra.get("replaces", ()):
@@ -224,6 +244,31 @@ class ScenarioBuilder:
         if live and self.model.is_hidden(fg):
             raise ScenarioError(f"file group {name} was replaced at {fg.replaced_by}")
         return fg
+
+    # -- the metadata table ---------------------------------------------------------------------------
+
+    def _mdt_ready(self) -> None:
+        """Initialise the metadata table from the committed files (once), and name its `files` partition in
+        the data table's `hoodie.properties`."""
+        if self.mdt is None or self.mdt.initialized:
+            return
+        self.mdt.initialize(self._committed_listing())
+        self.w.update_properties(self.mdt.data_table_properties())
+
+    def _committed_listing(self) -> dict[str, dict[str, int]]:
+        """Partition -> file -> size of every data file of a completed instant still on storage (what Hudi
+        lists from storage to initialise or re-sync the metadata table)."""
+        out: dict[str, dict[str, int]] = {p: {} for p in self.scenario.partitions
+                                          if self.scratch.exists(f"{p}/.hoodie_partition_metadata")}
+        for fg in self.w.groups.values():
+            for s in fg.slices:
+                names = [s.base_file] if s.base_file and self.model.completed(s.base_instant) else []
+                names += [lg.name for lg in s.logs
+                          if not lg.rolled_back and not lg.is_rollback and self.model.completed(lg.instant)]
+                for name in names:
+                    if self.scratch.exists(self.w.rel_path(fg.partition, name)):
+                        out.setdefault(fg.partition, {})[name] = self.w.file_size(fg.partition, name)
+        return {p: files for p, files in out.items() if files}
 
     def _schema_extra(self) -> dict[str, str]:
         return {"schema": self.w.schema_json(False)}
@@ -516,6 +561,12 @@ class ScenarioBuilder:
         for partition in plan.partitions_to_delete:
             self.scratch.delete(partition)
         taken = int((time.perf_counter() - started) * 1000)
+        if self.mdt is not None:
+            self._mdt_ready()
+            deleted: dict[str, list[str]] = {}
+            for d in plan.files_to_delete:
+                deleted.setdefault(d.partition, []).append(d.file)
+            self.mdt.apply_clean(inst.time, deleted, plan.partitions_to_delete)
         self.w.write_state(inst, State.COMPLETED, plan.to_hoodie_clean_metadata(inst.time, taken))
         detail["deleted"] = sorted(d.path for d in plan.files_to_delete)
         detail["partitions_deleted"] = list(plan.partitions_to_delete)
@@ -596,6 +647,8 @@ class ScenarioBuilder:
         self.w.remove_instant_files(target)
         record = encode.rollback_metadata(inst.time, [(target.time, target.action)], deleted,
                                           rollback_log_files=rb_logs)
+        if self.mdt is not None and self.mdt.initialized:
+            self.mdt.apply_rollback(inst.time, target.time)
         self.w.write_state(inst, State.COMPLETED, record)
         return {"target": target.time, "deleted": deleted, "timeline_files_removed": removed}
 
@@ -618,6 +671,8 @@ class ScenarioBuilder:
             rollbacks[t.time] = [encode.rollback_metadata(inst.time, [(t.time, t.action)], deleted,
                                                           rollback_log_files=rb_logs)]
         record = encode.restore_metadata(inst.time, rollbacks, [(t.time, t.action) for t in targets])
+        if self.mdt is not None and self.mdt.initialized:
+            self.mdt.apply_restore(inst.time, to, self._committed_listing())
         self.w.write_state(inst, State.COMPLETED, record)
         return {"savepoint": to, "rolled_back": [t.time for t in targets]}
 
@@ -644,21 +699,34 @@ class ScenarioBuilder:
 
 
 def build_scenario(scenario: Scenario, out_dir: str | Path, table_version: int,
-                   upto_step: int | None = None) -> BuildResult:
+                   upto_step: int | None = None, metadata_table: bool = False) -> BuildResult:
     """Write `scenario` as a table of `table_version` into the new directory `out_dir`.
 
-    `upto_step` (0-based, inclusive) stops after that step; ``None`` applies every step.
+    `upto_step` (0-based, inclusive) stops after that step; ``None`` applies every step. `metadata_table`
+    (table versions 8 and 9): write the metadata table's `files` partition alongside, as Hudi 1.1 does.
     """
     started = time.perf_counter()
     if upto_step is not None and not 0 <= upto_step < len(scenario.steps):
         raise ScenarioError(f"scenario {scenario.name} has steps 0..{len(scenario.steps) - 1}, not {upto_step}")
-    builder = ScenarioBuilder(scenario, out_dir, table_version)
+    builder = ScenarioBuilder(scenario, out_dir, table_version, metadata_table)
     last = len(scenario.steps) - 1 if upto_step is None else upto_step
     for step in scenario.steps[: last + 1]:
         builder.apply(step)
     return BuildResult(scenario=scenario, path=builder.scratch.root, table_version=table_version,
                        steps_applied=last + 1, results=builder.results, writer=builder.w,
-                       seconds=time.perf_counter() - started)
+                       seconds=time.perf_counter() - started, metadata=builder.mdt)
+
+
+def _written_files(record: dict[str, Any] | None) -> dict[str, dict[str, int]]:
+    """Partition -> file name -> size of the files a commit metadata's write stats name."""
+    out: dict[str, dict[str, int]] = {}
+    for partition, stats in ((record or {}).get("partitionToWriteStats") or {}).items():
+        files = out.setdefault(partition, {})
+        for stat in stats:
+            name = posixpath.basename(str(stat.get("path") or ""))
+            if name:
+                files[name] = max(int(stat.get("fileSizeInBytes") or 0), files.get(name, 0))
+    return out
 
 
 __all__ = ["BuildResult", "ScenarioBuilder", "StepResult", "build_scenario", "epoch_ms_to_time"]

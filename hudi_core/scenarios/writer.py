@@ -267,17 +267,26 @@ class TableWriter:
         # HoodieTableConfig.generateChecksum: CRC32 of "<database>.<table>".
         props["hoodie.table.checksum"] = str(zlib.crc32(f"default.{self.name}".encode()))
         self._props = props
-        lines = ["#Properties saved by the Hudi Timeline Inspector scenario builder"]
-        for key in sorted(props):
-            value = props[key].replace("\\", "\\\\").replace(":", "\\:").replace("=", "\\=")
-            lines.append(f"{key}={value}")
-        self.scratch.write_text(".hoodie/hoodie.properties", "\n".join(lines) + "\n", self.tick())
+        self._write_properties()
         self.scratch.mkdirs(self.timeline_dir)
         self.scratch.mkdirs(self.archive_dir)
         self.scratch.mkdirs(".hoodie/.schema")
         if self.layout < 2:
             self.scratch.mkdirs(".hoodie/.aux/.bootstrap")
             self.scratch.mkdirs(".hoodie/.temp")
+
+    def _write_properties(self) -> None:
+        lines = ["#Properties saved by the Hudi Timeline Inspector scenario builder"]
+        for key in sorted(self._props):
+            value = self._props[key].replace("\\", "\\\\").replace(":", "\\:").replace("=", "\\=")
+            lines.append(f"{key}={value}")
+        self.scratch.write_text(".hoodie/hoodie.properties", "\n".join(lines) + "\n", self.tick())
+
+    def update_properties(self, extra: dict[str, str]) -> None:
+        """Add or change `hoodie.properties` keys and write the file again (as Hudi does when the metadata
+        table's `files` partition is built: `hoodie.table.metadata.partitions`)."""
+        self._props.update(extra)
+        self._write_properties()
 
     # -- timeline files -------------------------------------------------------------------------
 
