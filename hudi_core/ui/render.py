@@ -272,7 +272,7 @@ def metadata_validation(result: Any) -> None:
     facts([
         Fact("Partitions (metadata / storage)", f"{result.partitions_in_metadata} / {result.partitions_on_storage}"),
         Fact("Files (metadata / storage)", f"{result.files_in_metadata:,} / {result.files_on_storage:,}"),
-        Fact("Metadata slice read", result.base_file or "no base file",
+        Fact("Metadata slice read", result.base_file or "no base file", mono=bool(result.base_file),
              sub=f"+ {len(result.log_files)} log file(s)"),
         Fact("Latest metadata instant", result.latest_metadata_instant),
     ])
