@@ -120,6 +120,12 @@ def _register_generate(sub: Any) -> None:
         p.add_argument(f"--{name}", type=int, dest=name.replace("-", "_"), help=f"override the preset's {name}")
     p.add_argument("--lsm-codec", default="zstd", choices=["gzip", "snappy", "zstd", "none"],
                    help="parquet codec of layout-2 history files (Hudi's default is gzip)")
+    p.add_argument("--no-metadata-table", action="store_true",
+                   help="do not write the metadata table (written by default for table versions 8 and 9)")
+    p.add_argument("--mdt-drift", type=int, default=0, metavar="N",
+                   help="delete N files the metadata table lists from storage and leave N files on storage out "
+                        "of it (the report names them)")
+    p.add_argument("--mdt-drift-seed", type=int, default=0, metavar="S", help="seed choosing the drifted files")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     p.set_defaults(func=_cmd_generate)

@@ -176,9 +176,7 @@ def _java_hashes(names: Sequence[str]) -> list[int]:
             continue
         codes = np.frombuffer("".join(names[i] for i in idx).encode("ascii"), dtype=np.uint8)
         codes = codes.reshape(len(idx), length).astype(np.uint32)
-        powers = np.ones(length, dtype=np.uint32)
-        for j in range(length - 2, -1, -1):
-            powers[j] = powers[j + 1] * np.uint32(31)
+        powers = np.array([pow(31, length - 1 - j, 1 << 32) for j in range(length)], dtype=np.uint32)
         hashes = (codes * powers).sum(axis=1, dtype=np.uint32)
         for i, h in zip(idx, hashes.tolist(), strict=True):
             out[i] = int(h)
@@ -351,10 +349,10 @@ class MdtInstant:
 
 
 class _Clock:
-    """The default clock: epoch ms, strictly increasing, never before a given instant."""
+    """The default clock: epoch ms from 2024-01-01, strictly increasing, never before a given instant."""
 
     def __init__(self) -> None:
-        self.ms = 0
+        self.ms = 1_704_067_200_000
 
     def __call__(self, not_before: str | None = None) -> int:
         floor = time_to_epoch_ms(not_before) + 1 if not_before and not not_before.startswith("00000") else 0

@@ -22,6 +22,18 @@ How it stays fast (L = 1M files in minutes, not hours):
   written straight into a multi-level LSM state (files of levels 0-3, fewer than 10 per level,
   each a valid compaction result) with one manifest, instead of replaying every archiver run.
 
+* **Metadata table** (table versions 8 and 9, on by default; ``--no-metadata-table`` skips it): the
+  `files` partition of ``.hoodie/metadata`` as it stands at the end, written by
+  :class:`hudi_core.scenarios.mdt_writer.MetadataTableWriter` from what the generator already knows, in one
+  pass: the initialisation delta commit ``00000000000000000`` (empty listing, as a metadata table built with
+  the table), a compaction run inside the delta commit of the fifth-last active instant (as Hudi runs it,
+  fixtures ``v8_trips_8i3u1d`` / ``v9_txns_simple_meta``) whose base HFile lists every data file the earlier
+  instants wrote with its real size, and one delta commit with one log file for each of the last five active
+  instants. The metadata table's own earlier delta commits are not kept (as after its archival and cleaning).
+  ``mdt_drift=N`` then makes the listing disagree with storage: N files the metadata table lists are deleted
+  from storage (a hard-linked base file loses that name only) and N files on storage are left out of it,
+  picked with a seeded generator from latest and older file slices alike; the report's ``mdt_drift`` names them.
+
 Sizes (files = base + log files): S 10k, M 100k, L 1M (1k partitions, 10k active instants,
 1M archived instants, 100k log files for MOR).
 """
@@ -31,6 +43,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import random
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -109,6 +122,11 @@ class GenerateReport:
     archive_files: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
     disk_bytes: int = 0
+    #: Whether the metadata table (`files` partition) was written.
+    metadata_table: bool = False
+    #: With a metadata table: the files made to disagree (``missing_on_storage``: listed by the metadata table,
+    #: deleted from storage; ``missing_in_metadata``: on storage, never listed), root-relative paths, sorted.
+    mdt_drift: dict[str, list[str]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -195,8 +213,9 @@ def log_file_template() -> bytes:
 # -- properties -----------------------------------------------------------------------------------
 
 
-def properties_text(name: str, table_type: str, table_version: int) -> str:
-    """A `hoodie.properties` for the generated table (layout from the version)."""
+def properties_text(name: str, table_type: str, table_version: int, metadata_table: bool = False) -> str:
+    """A `hoodie.properties` for the generated table (layout from the version); `metadata_table` names the
+    metadata table's `files` partition."""
     layout = 2 if table_version >= 8 else 1
     lines = [
         "#Properties saved by hudi-inspect generate",
@@ -216,8 +235,11 @@ def properties_text(name: str, table_type: str, table_version: int) -> str:
     ]
     if table_version >= 8:
         lines += [f"hoodie.table.initial.version={table_version}", "hoodie.timeline.path=timeline",
-                  "hoodie.timeline.history.path=history", "hoodie.table.ordering.fields=ts",
-                  "hoodie.table.metadata.partitions="]
+                  "hoodie.timeline.history.path=history", "hoodie.table.ordering.fields=ts"]
+        if metadata_table:
+            lines += ["hoodie.table.metadata.partitions=files", "hoodie.table.metadata.partitions.inflight="]
+        else:
+            lines += ["hoodie.table.metadata.partitions="]
     else:
         lines += ["hoodie.table.precombine.field=ts"]
     return "\n".join(lines) + "\n"
@@ -274,6 +296,10 @@ def generate_table(
     files: int | None = None,
     lsm_codec: str = "zstd",
     progress: Callable[[str], None] | None = None,
+    metadata_table: bool | None = None,
+    mdt_drift: int = 0,
+    mdt_drift_seed: int = 0,
+    mdt_log_instants: int = 5,
 ) -> GenerateReport:
     """Build a synthetic table in the new directory `out_dir` and report what was built.
 
@@ -281,6 +307,8 @@ def generate_table(
     single counts. `layout` 1 pairs with table version 6, layout 2 with 8/9 (either may be given;
     the default is layout 2 / version 9). `lsm_codec` is the parquet codec of the LSM files (Hudi
     uses the table's ``hoodie.parquet.compression.codec``, gzip by default; zstd builds L faster).
+    `metadata_table` (default: on for table versions 8 and 9, off for 6), `mdt_drift`, `mdt_drift_seed` and
+    `mdt_log_instants` (delta commits with log files at the end): see the module doc.
     """
     overrides = {k: v for k, v in {
         "partitions": partitions, "file_groups": file_groups, "active_instants": active_instants,
@@ -299,9 +327,20 @@ def generate_table(
         layout = expected_layout
     if layout != expected_layout:
         raise ScaleError(f"table version {table_version} uses timeline layout {expected_layout}, not {layout}")
+    if metadata_table is None:
+        metadata_table = table_version >= 8
+    if metadata_table and table_version < 8:
+        raise ScaleError("the generator writes a metadata table for table versions 8 and 9 only")
+    if mdt_drift < 0 or mdt_log_instants < 0:
+        raise ScaleError("mdt_drift and mdt_log_instants must be >= 0")
+    if mdt_drift and not metadata_table:
+        raise ScaleError("mdt_drift needs the metadata table")
+    if mdt_drift * 2 > params.files:
+        raise ScaleError(f"mdt_drift {mdt_drift} needs {2 * mdt_drift} files; the table has {params.files}")
     say = progress or (lambda _msg: None)
     scratch = ScratchDir.create(out_dir)
-    report = GenerateReport(str(scratch.root), table_type, table_version, layout, asdict(params))
+    report = GenerateReport(str(scratch.root), table_type, table_version, layout, asdict(params),
+                            metadata_table=metadata_table)
     clock = time.perf_counter()
 
     def lap(phase: str) -> None:
@@ -312,7 +351,7 @@ def generate_table(
         say(f"{phase}: {report.seconds[phase]:.1f}s")
 
     name = Path(scratch.root).name or "scale_table"
-    scratch.write_text(".hoodie/hoodie.properties", properties_text(name, table_type, table_version))
+    scratch.write_text(".hoodie/hoodie.properties", properties_text(name, table_type, table_version, metadata_table))
     timeline_dir = ".hoodie/timeline" if layout == 2 else ".hoodie"
     scratch.mkdirs(timeline_dir)
     scratch.mkdirs(".hoodie/archived")
@@ -353,6 +392,7 @@ def generate_table(
     log_template = log_file_template()
     root = scratch.root
     action = ia.DELTA_COMMIT if mor else ia.COMMIT
+    written: list[tuple[int, int, _Write]] = []  # (instant index, file group, write): the metadata table's input
     for k in range(n_active):
         t = active_times[k]
         writes: list[_Write] = []
@@ -364,6 +404,8 @@ def generate_table(
             src = root / p / ".template.parquet.src"
             os.link(src, root / p / fname)
             writes.append(_Write(p, fids[g], fname, len(base_bytes), latest_commit.get(g, "null")))
+            if metadata_table:
+                written.append((k, g, writes[-1]))
             latest_base[g] = (t, fname)
             latest_commit[g] = t
         for _ in range(log_counts[k]):
@@ -383,6 +425,8 @@ def generate_table(
             with open(root / p / lname, "wb") as fh:
                 fh.write(data)
             writes.append(_Write(p, fids[g], lname, len(data), latest_commit.get(g, "null"), base_file=base_name))
+            if metadata_table:
+                written.append((k, g, writes[-1]))
             latest_commit[g] = t
         report.base_files += base_counts[k]
         report.log_files += sum(1 for w in writes if w.base_file is not None)
@@ -393,6 +437,12 @@ def generate_table(
     report.active_instants = n_active
     lap("active")
 
+    if metadata_table:
+        report.mdt_drift = _write_metadata_table(
+            scratch, name, table_version, written, latest_base, active_times, start_active, archived_times,
+            mdt_drift, mdt_drift_seed, mdt_log_instants)
+        lap("metadata_table")
+
     report.archive_files = _write_archive(scratch, table_version, layout, mor, archived_times, fids, parts,
                                           lsm_codec)
     report.archived_instants = len(archived_times)
@@ -400,6 +450,77 @@ def generate_table(
     report.disk_bytes = _disk_usage(scratch.root)
     lap("measure")
     return report
+
+
+# -- the metadata table -----------------------------------------------------------------------------------
+
+
+def _pick_drift(written: Sequence[tuple[int, int, _Write]], latest_base: dict[int, tuple[str, str]], n: int,
+                seed: int) -> tuple[set[int], set[int]]:
+    """Indices into `written` of the files deleted from storage and of those left out of the metadata table:
+    `n` each, drawn (seeded) half from latest file slices, half from older ones, as far as each pool goes."""
+    if not n:
+        return set(), set()
+    latest = [i for i, (_, g, w) in enumerate(written) if (w.base_file or w.name) == latest_base[g][1]]
+    in_latest = set(latest)
+    older = [i for i in range(len(written)) if i not in in_latest]
+    rng = random.Random(seed)
+    from_latest = min(len(latest), max(n, 2 * n - len(older)))
+    picks_latest = rng.sample(latest, from_latest)
+    picks_older = rng.sample(older, 2 * n - from_latest)
+    # Alternate the pools so that each kind of drift gets files of both.
+    merged: list[int] = []
+    for i in range(max(len(picks_latest), len(picks_older))):
+        merged += picks_latest[i:i + 1] + picks_older[i:i + 1]
+    return set(merged[0::2]), set(merged[1::2])
+
+
+def _write_metadata_table(scratch: ScratchDir, name: str, table_version: int,
+                          written: Sequence[tuple[int, int, _Write]], latest_base: dict[int, tuple[str, str]],
+                          active_times: Sequence[str], start_active: float, archived_times: Sequence[str],
+                          drift: int, seed: int, log_instants: int) -> dict[str, list[str]]:
+    """Write the metadata table of the finished table (see the module doc); return the drift made."""
+    from hudi_core.mdt.records import FileEntry, FilesRecord, MetadataRecordType, partition_key
+    from hudi_core.scenarios.mdt_writer import ALL_PARTITIONS_KEY, MetadataTableWriter, commit_records
+
+    gone, unlisted = _pick_drift(written, latest_base, drift, seed)
+    n_active = len(active_times)
+    logs = min(log_instants, n_active)
+    first_log = n_active - logs
+    base: dict[str, dict[str, FileEntry]] = {}
+    by_instant: dict[int, dict[str, dict[str, int]]] = {}
+    for i, (k, _, w) in enumerate(written):
+        if i in unlisted:
+            continue
+        if k < first_log:
+            base.setdefault(w.partition, {})[w.name] = FileEntry(w.size)
+        else:
+            by_instant.setdefault(k, {}).setdefault(w.partition, {})[w.name] = w.size
+
+    def at(seconds: float) -> str:
+        return instant_time(seconds)
+
+    mdt = MetadataTableWriter(scratch, name, table_version, compact_max_delta_commits=None, token=lambda: WRITE_TOKEN)
+    mdt.initialize(completion=at(0.3) if archived_times else at(start_active - 1.0))
+    for k in range(first_log, n_active):
+        t = active_times[k]
+        mdt.begin_deltacommit(t)
+        mdt.write_files_log(t, commit_records(by_instant.get(k, {})))
+        if k == first_log and first_log > 0:
+            records = {ALL_PARTITIONS_KEY: FilesRecord(ALL_PARTITIONS_KEY, MetadataRecordType.ALL_PARTITIONS,
+                                                       {partition_key(p): FileEntry(0) for p in base})}
+            records.update({partition_key(p): FilesRecord(partition_key(p), MetadataRecordType.FILES, files)
+                            for p, files in base.items()})
+            mdt.compact(at(start_active + 60.0 * k + 0.5), at(start_active + 60.0 * k + 0.9), records)
+        mdt.complete_deltacommit(t, at(start_active + 60.0 * k + 1.2))
+    for i in gone:
+        w = written[i][2]
+        os.unlink(scratch.path(f"{w.partition}/{w.name}"))
+
+    def paths(indices: set[int]) -> list[str]:
+        return sorted(f"{written[i][2].partition}/{written[i][2].name}" for i in indices)
+
+    return {"missing_on_storage": paths(gone), "missing_in_metadata": paths(unlisted)}
 
 
 def _stat_dicts(writes: Sequence[_Write]) -> list[dict[str, Any]]:
@@ -636,16 +757,22 @@ def cmd_generate(args: Any) -> int:
         if not args.quiet:
             print(msg, file=sys.stderr)
 
+    metadata = False if getattr(args, "no_metadata_table", False) else None
     report = generate_table(args.out_dir, args.size, layout=args.layout, table_type=args.table_type,
                             table_version=args.table_version, lsm_codec=args.lsm_codec, progress=progress,
-                            **overrides)
+                            metadata_table=metadata, mdt_drift=getattr(args, "mdt_drift", 0) or 0,
+                            mdt_drift_seed=getattr(args, "mdt_drift_seed", 0) or 0, **overrides)
     summary = report.to_dict()
     summary["archive_files"] = len(report.archive_files)
     if args.format == "json":
         print(json.dumps(summary, indent=2))
     else:
         for key in ("out_dir", "table_type", "table_version", "layout", "base_files", "log_files",
-                    "active_instants", "archived_instants", "archive_files", "disk_bytes"):
+                    "active_instants", "archived_instants", "archive_files", "disk_bytes", "metadata_table"):
             print(f"{key:18} {summary[key]}")
+        drift = summary.get("mdt_drift") or {}
+        for key in ("missing_on_storage", "missing_in_metadata"):
+            for path in drift.get(key, []):
+                print(f"{key:18} {path}")
         print(f"{'seconds':18} {json.dumps(summary['seconds'])}")
     return 0
