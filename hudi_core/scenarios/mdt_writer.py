@@ -238,6 +238,47 @@ def clean_records(deleted_by_partition: Mapping[str, Iterable[str]],
     return records
 
 
+def base_hfile(records: Mapping[str, FilesRecord], file_name: str | None, create_time_ms: int,
+               map_order: str = "java", bloom_entries: int = BLOOM_ENTRIES) -> bytes:
+    """A base HFile of the `files` partition (`HoodieAvroHFileWriter` over Hudi 1.1's native HFile writer):
+    the records sorted by key (whole-record deletes left out), each stamped with `file_name` (``None`` for the
+    initialisation's file, as the fixtures), file info ``schema``, ``bloomFilterTypeCode``, ``minRecordKey``,
+    ``maxRecordKey`` and the ``bloomFilter`` meta block of the keys."""
+    keys = sorted((k for k, r in records.items() if not r.deleted), key=lambda k: k.encode("utf-8"))
+    entries = [(k, encode_record(records[k], file_name, map_order)) for k in keys]
+    info = {"schema": bundled_schema().encode(), "bloomFilterTypeCode": b"DYNAMIC_V0"}
+    if keys:
+        info["minRecordKey"] = keys[0].encode()
+        info["maxRecordKey"] = keys[-1].encode()
+    return write_hfile(entries, file_info=info, meta_blocks={"bloomFilter": bloom_filter(keys, bloom_entries)},
+                       create_time_ms=create_time_ms)
+
+
+def log_block(block: MdtBlock, create_time_ms: int, map_order: str = "java") -> bytes:
+    """One block of a `files` log file: an HFILE_DATA_BLOCK (headers SCHEMA then INSTANT_TIME, as the header
+    map of `HoodieAppendHandle` comes out in the fixtures; the inline HFile's file info holds ``schema``), a
+    DELETE_BLOCK with the same headers, or a ROLLBACK command block."""
+    if block.kind == "rollback":
+        header = [(HeaderKey.INSTANT_TIME, block.instant),
+                  (HeaderKey.COMMAND_BLOCK_TYPE, str(int(CommandType.ROLLBACK_BLOCK))),
+                  (HeaderKey.TARGET_INSTANT_TIME, block.target or "")]
+        return encode_block(BlockType.COMMAND_BLOCK, header, b"")
+    header = [(HeaderKey.SCHEMA, bundled_schema()), (HeaderKey.INSTANT_TIME, block.instant)]
+    if block.kind == "delete":
+        deletes = [DeleteRecord(r.key, FILES_PARTITION) for r in block.records]
+        return encode_block(BlockType.DELETE_BLOCK, header, encode_delete_content(deletes))
+    keys = sorted((r.key for r in block.records), key=lambda k: k.encode("utf-8"))
+    by_key = {r.key: r for r in block.records}
+    entries = [(k, encode_record(by_key[k], None, map_order)) for k in keys]
+    inner = write_hfile(entries, file_info={"schema": bundled_schema().encode()}, create_time_ms=create_time_ms)
+    return encode_block(BlockType.HFILE_DATA_BLOCK, header, inner)
+
+
+def init_log_file(at: str = INIT_INSTANT) -> bytes:
+    """The init log file: one DELETE_BLOCK, header INSTANT_TIME only, no records (80 bytes)."""
+    return encode_block(BlockType.DELETE_BLOCK, [(HeaderKey.INSTANT_TIME, at)], encode_delete_content([]))
+
+
 # -- Hudi's bloom filter ----------------------------------------------------------------------------------
 
 
@@ -511,7 +552,7 @@ class MetadataTableWriter:
             FilesRecord(ALL_PARTITIONS_KEY, MetadataRecordType.ALL_PARTITIONS, {})]
         base = self._write_base(at, {r.key: r for r in records}, stamp_name=False)
         init_log = f".{FILES_FILE_ID}_{at}.log.1_{INIT_LOG_TOKEN}"
-        data = encode_block(BlockType.DELETE_BLOCK, [(HeaderKey.INSTANT_TIME, at)], encode_delete_content([]))
+        data = init_log_file(at)
         self.scratch.write_bytes(self.files_path(init_log), data)
         self.logs.append(MdtLogFile(init_log, at, 1, [MdtBlock("delete", at)], len(data)))
         inst.base_file = base.name
@@ -528,17 +569,10 @@ class MetadataTableWriter:
     def _write_base(self, instant: str, records: Mapping[str, FilesRecord], stamp_name: bool = True,
                     create_time_ms: int | None = None) -> MdtBaseFile:
         name = f"{FILES_FILE_ID}_{self.token()}_{instant}.hfile"
-        keys = sorted((k for k, r in records.items() if not r.deleted), key=lambda k: k.encode("utf-8"))
-        stamp = name if stamp_name else None
-        entries = [(k, encode_record(records[k], stamp, self.map_order)) for k in keys]
-        info = {"schema": bundled_schema().encode(), "bloomFilterTypeCode": b"DYNAMIC_V0"}
-        if keys:
-            info["minRecordKey"] = keys[0].encode()
-            info["maxRecordKey"] = keys[-1].encode()
-        data = write_hfile(entries, file_info=info, meta_blocks={"bloomFilter": bloom_filter(keys, self.bloom_entries)},
-                           create_time_ms=create_time_ms if create_time_ms is not None else self.clock(None))
+        created = create_time_ms if create_time_ms is not None else self.clock(None)
+        data = base_hfile(records, name if stamp_name else None, created, self.map_order, self.bloom_entries)
         self.scratch.write_bytes(self.files_path(name), data)
-        base = MdtBaseFile(instant, name, {k: records[k] for k in keys}, len(data))
+        base = MdtBaseFile(instant, name, {k: r for k, r in records.items() if not r.deleted}, len(data))
         self.bases.append(base)
         return base
 
@@ -547,29 +581,12 @@ class MetadataTableWriter:
         version = max((lf.version for lf in self.logs if lf.name.startswith(prefix)), default=0) + 1
         return f"{prefix}{version}_{self.token()}", version
 
-    def _block_bytes(self, block: MdtBlock) -> bytes:
-        if block.kind == "rollback":
-            header = [(HeaderKey.INSTANT_TIME, block.instant),
-                      (HeaderKey.COMMAND_BLOCK_TYPE, str(int(CommandType.ROLLBACK_BLOCK))),
-                      (HeaderKey.TARGET_INSTANT_TIME, block.target or "")]
-            return encode_block(BlockType.COMMAND_BLOCK, header, b"")
-        # HoodieAppendHandle's header map: SCHEMA then INSTANT_TIME in the fixtures' files.
-        header = [(HeaderKey.SCHEMA, bundled_schema()), (HeaderKey.INSTANT_TIME, block.instant)]
-        if block.kind == "delete":
-            deletes = [DeleteRecord(r.key, FILES_PARTITION) for r in block.records]
-            return encode_block(BlockType.DELETE_BLOCK, header, encode_delete_content(deletes))
-        keys = sorted((r.key for r in block.records), key=lambda k: k.encode("utf-8"))
-        by_key = {r.key: r for r in block.records}
-        entries = [(k, encode_record(by_key[k], None, self.map_order)) for k in keys]
-        inner = write_hfile(entries, file_info={"schema": bundled_schema().encode()}, create_time_ms=self.clock(None))
-        return encode_block(BlockType.HFILE_DATA_BLOCK, header, inner)
-
     def _write_log(self, deltacommit: str, blocks: list[MdtBlock]) -> MdtLogFile:
         inst = self._instant(deltacommit, ia.DELTA_COMMIT)
         if inst is None or inst.state is State.COMPLETED:
             raise MetadataTableError(f"no inflight metadata-table delta commit {deltacommit} to write a log file for")
         name, version = self._log_name(deltacommit)
-        data = b"".join(self._block_bytes(b) for b in blocks)
+        data = b"".join(log_block(b, self.clock(None), self.map_order) for b in blocks)
         self.scratch.write_bytes(self.files_path(name), data)
         log = MdtLogFile(name, deltacommit, version, blocks, len(data))
         self.logs.append(log)
@@ -918,6 +935,6 @@ def relative_paths(listing: Mapping[str, Mapping[str, int]]) -> list[str]:
 __all__ = [
     "COMPACT_MAX_DELTA_COMMITS", "DATA_TABLE_PROPERTIES", "FILES_FILE_ID", "INIT_INSTANT", "METADATA_DIR",
     "MdtBaseFile", "MdtBlock", "MdtInstant", "MdtLogFile", "MetadataTableError", "MetadataTableWriter",
-    "bloom_filter", "clean_records", "commit_records", "encode_record", "hudi_murmur_hash", "java_map_order",
-    "record_schema_without_meta_fields", "relative_paths",
+    "base_hfile", "bloom_filter", "clean_records", "commit_records", "encode_record", "hudi_murmur_hash",
+    "init_log_file", "java_map_order", "log_block", "record_schema_without_meta_fields", "relative_paths",
 ]
