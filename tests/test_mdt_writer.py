@@ -114,6 +114,18 @@ def _as_paths(listing: dict[str, dict[str, int]]) -> dict[str, int]:
     return {(f"{p}/" if p else "") + n: s for p, files in listing.items() for n, s in files.items()}
 
 
+def assert_mdt_bodies_decode(root: Path) -> None:
+    """The metadata table opens as a table, and every body of its timeline decodes as its action's record."""
+    mdt = open_table(str(root / MDT))
+    assert [f for f in mdt.findings if f.severity.name == "ERROR"] == []
+    assert mdt.properties.base_file_format == "HFILE" and mdt.properties.timeline_layout_version == 2
+    tl = mdt.timeline
+    for inst in tl:
+        for f in inst.files:
+            tl.body_of_file(f)
+        assert list(tl.body_error(inst)) == [], inst
+
+
 def mdt_timeline(root: Path) -> list[str]:
     return sorted(p.name for p in (root / MDT / ".hoodie/timeline").iterdir() if p.is_file())
 
@@ -260,9 +272,8 @@ def test_built_scenario_metadata_table_lists_storage(tmp_path: Path, name: str, 
     assert "hoodie.table.metadata.partitions.inflight=\n" in props
     assert_listing_equals_storage(root)
     assert our_slices(root) == hudi_rs_slices(root)
-    mdt = open_table(str(root / MDT))
-    assert [f for f in mdt.findings if f.severity.name == "ERROR"] == []
-    assert mdt.properties.version == version and mdt.properties.base_file_format == "HFILE"
+    assert_mdt_bodies_decode(root)
+    assert open_table(str(root / MDT)).properties.version == version
 
 
 def test_built_table_structure(tmp_path: Path) -> None:
@@ -529,6 +540,7 @@ def test_generated_table_metadata_lists_storage(tmp_path: Path, version: int, ta
     assert active[-5] < commit[:17] < commit[18:35] < fifth_last_done
     read = open_table(str(root)).metadata_listing().read()
     assert read.base_file == f"files-0000-0_0-1-1_{commit[:17]}.hfile" and len(read.log_files) == 5
+    assert_mdt_bodies_decode(root)
 
 
 @pytest.mark.parametrize("version", [8, 9])
@@ -544,10 +556,11 @@ def test_generated_drift_is_exactly_the_report(tmp_path: Path, version: int) -> 
     assert all(listed[p] == stored[p] for p in set(listed) & set(stored))
     assert len(stored) == 400 - 6
     # Both latest and older slices are drifted (picked half and half).
-    latest = {(s.partition, n) for s in open_table(str(root), listing="storage").fs_view().latest_slices()
-              for n in s.file_names}
-    picked = [tuple(p.split("/", 1)) for p in drift["missing_in_metadata"] + drift["missing_on_storage"]]
-    assert any(p in latest for p in picked) and any(p not in latest for p in picked)
+    for kind, listing in (("missing_in_metadata", "storage"), ("missing_on_storage", "metadata")):
+        latest = {(s.partition, n) for s in open_table(str(root), listing=listing).fs_view().latest_slices()
+                  for n in s.file_names}  # where the file is listed
+        picked = [tuple(p.split("/", 1)) for p in drift[kind]]
+        assert sum(p in latest for p in picked) == 3, kind  # half from latest slices, half from older ones
     codes = {f.code for f in open_table(str(root)).fs_view().findings}
     assert codes == {"file_not_in_metadata_table", "metadata_lists_missing_file"}
     # Deterministic: the same seed drifts the same files.

@@ -468,11 +468,10 @@ def _pick_drift(written: Sequence[tuple[int, int, _Write]], latest_base: dict[in
     from_latest = min(len(latest), max(n, 2 * n - len(older)))
     picks_latest = rng.sample(latest, from_latest)
     picks_older = rng.sample(older, 2 * n - from_latest)
-    # Alternate the pools so that each kind of drift gets files of both.
-    merged: list[int] = []
-    for i in range(max(len(picks_latest), len(picks_older))):
-        merged += picks_latest[i:i + 1] + picks_older[i:i + 1]
-    return set(merged[0::2]), set(merged[1::2])
+    # Each kind of drift gets files of both pools (n each: ceil/floor halves of the two samples).
+    gone = set(picks_latest[0::2]) | set(picks_older[1::2])
+    unlisted = set(picks_latest[1::2]) | set(picks_older[0::2])
+    return gone, unlisted
 
 
 def _write_metadata_table(scratch: ScratchDir, name: str, table_version: int,
