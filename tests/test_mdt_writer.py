@@ -369,6 +369,26 @@ def test_rollback_of_a_completed_write_deletes_its_log_file(tmp_path: Path) -> N
     assert our_slices(root) == hudi_rs_slices(root)
 
 
+@pytest.mark.parametrize("version", [8, 9])
+def test_non_partitioned_merge_on_read(tmp_path: Path, version: int) -> None:
+    """The non-partitioned table's partition is "." in the metadata table (as v9_nonpartitioned_rollback); a
+    rolled-back delta commit loses its metadata-table log file."""
+    scenario = scenario_from_dict({
+        "name": "flat", "title": "flat", "description": "", "source": "test", "table_type": "MERGE_ON_READ",
+        "table_versions": [8, 9], "partitions": [],
+        "steps": [{"op": "insert", "at": "t1", "file_groups": {"a": {"keys": ["k1", "k2"]}}},
+                  {"op": "upsert", "at": "t2", "file_groups": ["a"], "keys": ["k1"]},
+                  {"op": "upsert", "at": "t3", "file_groups": ["a"], "keys": ["k2"]},
+                  {"op": "rollback", "at": "t4", "target": "t3"}]})
+    root = build_scenario(scenario, tmp_path / "t", version, metadata_table=True).path
+    read = open_table(str(root)).metadata_listing().read()
+    assert read.partitions == [""] and sorted(read.records) == [".", "__all_partitions__"]
+    assert read.records["__all_partitions__"].live_names() == ["."]
+    assert_listing_equals_storage(root)
+    assert our_slices(root) == hudi_rs_slices(root)
+    assert len([n for n in storage_files(root) if ".log." in n]) == 1
+
+
 def test_rollback_of_a_compacted_delta_commit_is_refused(tmp_path: Path) -> None:
     steps = [{"op": "insert", "at": "t1", "file_groups": {"a": {"partition": "region=us", "keys": ["k1"]}}}]
     steps += [{"op": "upsert", "at": f"t{i}", "file_groups": ["a"]} for i in range(2, 13)]

@@ -168,6 +168,7 @@ class ScenarioBuilder:
         self.model = _Model(self.w)
         self.mdt = MetadataTableWriter(self.scratch, scenario.name, table_version, clock=self.w.tick) \
             if metadata_table else None
+        self.w.root_partition_metafile = metadata_table
         first = next((s.at for s in scenario.steps if s.at), "20240101000000000")
         self.w.create_table(first)
         self.results: list[StepResult] = []
@@ -258,6 +259,7 @@ class ScenarioBuilder:
     def _committed_listing(self) -> dict[str, dict[str, int]]:
         """Partition -> file -> size of every data file of a completed instant still on storage (what Hudi
         lists from storage to initialise or re-sync the metadata table)."""
+        # Partitions found on storage, empty ones included (`listAllPartitionsFromFilesystem`).
         out: dict[str, dict[str, int]] = {p: {} for p in self.scenario.partitions
                                           if self.scratch.exists(f"{p}/.hoodie_partition_metadata")}
         for fg in self.w.groups.values():
@@ -268,7 +270,7 @@ class ScenarioBuilder:
                 for name in names:
                     if self.scratch.exists(self.w.rel_path(fg.partition, name)):
                         out.setdefault(fg.partition, {})[name] = self.w.file_size(fg.partition, name)
-        return {p: files for p, files in out.items() if files}
+        return out
 
     def _schema_extra(self) -> dict[str, str]:
         return {"schema": self.w.schema_json(False)}

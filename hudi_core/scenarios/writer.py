@@ -168,6 +168,9 @@ class TableWriter:
         self.clock_ms = 0
         self._token = 0
         self._props: dict[str, str] = {}
+        #: Write the root `.hoodie_partition_metadata` of a non-partitioned table (Hudi always does; the
+        #: builder does it with a metadata table only, so that tables built without one keep their bytes).
+        self.root_partition_metafile = False
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -347,10 +350,11 @@ class TableWriter:
         return f"{uuid.uuid5(uuid.NAMESPACE_URL, f'hudi-scenario/{scenario}/{self.name}/{fg_name}')}-0"
 
     def ensure_partition(self, partition: str, commit_time: str) -> None:
-        """Write `.hoodie_partition_metadata` (`HoodiePartitionMetadata`) once per partition."""
-        if not partition:
+        """Write `.hoodie_partition_metadata` (`HoodiePartitionMetadata`) once per partition; at the table root
+        of a non-partitioned table (depth 0, as Hudi writes it) only with `root_partition_metafile`."""
+        if not partition and not self.root_partition_metafile:
             return
-        rel = f"{partition}/.hoodie_partition_metadata"
+        rel = f"{partition}/.hoodie_partition_metadata" if partition else ".hoodie_partition_metadata"
         if self.scratch.exists(rel):
             return
         depth = len([p for p in partition.split("/") if p])
