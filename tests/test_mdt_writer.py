@@ -369,6 +369,25 @@ def test_rollback_of_a_completed_write_deletes_its_log_file(tmp_path: Path) -> N
     assert our_slices(root) == hudi_rs_slices(root)
 
 
+def test_restore_rolls_back_the_metadata_table_too(tmp_path: Path) -> None:
+    """blog_restore_t40: the metadata table's delta commits after the savepoint are rolled back by its own
+    restore (their log files deleted), then a sync delta commit follows (empty: storage already agrees)."""
+    result = build_scenario(load_builtin("blog_restore_t40"), tmp_path / "t", 9, metadata_table=True)
+    root, t40 = result.path, result.time("t40")
+    names = mdt_timeline(root)
+    [restore] = [n for n in names if n.endswith(".restore")]
+    assert restore[:17] > result.time("t120")
+    plan = instant_body(root, f"{restore[:17]}.restore.requested")
+    rolled = [i["commitTime"] for i in plan["instantsToRollback"]]
+    assert rolled == sorted((result.time(f"t{k}") for k in range(50, 101, 10)), reverse=True)
+    assert plan["savepointToRestoreTimestamp"] == t40
+    logs = sorted(LOG_NAME.match(p.name).group(1) for p in (root / MDT / "files").iterdir() if LOG_NAME.match(p.name))
+    assert logs == [INIT_INSTANT, *(result.time(f"t{k}") for k in (10, 20, 30, 40))]
+    sync = [n for n in names if n.endswith(".deltacommit") and n[:17] > restore[:17]]
+    assert len(sync) == 1 and instant_body(root, sync[0])["partitionToWriteStats"] == {}
+    assert_listing_equals_storage(root)
+
+
 @pytest.mark.parametrize("version", [8, 9])
 def test_non_partitioned_merge_on_read(tmp_path: Path, version: int) -> None:
     """The non-partitioned table's partition is "." in the metadata table (as v9_nonpartitioned_rollback); a

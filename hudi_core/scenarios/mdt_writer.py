@@ -69,7 +69,6 @@ import functools
 import io
 import json
 import math
-import posixpath
 import struct
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -800,9 +799,7 @@ class MetadataTableWriter:
                          "TOTAL_LOG_FILES_SIZE": float(sum(lf.size for lf in logs)), "TOTAL_IO_WRITE_MB": 0.0}
         plan = encode.compaction_plan([op])
         plan["missingSchedulePartitions"] = []
-        inst = MdtInstant(c, ia.COMPACTION, State.REQUESTED, plan=plan)
-        inst.log_files = []
-        inst.operation = "COMPACT"
+        inst = MdtInstant(c, ia.COMPACTION, State.REQUESTED, plan=plan, operation="COMPACT")
         self.instants[(c, ia.COMPACTION)] = inst
         self._write_state(inst, State.REQUESTED, plan)
         return inst
@@ -927,14 +924,9 @@ def _sync_records(state: Mapping[str, FilesRecord], listing: Mapping[str, Mappin
     return records
 
 
-def relative_paths(listing: Mapping[str, Mapping[str, int]]) -> list[str]:
-    """Root-relative paths of a listing's files, sorted."""
-    return sorted(posixpath.join(p, n) if p else n for p, files in listing.items() for n in files)
-
-
 __all__ = [
     "COMPACT_MAX_DELTA_COMMITS", "DATA_TABLE_PROPERTIES", "FILES_FILE_ID", "INIT_INSTANT", "METADATA_DIR",
     "MdtBaseFile", "MdtBlock", "MdtInstant", "MdtLogFile", "MetadataTableError", "MetadataTableWriter",
     "base_hfile", "bloom_filter", "clean_records", "commit_records", "encode_record", "hudi_murmur_hash",
-    "init_log_file", "java_map_order", "log_block", "record_schema_without_meta_fields", "relative_paths",
+    "init_log_file", "java_map_order", "log_block", "record_schema_without_meta_fields",
 ]
