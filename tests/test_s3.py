@@ -75,8 +75,10 @@ def _stats(server: LoopbackS3, reset: bool = False) -> dict:
 def test_every_command_answers_the_same_on_s3_as_on_local_disk(s3, name: str, command: list[str]) -> None:
     server, local = s3
     url = f"s3://{BUCKET}/tables/{name}"
-    remote = _run([*command, url, "--format", "json", "--engine", "local", *cli_storage_args(server.endpoint)])
-    here = _run([*command, str(local[name]), "--format", "json", "--engine", "local"])
+    # The metadata-table listing is checked against storage on both sides (by default only on local disk).
+    remote = _run([*command, url, "--format", "json", "--engine", "local", "--storage-check",
+                   *cli_storage_args(server.endpoint)])
+    here = _run([*command, str(local[name]), "--format", "json", "--engine", "local", "--storage-check"])
     assert remote.returncode == here.returncode, remote.stderr
     assert "Traceback" not in remote.stderr and "unexpected" not in remote.stderr
     got, want = remote.stdout.replace(url, "<T>"), here.stdout.replace(str(local[name]), "<T>")
