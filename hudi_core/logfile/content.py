@@ -25,14 +25,17 @@ from functools import lru_cache
 from typing import Any
 
 import fastavro
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hudi_core.hfile import trailer as hfile_trailer
 from hudi_core.hfile.errors import HFileError, HFileUnsupportedError
+from hudi_core.lazy import LazyModule
 from hudi_core.logfile.errors import LogContentError, UnsupportedContentError
 from hudi_core.logfile.format import BlockType, pack_i32, unpack_i32
 from hudi_core.logfile.reader import LogBlock, LogFileReader
+
+# Only parquet blocks need Arrow: reading a metadata table's HFile and delete blocks does not pay its import.
+pa: Any = LazyModule("pyarrow")
+pq: Any = LazyModule("pyarrow.parquet")
 
 HFILE_V3_TRAILER_SIZE = hfile_trailer.TRAILER_SIZE
 HFILE_TRAILER_MAGIC = hfile_trailer.TRAILER_MAGIC
