@@ -126,12 +126,26 @@ def generated_table(browser_cache: Path) -> Path:
     return target
 
 
-def test_every_page_in_chromium(server: str, browser_path: str, table_path: object, generated_table: Path) -> None:
+@pytest.fixture(scope="module")
+def drifted_table(browser_cache: Path) -> Path:
+    """A generated v9 table whose metadata table disagrees with storage (issue 25: `--mdt-drift 2`: two listed
+    files deleted from storage, two stored files the metadata table does not list)."""
+    from hudi_core.scenarios.scale import generate_table
+
+    target = browser_cache / "generated-s-mdt-drift"
+    if not (target / ".hoodie" / "hoodie.properties").is_file():
+        generate_table(target, "S", table_type="MERGE_ON_READ", mdt_drift=2)
+    return target
+
+
+def test_every_page_in_chromium(server: str, browser_path: str, table_path: object, generated_table: Path,
+                                drifted_table: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     mor = urllib.parse.quote(str(table_path("v6_nonpartitioned_rollback")))  # type: ignore[operator]
     overwrite = urllib.parse.quote(str(table_path("v6_simplekeygen_nonhivestyle_overwritetable")))  # type: ignore[operator]
     generated = urllib.parse.quote(str(generated_table))
+    drifted = urllib.parse.quote(str(drifted_table))
     pages = [  # (name, path and query, element that shows the page finished)
         ("overview", "", '[data-testid="stPlotlyChart"]'),
         ("health", "health", '[data-testid="stExpander"]'),
@@ -146,6 +160,11 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("generated_overview", f"?table={generated}", '[data-testid="stPlotlyChart"]'),
         ("generated_cleaner", f"cleaner?table={generated}", '[data-testid="stPlotlyChart"]'),
         ("generated_instant", f"instant?table={generated}", '[data-testid="stTabs"]'),
+        ("drifted_health", f"health?table={drifted}", '[data-testid="stExpander"]'),
+        ("drifted_file_groups", f"file-groups?table={drifted}", '[data-testid="stDataFrame"]'),
+        ("drifted_file_groups_storage", f"file-groups?table={drifted}&listing=storage",
+         '[data-testid="stDataFrame"]'),
+        ("drifted_overview", f"?table={drifted}", '[data-testid="stPlotlyChart"]'),
     ]
     checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
         "overview": ["At a glance", "20240101000400000", "guard A3"],
@@ -155,6 +174,12 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         "scenarios": ["After step"],
         "mor_overview": ["No markers", "time (the writer's local time"],
         "generated_overview": ["At a glance", "archived"],
+        # Issue 25: the answers say which listing they used, and the drift is shown.
+        "drifted_health": ["Metadata table vs storage", "4 difference(s)", "2 missing on storage",
+                           "2 missing in metadata", "metadata_listing"],
+        "drifted_file_groups": ["Listed from the metadata table", "disagree on 4 file(s)"],
+        "drifted_file_groups_storage": ["Listed from storage: --listing storage", "disagree on 4 file(s)"],
+        "drifted_overview": ["Files listed from the metadata table"],
     }
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []

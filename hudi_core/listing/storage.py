@@ -8,6 +8,7 @@ pure batch function (:func:`list_folders_batch`) that runs on threads or inside 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import posixpath
 from collections.abc import Sequence
@@ -280,7 +281,8 @@ class StorageListing:
         if self.metadata_partitions is not None:
             wanted = None  # the config decides a metadata table's partitions: list them all
         if wanted is None and self._whole is not None:
-            return self._whole
+            # The same files; the reason is this source's now (a view asked for with --listing storage).
+            return dataclasses.replace(self._whole, reason=self.reason)
         listing = self._list(wanted)
         if wanted is None:
             self._whole = listing
