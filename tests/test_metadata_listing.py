@@ -292,3 +292,18 @@ def test_cli_names_the_listing(trips: Path) -> None:
                          capture_output=True, text=True, cwd=REPO_ROOT, timeout=120)
     assert json.loads(out.stdout)["listing"]["kind"] == "metadata"
     assert DifferenceKind.MISSING_ON_STORAGE.value == "missing_on_storage"
+
+
+def test_doctor_reports_the_metadata_listing_by_kind(trips: Path) -> None:
+    """The doctor's `metadata_listing` check: an error for a latest slice's missing file (queries fail), a warning
+    for an older one, a warning for a stray file; each naming its files."""
+    from hudi_core.services.doctor import run_doctor
+
+    (trips / SAO_PAULO_BASE).unlink()
+    older = "city=chennai/6e1d5cc4-c487-487d-abbe-fe9b30b1c0cc-0_2-986-2794_20251220210108078.parquet"
+    (trips / older).unlink()
+    shutil.copy(trips / CHENNAI_BASE, trips / STRAY_BASE)
+    report = run_doctor(open_table(str(trips)), only=["metadata_listing"])
+    got = sorted((f.severity.value, f.evidence.files) for f in report.findings)
+    assert got == [("error", (SAO_PAULO_BASE,)), ("warning", (STRAY_BASE,)), ("warning", (older,))]
+    assert report.findings[0].title.startswith("1 files of latest file slices listed by the metadata table")

@@ -784,25 +784,26 @@ def _metadata_listing(ctx: DoctorContext) -> Iterable[Result]:
     if result.incomplete:
         yield Severity.ERROR, "the metadata table's listing could not be read whole: not checked", Evidence(
             detail="; ".join(f.message for f in result.findings if f.severity is Severity.ERROR)[:500])
-    by_kind: dict[str, list[Any]] = {}
+    # One finding per kind; files missing on storage split by whether a snapshot query opens them.
+    groups: dict[tuple[str, bool], list[Any]] = {}
     for d in result.differences:
-        by_kind.setdefault(d.kind.value, []).append(d)
-    for kind, diffs in by_kind.items():
-        paths = tuple(_rel(d.partition, d.file) if d.file else d.partition for d in diffs)
-        read_fail = kind == "missing_on_storage" and any(d.in_latest_slice for d in diffs)
-        severity = Severity.ERROR if read_fail else Severity.WARNING
-        title = {
-            "missing_on_storage": "files listed by the metadata table are missing on storage"
-                                  + (" (in latest file slices: queries fail)" if read_fail else ""),
-            "missing_in_metadata": "files on storage that the metadata table does not list (invisible to Hudi 1.x "
-                                   "readers; never cleaned)",
-            "size_differs": "files whose size in the metadata table differs from storage",
-            "partition_missing_on_storage": "partitions listed by the metadata table are missing on storage",
-            "partition_missing_in_metadata": "partitions on storage that the metadata table does not list",
-        }[kind]
-        yield severity, f"{len(diffs)} {title}", Evidence(
-            files=tuple(p for p, d in zip(paths, diffs, strict=True) if d.file),
-            partitions=tuple(sorted({d.partition for d in diffs})),
+        groups.setdefault((d.kind.value, bool(d.in_latest_slice)), []).append(d)
+    titles = {
+        ("missing_on_storage", True): "files of latest file slices listed by the metadata table are missing on "
+                                      "storage (queries fail)",
+        ("missing_on_storage", False): "older files listed by the metadata table are missing on storage (time "
+                                       "travel and incremental queries to them fail)",
+        ("missing_in_metadata", False): "files on storage that the metadata table does not list (invisible to "
+                                        "Hudi 1.x readers; never cleaned)",
+        ("size_differs", False): "files whose size in the metadata table differs from storage",
+        ("partition_missing_on_storage", False): "partitions listed by the metadata table are missing on storage",
+        ("partition_missing_in_metadata", False): "partitions on storage that the metadata table does not list",
+    }
+    for (kind, latest), diffs in groups.items():
+        paths = tuple(_rel(d.partition, d.file) for d in diffs if d.file)
+        severity = Severity.ERROR if kind == "missing_on_storage" and latest else Severity.WARNING
+        yield severity, f"{len(diffs)} {titles[(kind, latest)]}", Evidence(
+            files=paths, partitions=tuple(sorted({d.partition for d in diffs})),
             instants=tuple(sorted({d.instant for d in diffs if d.instant})), count=len(diffs),
             detail=diffs[0].hudi_effect)
 
