@@ -43,6 +43,8 @@ EMULATED_HUDI_RELEASE = "1.1.x"
 
 #: `--listing` choices: where the file-system view takes its files from (``None``: as Hudi 1.x would).
 LISTING_CHOICES = ("metadata", "storage")
+#: Why storage is listed when `hoodie.properties` names the files partition but there is no metadata table.
+MISSING_MDT_REASON = "the metadata table hoodie.properties names is missing: storage, as Hudi falls back to"
 
 
 def _decode_text(data: bytes) -> str:
@@ -184,6 +186,8 @@ class HudiTable:
         if self.properties.version < 8:
             return "storage", (f"table version {self.properties.version}: Hudi 0.x readers list storage by default "
                                "(--listing metadata reads the metadata table, as 0.x writers and table services do)")
+        if not self.has_metadata_table():
+            return "storage", MISSING_MDT_REASON
         return "metadata", (f"hoodie.properties enables the files partition on table version "
                             f"{self.properties.version}: Hudi 1.x lists through it")
 
@@ -213,12 +217,13 @@ class HudiTable:
             if self.listing_requested == "metadata":
                 raise HudiInspectError(f"{self.uri} has no metadata table (.hoodie/metadata): --listing metadata "
                                        "cannot be used")
+            reason = MISSING_MDT_REASON
+        if reason == MISSING_MDT_REASON:
             finding = Finding(Severity.WARNING, "metadata_table_missing", self.storage.uri_of(METADATA_TABLE_PATH),
                               "hoodie.properties names the metadata table's files partition, but there is no "
                               "metadata table: listed from storage, as Hudi falls back to")
             if finding not in self._findings:
                 self._findings.append(finding)
-            return self._storage_source("the metadata table is missing: storage, as Hudi falls back to")
         return self._storage_source(reason)
 
     def _storage_source(self, reason: str = "") -> StorageListing:
@@ -319,7 +324,10 @@ class HudiTable:
         return self._build_view(replaced_only=True)
 
     def has_metadata_table(self) -> bool:
-        return self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
+        """Whether `.hoodie/metadata/.hoodie/hoodie.properties` exists (asked once)."""
+        if "_has_mdt" not in self.__dict__:
+            self.__dict__["_has_mdt"] = self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
+        return self.__dict__["_has_mdt"]
 
     def metadata_table(self) -> HudiTable | None:
         """The metadata table (`.hoodie/metadata`) opened as a table, if there is one (opened once)."""

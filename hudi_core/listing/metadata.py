@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.facts import rollback_metadatas
@@ -45,6 +46,7 @@ from hudi_core.mdt.records import (
     ALL_PARTITIONS_KEY,
     FILES_PARTITION,
     NON_PARTITIONED_NAME,
+    FileEntry,
     FilesRecord,
     MetadataRecordError,
     decode_files_record,
@@ -467,10 +469,8 @@ def _text(raw: bytes | None) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
 
 
-def _record_from_row(row: Mapping[str, object]) -> FilesRecord:
+def _record_from_row(row: Mapping[str, Any]) -> FilesRecord:
     """A record of a (pre-HFile) Avro data block of the files partition."""
-    from hudi_core.mdt.records import FileEntry
-
-    raw = row.get("filesystemMetadata") or {}
-    entries = {str(n): FileEntry(int(i["size"]), bool(i["isDeleted"])) for n, i in raw.items()}  # type: ignore[union-attr,index]
-    return FilesRecord(str(row.get("key")), int(row.get("type") or 0), entries)  # type: ignore[call-overload]
+    raw: Mapping[str, Any] = row.get("filesystemMetadata") or {}
+    entries = {str(n): FileEntry(int(i["size"]), bool(i["isDeleted"])) for n, i in raw.items()}
+    return FilesRecord(str(row.get("key")), int(row.get("type") or 0), entries)
