@@ -271,7 +271,8 @@ class HudiTable:
         on_storage = self.storage_listing() if partitions is None else self._storage_source().list(partitions)
         view.findings.extend(on_storage.findings)
         differences = compare_listings(view.partition_files, on_storage.partitions, self.timeline,
-                                       self.properties.base_file_format, self.storage, self.properties.version)
+                                       self.properties.base_file_format, self.storage,
+                                       self.properties.version).differences
         view.listing_differences = differences
         for d in differences:
             if d.tolerated is not None:

@@ -261,7 +261,9 @@ def test_small_stages_run_on_the_driver(table_path, spark_session) -> None:
     executor = SparkExecutor(spark_session, min_items=10_000)
     view = open_table(str(base), executor=executor).fs_view()
     assert len(view.partitions) == 3
-    assert {h["ran_on"] for h in executor.history} == {"driver"}
+    # Local listing levels below the threshold run inline in the driver (no batch at all); other small
+    # stages run on the driver's pool: nothing went to Spark.
+    assert {h["ran_on"] for h in executor.history} <= {"driver"}
     assert SparkExecutor(lambda: pytest.fail("no session needed"), min_items=5).map_batches(
         list_folders_batch, StorageSpec.of(str(base)), [""], 1, LISTING_SCHEMA).num_rows == 4
 

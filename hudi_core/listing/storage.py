@@ -19,7 +19,14 @@ from hudi_core.filenames import PARTITION_METAFILE_PREFIX
 from hudi_core.lazy import LazyModule, lazy_constants
 from hudi_core.listing import ListedFile, Listing, ListingKind
 from hudi_core.pipeline.executor import Executor, run_batches
-from hudi_core.storage import BAD_MTIME, ReadOnlyStorage, StorageSpec, bad_mtime_finding, inline_if_local
+from hudi_core.storage import (
+    BAD_MTIME,
+    ReadOnlyStorage,
+    StorageSpec,
+    bad_mtime_finding,
+    inline_if_local,
+    local_root,
+)
 
 pa: Any = LazyModule("pyarrow")
 pc: Any = LazyModule("pyarrow.compute")
@@ -90,8 +97,13 @@ def discover_partitions(
     """
     partitions: dict[str, list[ListedFile]] = {}
     frontier = [""]
+    local = executor is None or local_root(spec.uri, dict(spec.options)) is not None
     while frontier:
-        if executor is None:
+        # A level of local folders below the executor's Spark threshold is listed in this thread, without
+        # the Arrow round trip a batch makes (`inline_if_local`: 0.3 s of 1.3 s on 100k files).
+        inline = executor is None or (local and getattr(executor, "name", None) == "spark"
+                                      and len(frontier) < getattr(executor, "min_items", 0))
+        if inline:
             listed = _list_level_inline(spec, frontier, findings)
         else:
             listed = _list_level(spec, frontier, executor, batch_size, findings)

@@ -25,7 +25,6 @@ from hudi_core.listing.compare import (
     ListingDifference,
     Tolerance,
     compare_listings,
-    is_hudi_file,
 )
 from hudi_core.listing.metadata import unapplied_data_instants
 from hudi_core.timeline import instant as ia
@@ -164,12 +163,12 @@ def validate_metadata(table: HudiTable) -> MetadataValidation:
     on_mdt = {p: read.files_of(p) for p in read.partitions}
     on_storage = table.storage_listing()
     findings.extend(on_storage.findings)
-    raw = compare_listings(on_mdt, on_storage.partitions, table.timeline, table.properties.base_file_format,
-                           table.storage, table.properties.version)
+    compared = compare_listings(on_mdt, on_storage.partitions, table.timeline, table.properties.base_file_format,
+                                table.storage, table.properties.version)
+    raw = compared.differences
     deleted_by = _deleting_instants(table) if raw else {}
     latest = _latest_slice_files(table, on_mdt) if any(
         d.kind is DifferenceKind.MISSING_ON_STORAGE for d in raw) else set()
-    ext = "." + table.properties.base_file_format.lower()
     differences, tolerated = [], []
     for d in raw:
         full = _explain(d, deleted_by, latest)
@@ -178,8 +177,7 @@ def validate_metadata(table: HudiTable) -> MetadataValidation:
         table=table.uri, metadata_table=mdt.uri, base_file=read.base_file, log_files=list(read.log_files),
         latest_metadata_instant=read.latest_instant,
         partitions_in_metadata=len(on_mdt), partitions_on_storage=len(on_storage.partitions),
-        files_in_metadata=sum(1 for v in on_mdt.values() for f in v if is_hudi_file(f.name, ext)),
-        files_on_storage=sum(1 for v in on_storage.partitions.values() for f in v if is_hudi_file(f.name, ext)),
+        files_in_metadata=compared.files_in_metadata, files_on_storage=compared.files_on_storage,
         differences=differences, tolerated=tolerated,
         unapplied_instants=unapplied_data_instants(table.timeline, mdt.timeline),
         findings=findings, incomplete=read.incomplete or on_storage.incomplete
