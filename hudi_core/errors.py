@@ -39,6 +39,19 @@ class DecodeError(HudiInspectError):
     """Bytes that do not decode as the format they claim to be."""
 
 
+class LocatedDecodeError(DecodeError):
+    """A decode error at a place in a file: the message starts with ``path @ offset: `` where they are known."""
+
+    def __init__(self, message: str, path: str | None = None, offset: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}" + (f" @ {offset}" if offset is not None else "") + ": "
+        super().__init__(where + message)
+        self.path = path
+        self.offset = offset
+        self.reason = message
+
+
 def safe_text(value: object) -> object:
     """`value` with any lone surrogate (undecodable bytes kept by `surrogateescape`) shown as ``\\xNN``:
     Arrow, JSON and terminals accept only valid UTF-8 (issue 16). Non-strings pass unchanged."""

@@ -6,20 +6,11 @@ message reads ``files-0000-0_….hfile @ 1454: block magic b'XXXXXXXX' is not an
 
 from __future__ import annotations
 
-from hudi_core.errors import DecodeError
+from hudi_core.errors import LocatedDecodeError
 
 
-class HFileError(DecodeError):
-    """Base of every error raised while reading, decoding or writing an HFile."""
-
-    def __init__(self, message: str, path: str | None = None, offset: int | None = None) -> None:
-        where = ""
-        if path is not None:
-            where = f"{path}" + (f" @ {offset}" if offset is not None else "") + ": "
-        super().__init__(where + message)
-        self.path = path
-        self.offset = offset
-        self.reason = message
+class HFileError(LocatedDecodeError):
+    """Base of every error raised while reading, decoding or writing an HFile (`path`, `offset`, `reason`)."""
 
 
 class HFileFormatError(HFileError):

@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from hudi_core.errors import DecodeError
+from hudi_core.errors import LocatedDecodeError
 
 
-class LogFileError(DecodeError):
-    """Base of every error raised while reading or decoding a Hudi log file."""
-
-    def __init__(self, message: str, path: str | None = None, offset: int | None = None) -> None:
-        where = ""
-        if path is not None:
-            where = f"{path}" + (f" @ {offset}" if offset is not None else "") + ": "
-        super().__init__(where + message)
-        self.path = path
-        self.offset = offset
+class LogFileError(LocatedDecodeError):
+    """Base of every error raised while reading or decoding a Hudi log file (`path`, `offset`)."""
 
 
 class LogFormatError(LogFileError):
