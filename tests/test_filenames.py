@@ -1,0 +1,31 @@
+"""File-name grammar (`hudi_core.filenames`): the base-file fast path answers exactly as the grammar's regex."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hudi_core.filenames import _BASE_FILE, base_file_parts
+
+
+def _by_regex(name: str) -> tuple[str, ...] | None:
+    if name.startswith("."):
+        return None
+    match = _BASE_FILE.match(name)
+    return None if match is None else match.groups()
+
+
+def test_base_file_parts_examples() -> None:
+    assert base_file_parts("fid-0_1-2-3_20240101000000000.parquet") == (
+        "fid-0", "1-2-3", "20240101000000000", ".parquet")
+    assert base_file_parts("a_b_123.parq_uet") == ("a", "b", "123", ".parq_uet")  # the suffix may hold "_"
+    assert base_file_parts("x_y_1.a.b") == ("x", "y", "1", ".a.b")
+    for name in ("a__1.p", "_b_1.p", "a_b_.p", "a_b_12", "a_b_12.", "a_b_c_1.p", "a_b_1\u0663.p", ".a_b_1.p"):
+        assert base_file_parts(name) is None, name
+    assert base_file_parts("a_b_1.p\n") == _by_regex("a_b_1.p\n")  # regex `$` before a final newline
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="ab_.01\u0663\n-x", max_size=14))
+def test_base_file_parts_equals_the_regex(name: str) -> None:
+    assert base_file_parts(name) == _by_regex(name)
