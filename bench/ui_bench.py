@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hudi_core import dashboard
 from hudi_core.inspect import TableInspector
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = dashboard.APP  # the entry script shipped in the package, pages/ beside it
 
 
 def _render(uri: str) -> tuple[float, Any]:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+#: The dashboard's entry script, shipped in the package (its `pages/` beside it, the paths PAGES are relative to).
+DASHBOARD_APP = REPO / "hudi_core" / "dashboard" / "app.py"
 CLI = [sys.executable, "-m", "hudi_core"]
 #: Every command that reads a table, as the equivalence tests run them.
 COMMANDS = (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["markers"], ["plan-clean"],
@@ -80,7 +82,7 @@ def overview_after_looking_for_tables(url: str) -> object:
 
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
     at.query_params["table"] = url
     at.run()
     assert not at.exception and not at.error, [*at.exception, *at.error]
@@ -94,7 +96,7 @@ def assert_pages_render(url: str) -> None:
     from streamlit.testing.v1 import AppTest
 
     for page in PAGES:
-        at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+        at = AppTest.from_file(str(DASHBOARD_APP), default_timeout=120)
         at.query_params["table"] = url
         at.run()
         at.switch_page(page).run()

@@ -132,7 +132,7 @@ def test_typing_imports_point_one_way_where_made_so() -> None:
 
 #: The layers, bottom to top (README "Layout"): a module imports only from its own layer or below.
 #: `pipeline` (executors) sits just above the bytes; the CLI package (`cli`), the Arrow API (`inspect`),
-#: the every-stage `scan` and the dashboard (`ui`) are the faces; the scenario writers stand beside
+#: the every-stage `scan` and the dashboard (`ui`, `dashboard`) are the faces; the scenario writers stand beside
 #: the engine (they import it; only faces import them), except `scenarios.scratch`, the one storage
 #: that writes, which is bytes-level.
 _BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
@@ -142,7 +142,7 @@ def layer_of(module: str) -> int:
     if module == "hudi_core.scenarios.scratch":
         return _BYTES
     faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo")
-    if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui")):
+    if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui", "hudi_core.dashboard")):
         return _FACES
     if module.startswith("hudi_core.scenarios"):
         return _BESIDE

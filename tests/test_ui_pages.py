@@ -17,9 +17,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from hudi_core import dashboard
 from hudi_core.scenarios.builtin import builtin_names
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = dashboard.APP  # the entry script shipped in the package, pages/ beside it
 OVERVIEW = "pages/1_overview.py"
 INSTANT = "pages/2_instant.py"
 CLEANER = "pages/3_cleaner.py"

@@ -1,4 +1,4 @@
-"""Support package for the Streamlit dashboard (`app.py`, `pages/`).
+"""Support package for the Streamlit dashboard (`hudi_core/dashboard/`: `app.py`, `pages/`).
 
 Pure parts (no Streamlit import at module level): :mod:`roots` (allowed table roots),
 :mod:`recent` (recently opened tables), :mod:`state` (URL/query-param encoding),

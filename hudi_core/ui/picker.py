@@ -12,12 +12,13 @@ from typing import Any
 
 import streamlit as st
 
+from hudi_core.dashboard import page_path
 from hudi_core.demo import demo_table_path
 from hudi_core.errors import HudiInspectError, Severity
 from hudi_core.pipeline.engine import ENGINES, spark_unavailable_reason
 from hudi_core.ui import loaders, recent, roots, state
 
-SCENARIOS_PAGE = "pages/6_scenarios.py"
+SCENARIOS_PAGE = page_path("scenarios")
 
 
 def resolve_table(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any]) -> str | None:
@@ -78,14 +79,15 @@ def open_uri(uri: str) -> None:
 
 
 def require_app() -> None:
-    """Make sure this page runs under `app.py`'s navigation (sidebar, table from the URL).
+    """Make sure this page runs under the entry script's navigation (sidebar, table from the URL).
 
-    On a fresh server, Streamlit (1.67) runs the first script run the old "pages directory" way because the
-    repository has a `pages/` folder: a deep link such as ``/cleaner`` then runs the page file alone. The
-    page files are named after the pages' URL paths, so that run finds the page (before, it found none and
-    showed a spurious "Page not found" dialog), and this runs `app.py` in its place, in the same script run
-    (widget events kept): its `st.navigation` resolves the same page, since a page's hash comes from its
-    URL path.
+    On a fresh server, Streamlit (1.67) runs the first script run the old "pages directory" way when the
+    entry script has a `pages/` folder beside it (`hudi_core/dashboard/app.py`, which `hudi-inspect ui`
+    runs): a deep link such as ``/cleaner`` then runs the page file alone. The page files are named after
+    the pages' URL paths, so that run finds the page (before, it found none and showed a spurious "Page
+    not found" dialog), and this runs the entry script in its place, in the same script run (widget events
+    kept): its `st.navigation` resolves the same page, since a page's hash comes from its URL path. (A
+    checkout's root `app.py` has no `pages/` beside it: there this does nothing.)
     """
     import runpy
 

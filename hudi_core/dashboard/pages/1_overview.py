@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from hudi_core.dashboard import page_path
 from hudi_core.errors import Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 from hudi_core.ui import charts, loaders, markers, picker, render, state
@@ -109,4 +110,4 @@ if options:
                         key="overview_instant")
     if c2.button("Open instant detail", width="stretch"):
         state.keep(ss, "instant", pick)
-        st.switch_page("pages/2_instant.py")
+        st.switch_page(page_path("instant"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hudi_core.dashboard import page_path
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
 from hudi_core.services.archive import ARCHIVE, ArchivePlan
 from hudi_core.ui import charts, loaders, markers, picker, render, roots, scenario_tables, state
@@ -79,7 +80,7 @@ render.verdict(f"After step {step}:  \n" + "  \n".join(lines), "warn" if danger 
 
 if st.button("Open this table in the other pages", help=after_uri):
     picker.open_uri(after_uri)
-    st.switch_page("pages/1_overview.py")
+    st.switch_page(page_path("overview"))
 st.caption(f"after this step: `{after_uri}`")
 if step_results and step < len(step_results):
     with st.expander("What the step did"):

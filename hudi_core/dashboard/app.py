@@ -1,0 +1,42 @@
+"""Hudi Timeline Inspector dashboard: the entry script (`hudi-inspect ui`, or `streamlit run app.py` in a
+checkout, whose root `app.py` calls :func:`main`).
+
+It draws the sidebar (table picker, engine) and routes to the pages with `st.navigation`.
+Pages render what `hudi_core` computes; they never parse files themselves.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hudi_core.dashboard import page_path
+from hudi_core.ui import picker
+
+
+def main() -> None:
+    st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/timeline:", layout="wide")
+
+    # Issue 15: a table with problems opens on the Health page (an error among the doctor's cheap checks);
+    # any other table on the Overview. Pages are still reachable by name and URL either way.
+    health_first = picker.table_has_errors()
+    # Page scripts by absolute path: the same pages whether the entry script is this file or a checkout's app.py.
+    pages = [
+        st.Page(page_path("overview"), title="Overview", icon=":material/timeline:", url_path="overview",
+                default=not health_first),
+        st.Page(page_path("health"), title="Health", icon=":material/health_and_safety:", url_path="health",
+                default=health_first),
+        st.Page(page_path("instant"), title="Instant detail", icon=":material/search:", url_path="instant"),
+        st.Page(page_path("cleaner"), title="Cleaner & archival", icon=":material/cleaning_services:",
+                url_path="cleaner"),
+        st.Page(page_path("file-groups"), title="File groups", icon=":material/folder_open:",
+                url_path="file-groups"),
+        st.Page(page_path("log-blocks"), title="Log blocks", icon=":material/view_module:", url_path="log-blocks"),
+        st.Page(page_path("scenarios"), title="Scenarios", icon=":material/science:", url_path="scenarios"),
+    ]
+    page = st.navigation(pages)
+    picker.sidebar()
+    page.run()
+
+
+if __name__ == "__main__":  # Streamlit runs the entry script as __main__ (and `require_app` re-runs it so)
+    main()
