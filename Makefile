@@ -3,6 +3,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
+# The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (README: the proxy section).
+DASHBOARD_HOST ?= 127.0.0.1
 
 .PHONY: install install-dev run test lint bench bench-breakdown fuzz clean
 
@@ -22,7 +24,7 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 run: install
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	$(VENV)/bin/streamlit run app.py --server.address $(DASHBOARD_HOST) --server.port $(PORT) --server.headless true
 
 test: install-dev
 	$(VENV)/bin/ruff check .

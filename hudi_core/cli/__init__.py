@@ -44,6 +44,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.report",
     "hudi_core.cli.hfile",
     "hudi_core.cli.metadata",
+    "hudi_core.cli.ui",
 )
 
 

@@ -61,10 +61,11 @@ def get_table(uri: str, engine_name: str = "local") -> HudiTable:
     Local tables are confined to the allowed roots in the storage layer itself (issue 16): a symlink
     inside a table (`.hoodie`, an instant or a log file) cannot make the dashboard read elsewhere.
     """
-    from hudi_core.ui.roots import confinement_for
+    from hudi_core.ui.roots import confinement_for, storage_options_for
 
     # The dashboard is a diagnostic tool: a metadata-table listing is always checked against storage (issue 25).
-    return open_table(uri, executor=get_executor(engine_name), confine_to=confinement_for(uri), storage_check=True)
+    return open_table(uri, storage_options_for(uri), executor=get_executor(engine_name),
+                      confine_to=confinement_for(uri), storage_check=True)
 
 
 def run_with_progress(label: str, fn: Callable[[], Any]) -> Any:
@@ -346,9 +347,9 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def find_tables(root: str) -> TableSearch:
     """Tables under an allowed root (local folder or object-store prefix), for the picker."""
-    from hudi_core.ui.roots import confinement_for
+    from hudi_core.ui.roots import confinement_for, storage_options_for
 
-    return _find_tables(root, confine_to=confinement_for(root))
+    return _find_tables(root, storage_options_for(root), confine_to=confinement_for(root))
 
 
 @st.cache_data(show_spinner="Running the health checks…", max_entries=16, ttl=TTL_SECONDS)

@@ -25,7 +25,9 @@ def resolve_table(session: MutableMapping[str, Any], query_params: MutableMappin
     """Settle the current table from the URL, the session or the demo; returns a refusal message.
 
     Order: a `table` query parameter different from the session's (a pasted link), then the
-    session's table, then the demo table. The winner is written back to the URL.
+    session's table, then the demo table unless the URL names a `root` to list the tables of
+    (`hudi-inspect ui ROOT`: the pages then show that list, :func:`tables_under`). The winner is
+    written back to the URL.
     """
     refusal = None
     url_table = state.url_value(query_params, "table")
@@ -37,7 +39,7 @@ def resolve_table(session: MutableMapping[str, Any], query_params: MutableMappin
                 session.pop("instant", None)
         except HudiInspectError as exc:
             refusal = str(exc)
-    if not session.get("table"):
+    if not session.get("table") and not state.url_value(query_params, "root"):
         demo = demo_table_path()
         if demo is not None:
             session["table"] = str(demo)
@@ -76,6 +78,8 @@ def open_uri(uri: str) -> None:
     st.session_state["table"] = uri
     state.forget(st.session_state, "instant")
     st.query_params["table"] = uri
+    if "root" in st.query_params:  # the list of tables under a root is left behind
+        del st.query_params["root"]
 
 
 def require_app() -> None:
@@ -107,9 +111,45 @@ def require_table() -> tuple[str, str]:
     require_app()
     uri, engine_name = current()
     if not uri:
-        st.info("No table is open. Enter a table path in the sidebar, or build a scenario on the Scenarios page.")
+        root = state.url_value(st.query_params, "root")
+        if root:
+            tables_under(root)
+        else:
+            st.info("No table is open. Enter a table path in the sidebar, or build a scenario on the Scenarios page.")
         st.stop()
     return uri, engine_name
+
+
+def tables_under(root: str) -> None:
+    """The page when no table is open and the URL names a `root` (`hudi-inspect ui ROOT`): the tables the
+    picker finds under it (at most 3 folders deep, 200 tables), each a button that opens it. A root
+    outside the allowed roots is refused, as a table would be."""
+    try:
+        canonical = roots.check_table_path(root)
+    except HudiInspectError as exc:
+        st.error(str(exc))
+        return
+    st.title("Tables")
+    with st.spinner(f"Looking for tables under {canonical} …"):
+        try:
+            found = loaders.find_tables(canonical)
+        except HudiInspectError as exc:
+            st.error(f"{canonical}: {exc}")
+            return
+    st.caption(f"`{canonical}`: {len(found.tables)} table(s)" + (" (search stopped early)" if found.truncated
+                                                                  else "") + " · open one:")
+    for finding in found.findings:
+        st.warning(f"{finding.path}: {finding.message}")
+    if not found.tables:
+        st.info(f"No Hudi table (a folder with .hoodie/hoodie.properties) within 3 levels under {canonical}.")
+    for m, uri in enumerate(found.tables):
+        label = uri[len(canonical):].strip("/") or uri.rstrip("/").split("/")[-1]
+        if st.button(label, key=f"root_table_{m}", help=uri):
+            try:
+                open_uri(roots.check_table_path(uri))
+                st.rerun()
+            except HudiInspectError as exc:
+                st.error(str(exc))
 
 
 def sidebar() -> None:

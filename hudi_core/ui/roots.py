@@ -6,10 +6,15 @@ sample-table folder; the inspector's cache folder (demo and scenario tables) is 
 
 A local path is resolved with :func:`os.path.realpath` before the check, so ``..`` tricks and
 symlinks that lead outside a root are refused; a URL with a ``..`` segment is refused outright.
+
+`HUDI_INSPECTOR_STORAGE_OPTIONS` (a JSON object, set by `hudi-inspect ui --storage-option K=V`) holds the
+fsspec options the dashboard opens URL tables and roots with (endpoint, credentials, ...), as the
+commands' `--storage-option`; local paths take none.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import posixpath
 from dataclasses import dataclass
@@ -20,6 +25,8 @@ from hudi_core.demo import cache_dir, fixtures_root
 from hudi_core.errors import HudiInspectError
 
 ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"
+#: fsspec storage options for URL tables, as a JSON object (`hudi-inspect ui --storage-option K=V` sets it).
+STORAGE_OPTIONS_ENV = "HUDI_INSPECTOR_STORAGE_OPTIONS"
 
 
 class PathRefused(HudiInspectError):
@@ -128,6 +135,25 @@ def check_table_path(raw: str, roots: list[Root] | None = None) -> str:
             return resolved
     shown = value if resolved == value else f"{value} (resolves to {resolved})"
     raise PathRefused(f"{shown} is outside the allowed roots ({listing}); set {ROOTS_ENV} to allow it")
+
+
+def storage_options_for(uri: str) -> dict[str, str] | None:
+    """The storage options a URL table or root is opened with (`HUDI_INSPECTOR_STORAGE_OPTIONS`, read on
+    every call); ``None`` for local paths and when unset. A value that is not a JSON object of strings is
+    refused with a message naming the variable (never its value: it may hold a secret)."""
+    raw = os.environ.get(STORAGE_OPTIONS_ENV, "").strip()
+    if not raw or not _is_url(uri):
+        return None
+    try:
+        options = json.loads(raw)
+    except ValueError as exc:
+        raise HudiInspectError(f"{STORAGE_OPTIONS_ENV} is not valid JSON (line {exc.lineno}, column {exc.colno})"
+                               ) from None
+    if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                for k, v in options.items()):
+        raise HudiInspectError(f'{STORAGE_OPTIONS_ENV} must be a JSON object of strings, e.g. {{"endpoint_url": '
+                               '"http://minio:9000"}')
+    return options or None
 
 
 def confinement_for(uri: str, roots: list[Root] | None = None) -> tuple[str, ...] | None:

@@ -15,6 +15,7 @@ from typing import Any
 #: Query parameters the dashboard uses (documented for links and tests).
 PARAMS = {
     "table": "table URI (path or URL)",
+    "root": "an allowed root whose tables are listed while no table is open (hudi-inspect ui ROOT)",
     "instant": "selected instant (requested time)",
     "actions": "action filter, comma-separated",
     "states": "state filter, comma-separated",
