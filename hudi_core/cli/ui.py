@@ -161,7 +161,10 @@ def streamlit_argv(host: str, port: int) -> list[str]:
 
     return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", host.strip("[]"),
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
-            "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--logger.level", "warning"]
+            "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--logger.level", "warning",
+            # No welcome message (the URL is printed here): with it, Streamlit bound to 0.0.0.0 asks a web
+            # service for the machine's external IP; no "Deploy" / developer menu in a served tool.
+            "--logger.hideWelcomeMessage", "true", "--client.toolbarMode", "minimal"]
 
 
 def _health(url: str) -> bool:
