@@ -161,8 +161,12 @@ def ui_command(args: list[str], tmp_path: Path, env: dict[str, str] | None = Non
         yield ui
     finally:
         if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def _decode_address(hex_addr: str) -> str:
@@ -358,6 +362,32 @@ def test_ui_on_every_interface_warns(tables: dict[str, Path], tmp_path: Path) ->
         assert listening_addresses(ui.port) in (["0.0.0.0"], None)
         code = ui.stop(signal.SIGTERM)
         assert code == 0 and ui.stderr[1:] == [STOP_LINE.format("SIGTERM")], ui.stderr
+
+
+@pytest.mark.slow
+def test_streamlit_ends_with_the_command(tables: dict[str, Path], tmp_path: Path) -> None:
+    """A command killed outright (SIGKILL: no handler runs) does not leave its Streamlit server behind."""
+    with ui_command([str(tables["one"])], tmp_path) as ui:
+        ui.wait_for_url()
+        ui.proc.kill()
+        ui.proc.wait()
+        deadline = time.monotonic() + 20
+        while _health(ui.port) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _health(ui.port)
+
+
+def test_ui_refuses_a_busy_port(tables: dict[str, Path], tmp_path: Path) -> None:
+    """A port another server holds is refused before Streamlit starts (that server would answer the health
+    probe in its place)."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run([sys.executable, "-m", "hudi_core", "ui", str(tables["one"]), "--port", str(port)],
+                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.strip() == f"hudi-inspect: ui: port {port} is in use on 127.0.0.1: choose another with --port"
 
 
 def test_ui_refuses_a_missing_folder(tmp_path: Path) -> None:

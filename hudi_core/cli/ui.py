@@ -167,6 +167,36 @@ def streamlit_argv(host: str, port: int) -> list[str]:
             "--logger.hideWelcomeMessage", "true", "--client.toolbarMode", "minimal"]
 
 
+def port_free(host: str, port: int) -> bool:
+    """Whether `port` can be bound on `host` now (checked before starting Streamlit: a server already there
+    would answer the health probe in its place)."""
+    bare = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(bare or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError:
+        return True  # Streamlit will say what is wrong with the address
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Streamlit's server binds
+        try:
+            probe.bind(address)
+        except OSError:
+            return False
+    return True
+
+
+def _die_with_parent() -> None:
+    """In the Streamlit child, before exec: SIGTERM when this command's process ends, however it ends (a
+    SIGKILL leaves no chance to stop the child; Linux `PR_SET_PDEATHSIG`, elsewhere nothing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):
+        pass
+
+
 def _health(url: str) -> bool:
     import urllib.request
 
@@ -191,6 +221,9 @@ def cmd_ui(args: argparse.Namespace) -> int:
     options = _storage_options(args.storage_option)
     roots = resolve_paths(args.paths)
     first_is_table = bool(roots) and is_table(roots[0], options)
+    if not port_free(host, args.port):
+        print(f"hudi-inspect: ui: port {args.port} is in use on {host}: choose another with --port", file=sys.stderr)
+        return EXIT_ERROR
     if not is_loopback(host):
         print(NO_AUTH_WARNING.format(host=host, port=args.port), file=sys.stderr)
     url = dashboard_url(host, args.port, roots[0] if roots else None, first_is_table)
@@ -204,7 +237,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         proc = subprocess.Popen(streamlit_argv(host, args.port), env=child_env(roots, options),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     except OSError as exc:
         for s, handler in previous.items():
             signal.signal(s, handler)
