@@ -62,6 +62,13 @@ INSTANT_LISTING_SCHEMA = pa.schema(
 #: The archived listing adds where each instant's row is (layout 2: row number in its file).
 ARCHIVED_LISTING_SCHEMA = INSTANT_LISTING_SCHEMA.append(pa.field("record_index", pa.int64()))
 
+#: :meth:`ArchivedTimeline.completed_locations`: one row per completed archived instant.
+COMPLETED_LOCATION_SCHEMA = pa.schema([
+    pa.field("requested_time", pa.string()), pa.field("action", pa.string()), pa.field("completed_action", pa.string()),
+    pa.field("completion_time", pa.string()), pa.field("archive_file", pa.string()),
+    pa.field("block_offset", pa.int64()), pa.field("record_index", pa.int64()),
+])
+
 #: How many decoded archive blocks (layout 1) an archived timeline keeps for body lookups.
 _BLOCK_CACHE_SIZE = 16
 
@@ -221,6 +228,28 @@ class ArchivedTimeline(Timeline):
             # (`createLSMTimelineInstant`); an inflight replace file accepts both record types.
             plan_state = State.INFLIGHT
         return decode_body(plan, action, plan_state)
+
+    def completed_locations(self) -> pa.Table:
+        """Where the completed state of every completed archived instant is: :data:`COMPLETED_LOCATION_SCHEMA`
+        rows (layout 1: archive file, block offset and record index of its COMPLETED record; layout 2: LSM
+        file and row), for bulk readers of archived bodies (the write stats of issue 28)."""
+        if self._v1_states is not None:
+            kept = self._v1_states.kept
+            done = kept.filter(pc.equal(kept["rank"], int(State.COMPLETED)))
+            table = pa.table({"requested_time": done["rt"], "action": done["action"], "completed_action": done["cmp"],
+                              "completion_time": pc.coalesce(done["completion"], done["rt"]),
+                              "archive_file": done["path"], "block_offset": done["offset"],
+                              "record_index": done["index"]})
+        else:
+            done = self.listing.filter(pc.fill_null(pc.equal(self.listing["state"], State.COMPLETED.name), False))
+            path = done["archive_file"]
+            table = pa.table({"requested_time": done["requested_time"], "action": done["action"],
+                              "completed_action": done["completed_action"], "completion_time": done["completion_time"],
+                              "archive_file": path.cast(pa.string()) if pa.types.is_dictionary(path.type) else path,
+                              "block_offset": pa.nulls(done.num_rows, pa.int64()),
+                              "record_index": done["record_index"]})
+        return pa.Table.from_arrays([table[f.name].cast(f.type) for f in COMPLETED_LOCATION_SCHEMA],
+                                    schema=COMPLETED_LOCATION_SCHEMA)
 
     def body_error(self, instant: Instant) -> list[Finding]:
         """Decode failures of the instant's archived states (decoding them if not done yet)."""
@@ -755,6 +784,16 @@ class UnifiedTimeline(Timeline):
                           pc.binary_join_element_wise(pc.binary_join_element_wise(rt, ct, "_"), action, "."))
         flat = name.combine_chunks() if isinstance(name, pa.ChunkedArray) else name
         return pa.ListArray.from_arrays(pa.array(range(n + 1), pa.int32()), flat)
+
+    def archived_completed_locations(self) -> pa.Table:
+        """:meth:`ArchivedTimeline.completed_locations` of the archived instants this timeline keeps (an
+        instant also in the active timeline is read from there)."""
+        table = self.archived.completed_locations()
+        if not self._overlap or table.num_rows == 0:
+            return table
+        keep = [(rt, ca) not in self._overlap for rt, ca in zip(
+            table["requested_time"].to_pylist(), table["completed_action"].to_pylist(), strict=True)]
+        return table.filter(pa.array(keep, pa.bool_()))
 
     def listing_with_files(self, archived_only: bool = False) -> pa.Table:
         """:data:`INSTANT_LISTING_SCHEMA` rows plus `files` (state-file names), in Hudi's order, without

@@ -1,0 +1,151 @@
+"""Every write stat of a table, active and archived, as one Arrow table (issue 28: the `write_stats` view).
+
+One row per `HoodieWriteStat` of each completed commit, deltacommit and replacecommit: the active ones from
+their completed instant files, the archived ones from the archived timeline's bodies (layout-2 LSM rows'
+`metadata`, layout-1 archive records' `hoodieCommitMetadata` / `hoodieReplaceCommitMetadata`), exactly the
+instants the unified timeline keeps (an instant in both timelines is read from the active one). Bodies are
+decoded in bulk (:mod:`hudi_core.timeline.write_stats`); a body that does not decode is a finding of the
+timeline that holds it, worded as its one-at-a-time reader words it, and adds no row.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import Finding, Severity, StorageError
+from hudi_core.pipeline.executor import run_batches, run_cpu_batches
+from hudi_core.storage import inline_if_local
+from hudi_core.timeline import write_stats as ws
+from hudi_core.timeline.instant import State
+from hudi_core.timeline.unified import PARALLEL_DECODE_MIN_BYTES
+
+if TYPE_CHECKING:
+    from hudi_core.table import HudiTable
+
+#: The columns of :func:`table_write_stats` (the instant's, then the stat's).
+TABLE_WRITE_STATS_SCHEMA = pa.schema([
+    ("requested_time", pa.string()), ("completion_time", pa.string()), ("action", pa.string()),
+    ("source", pa.string()), *ws.STAT_FIELDS,
+])
+_WRITE_ACTIONS = pa.array(sorted(ws.WRITE_COMPLETED_ACTIONS), pa.string())
+
+
+def table_write_stats(table: HudiTable, archived: bool = True) -> pa.Table:
+    """:data:`TABLE_WRITE_STATS_SCHEMA` rows of the active (and with `archived`, archived) write instants,
+    in Hudi's timeline order, each body's stats in the body's order."""
+    parts = [_active(table)]
+    if archived:
+        parts.append(_archived(table))
+    both = pa.concat_tables(parts)
+    both = both.sort_by([("requested_time", "ascending"), ("action", "ascending"), ("seq", "ascending")])
+    return both.select(TABLE_WRITE_STATS_SCHEMA.names)
+
+
+def _with_instant(stats: pa.Table, requested: pa.Array, completion: pa.Array, action: pa.Array, source: str
+                  ) -> pa.Table:
+    """Body-indexed stats (`body` indexes the instant arrays) with the instant's columns, plus `seq`."""
+    take = stats["body"]
+    n = stats.num_rows
+    cols = {"requested_time": requested.take(take), "completion_time": completion.take(take),
+            "action": action.take(take), "source": pa.repeat(pa.scalar(source, pa.string()), n)}
+    for name, _ in ws.STAT_FIELDS:
+        cols[name] = stats[name]
+    cols["seq"] = stats["seq"]
+    return pa.table(cols)
+
+
+def _empty() -> pa.Table:
+    return TABLE_WRITE_STATS_SCHEMA.append(pa.field("seq", pa.int64())).empty_table()
+
+
+def _active(table: HudiTable) -> pa.Table:
+    tl = table.timeline
+    instants = [i for i in tl if i.is_completed and i.completed_action in ws.WRITE_COMPLETED_ACTIONS
+                and i.file(State.COMPLETED) is not None]
+    if not instants:
+        return _empty()
+    files = [i.file(State.COMPLETED) for i in instants]
+    contents = table.storage.read_many([f.path for f in files])
+    bodies: list[bytes] = []
+    unread: set[int] = set()
+    for k, f in enumerate(files):
+        data = contents.get(f.path)
+        if isinstance(data, StorageError) or data is None:
+            unread.add(k)
+            data = b""
+        bodies.append(data)
+    actions = [i.action for i in instants]
+    stats, errors = ws.write_stats_of_bodies(bodies, actions)
+    for k in sorted(unread | set(errors)):
+        # The timeline's own reader reads it again and records the finding as every command words it.
+        tl.body_of_file(files[k])
+    if unread:
+        stats = stats.filter(pc.invert(pc.is_in(stats["body"], value_set=pa.array(sorted(unread), pa.int64()))))
+    requested = pa.array([i.requested_time for i in instants], pa.string())
+    completion = pa.array([i.completion_time for i in instants], pa.string())
+    return _with_instant(stats, requested, completion, pa.array([i.completed_action for i in instants], pa.string()),
+                         "active")
+
+
+def _archived(table: HudiTable) -> pa.Table:
+    unified = table.unified_timeline()
+    archived = unified.archived
+    wanted = unified.archived_completed_locations()
+    wanted = wanted.filter(pc.is_in(wanted["completed_action"], value_set=_WRITE_ACTIONS))
+    if wanted.num_rows == 0:
+        return _empty()
+    storage = table.storage
+    paths = sorted(set(wanted["archive_file"].to_pylist()))
+    layout_one = archived.layout_version < 2
+    executor = inline_if_local(table.executor, storage, len(paths))
+    if layout_one:
+        heavy = sum(_size(storage, p) for p in paths) >= PARALLEL_DECODE_MIN_BYTES
+        run = run_cpu_batches if heavy else run_batches
+        rows = run(executor, ws.archive_log_write_stats, storage.spec, paths, 1, ws.LOCATED_STATS_SCHEMA)
+        keys = ["archive_file", "block_offset", "record_index"]
+    else:
+        rows = run_batches(executor, ws.lsm_write_stats, storage.spec, paths, 1, ws.LOCATED_STATS_SCHEMA)
+        keys = ["archive_file", "record_index"]
+    # Exactly the rows the listing kept (a duplicate copy of an instant, or one read from the active
+    # timeline, is left out); rows of damaged files are the listing's findings already.
+    located = wanted.append_column("_row", pa.array(range(wanted.num_rows), pa.int64()))
+    rows = rows.filter(pc.is_valid(rows["record_index"]))
+    if layout_one:
+        rows = rows.filter(pc.is_valid(rows["block_offset"]))
+    # Acero joins no list column: the keys are joined with row numbers, the rows taken by them.
+    rows = rows.append_column("_at", pa.array(range(rows.num_rows), pa.int64()))
+    pairs = rows.select([*keys, "_at"]).join(located.select([*keys, "_row"]), keys=keys, join_type="inner",
+                                             use_threads=False)
+    joined = rows.take(pairs["_at"]).append_column("_row", pairs["_row"])
+    errors = joined.filter(pc.is_valid(joined["error"]))
+    if errors.num_rows:
+        _record_errors(table, archived, errors, located)
+        joined = joined.filter(pc.is_null(joined["error"]))
+    stats = joined.rename_columns(["body" if c == "_row" else c for c in joined.column_names])
+    return _with_instant(stats, located["requested_time"].combine_chunks(), located["completion_time"].combine_chunks(),
+                         located["completed_action"].combine_chunks(), "archived")
+
+
+def _size(storage: object, path: str) -> int:
+    try:
+        return int(storage.stat(path).size)  # type: ignore[attr-defined]
+    except (StorageError, AttributeError):
+        return 0
+
+
+def _record_errors(table: HudiTable, archived: object, errors: pa.Table, located: pa.Table) -> None:
+    """A finding per archived body that does not decode, as `ArchivedTimeline.body` words it."""
+    findings: list[Finding] = archived.findings  # type: ignore[attr-defined]
+    for row in errors.select(["archive_file", "_row", "error"]).to_pylist():
+        inst = located.slice(row["_row"], 1).to_pylist()[0]
+        finding = Finding(Severity.ERROR, "archived_body_decode_failed", table.storage.uri_of(row["archive_file"]),
+                          f"cannot decode archived {inst['requested_time']} {inst['action']} COMPLETED: "
+                          f"{row['error']}")
+        if finding not in findings:
+            findings.append(finding)
+
+
+__all__ = ["TABLE_WRITE_STATS_SCHEMA", "table_write_stats"]

@@ -1,0 +1,716 @@
+"""Write stats of many commit-metadata bodies at once, as Arrow columns (issue 28: the `write_stats` view).
+
+One row per `HoodieWriteStat` of each body, in the body's order (partition entries as written, then the
+stats of each), with the values :class:`~hudi_core.timeline.records.WriteStat` gives: `partition` is the
+stat's `partitionPath`, else its map key; `log_files` is empty when the stat has none.
+
+Three ways to the same rows, fastest first:
+
+* Avro containers (layout-2 bodies, active or archived) with the same header (writer schema, codec
+  ``null``) are decoded together, column-wise (:mod:`hudi_core.timeline.avro_vector`);
+* JSON bodies (layout 1, Hudi 0.x) are parsed with orjson and read field by field, without objects;
+* anything else, and any body or batch the first two refuse (damage, another codec, several records),
+  goes through :func:`~hudi_core.timeline.bodies.decode_body` as every other reader does, which also
+  words the error of a body that does not decode.
+
+The batch functions :func:`lsm_write_stats` (layout-2 LSM files) and :func:`archive_log_write_stats`
+(layout-1 archive files) run on any executor, like the archived listing; each row carries where its body
+is (file, block offset, record index) so the driver keeps exactly the instants its listing kept.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import DecodeError, StorageError
+from hudi_core.storage import StorageSpec
+from hudi_core.timeline import avro_vector as av
+from hudi_core.timeline import instant as ia
+from hudi_core.timeline.bodies import (
+    AVRO_MAGIC,
+    BodyFormat,
+    check_record_type,
+    decode_body,
+    expected_record_type,
+    sniff_format,
+)
+from hudi_core.timeline.instant import State
+from hudi_core.timeline.records import CommitMetadata, _int, _is_map, _list, _str
+
+#: The write-stat columns (documented by the faces that show them).
+STAT_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
+    ("partition", pa.string()),
+    ("file_id", pa.string()),
+    ("path", pa.string()),
+    ("prev_commit", pa.string()),
+    ("num_writes", pa.int64()),
+    ("num_inserts", pa.int64()),
+    ("num_update_writes", pa.int64()),
+    ("num_deletes", pa.int64()),
+    ("total_write_bytes", pa.int64()),
+    ("file_size_in_bytes", pa.int64()),
+    ("base_file", pa.string()),
+    ("log_files", pa.list_(pa.string())),
+    ("log_version", pa.int64()),
+)
+#: Rows of :func:`write_stats_of_bodies`: the body's index, the stat's position in its body, the stat.
+BODY_STATS_SCHEMA = pa.schema([("body", pa.int64()), ("seq", pa.int64()), *STAT_FIELDS])
+#: Rows of the batch functions: where the body is, its instant, and a stat, or an error row (`error` set).
+LOCATED_STATS_SCHEMA = pa.schema([
+    ("archive_file", pa.string()), ("block_offset", pa.int64()), ("record_index", pa.int64()),
+    ("requested_time", pa.string()), ("action", pa.string()), ("error_code", pa.string()), ("error", pa.string()),
+    ("seq", pa.int64()), *STAT_FIELDS,
+])
+
+#: Avro field of a `HoodieWriteStat` → (column, kind) (`partitionPath` is folded into `partition`).
+_AVRO_FIELDS: dict[str, tuple[str, str]] = {
+    "fileId": ("file_id", av.STRING),
+    "path": ("path", av.STRING),
+    "partitionPath": ("partition_path", av.STRING),
+    "prevCommit": ("prev_commit", av.STRING),
+    "numWrites": ("num_writes", av.LONG),
+    "numInserts": ("num_inserts", av.LONG),
+    "numUpdateWrites": ("num_update_writes", av.LONG),
+    "numDeletes": ("num_deletes", av.LONG),
+    "totalWriteBytes": ("total_write_bytes", av.LONG),
+    "fileSizeInBytes": ("file_size_in_bytes", av.LONG),
+    "baseFile": ("base_file", av.STRING),
+    "logFiles": ("log_files", av.STRING_LIST),
+    "logVersion": ("log_version", av.LONG),
+}
+_SINKS = {sink: kind for sink, kind in _AVRO_FIELDS.values()}
+_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
+#: Completed actions whose bodies hold write stats, and the pending names a layout-2 row may carry for them.
+WRITE_COMPLETED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT})
+_WRITE_ROW_ACTIONS = WRITE_COMPLETED_ACTIONS | {ia.COMPACTION, ia.CLUSTERING, ia.LOG_COMPACTION}
+#: Bodies decoded together (bounded memory: the M table's largest LSM file holds 250 MB of bodies).
+BODY_BATCH = 4096
+#: Distinct container headers decoded column-wise in one batch; bodies of other headers take the slow way.
+_MAX_HEADERS = 8
+
+
+class _Rows:
+    """Column lists of write-stat rows built one by one (the JSON and slow ways)."""
+
+    def __init__(self) -> None:
+        self.cols: dict[str, list[Any]] = {name: [] for name in BODY_STATS_SCHEMA.names}
+
+    def add(self, body: int, seq: int, partition: str | None, values: tuple[Any, ...]) -> None:
+        cols = self.cols
+        cols["body"].append(body)
+        cols["seq"].append(seq)
+        cols["partition"].append(partition)
+        for (name, _), value in zip(STAT_FIELDS[1:], values, strict=True):
+            cols[name].append(value)
+
+    def table(self) -> pa.Table:
+        return pa.table(self.cols, schema=BODY_STATS_SCHEMA)
+
+
+def _json_stat(d: dict[str, Any]) -> tuple[Any, ...]:
+    """(file_id … log_version) of one stat dict, as `WriteStat.from_dict` reads them."""
+    return (_str(d.get("fileId")), _str(d.get("path")), _str(d.get("prevCommit")), _int(d.get("numWrites")),
+            _int(d.get("numInserts")), _int(d.get("numUpdateWrites")), _int(d.get("numDeletes")),
+            _int(d.get("totalWriteBytes")), _int(d.get("fileSizeInBytes")), _str(d.get("baseFile")),
+            [str(x) for x in _list(d.get("logFiles"))], _int(d.get("logVersion")))
+
+
+def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
+    seq = 0
+    for partition, stats in meta.partition_to_write_stats.items():
+        for s in stats:
+            rows.add(body, seq, s.partition_path if s.partition_path is not None else partition,
+                     (s.file_id, s.path, s.prev_commit, s.num_writes, s.num_inserts, s.num_update_writes,
+                      s.num_deletes, s.total_write_bytes, s.file_size_in_bytes, s.base_file, list(s.log_files),
+                      s.log_version))
+            seq += 1
+
+
+def _add_json(rows: _Rows, body: int, data: bytes, action: str) -> bool:
+    """The stats of a JSON body, as `decode_body` would read them; False where it must decide (errors)."""
+    try:
+        values = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
+    if not isinstance(values, dict):
+        return False
+    expected = expected_record_type(action, State.COMPLETED)
+    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
+    if expected not in _COMMIT_TYPES and expected is not None:
+        return False
+    try:
+        check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
+                          State.COMPLETED)
+    except DecodeError:
+        return False
+    stats = values.get("partitionToWriteStats")
+    if not _is_map(stats):
+        return True
+    seq = 0
+    for partition, items in stats.items():
+        for d in _list(items):
+            if not _is_map(d):
+                continue
+            pp = d.get("partitionPath")
+            rows.add(body, seq, str(pp) if pp is not None else str(partition), _json_stat(d))
+            seq += 1
+    return True
+
+
+def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
+    """The stats of one body through `decode_body`; the error message when it does not decode."""
+    try:
+        decoded = decode_body(data, action, State.COMPLETED)
+    except DecodeError as exc:
+        return str(exc)
+    if isinstance(decoded.record, CommitMetadata):
+        try:
+            _add_commit_metadata(rows, body, decoded.record)
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+            return f"{decoded.record_type} has an unexpected shape: {type(exc).__name__}: {exc}"
+    return None
+
+
+# -- Avro containers, column-wise ----------------------------------------------------------------------
+
+
+def _read_long(data: bytes, pos: int) -> tuple[int, int]:
+    shift = result = 0
+    while True:
+        if pos >= len(data) or shift > 63:
+            raise ValueError("truncated varint")
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return (result >> 1) ^ -(result & 1), pos
+        shift += 7
+
+
+def container_header(data: bytes) -> tuple[int, dict[str, bytes]] | None:
+    """(length of the header up to and including its sync marker, metadata) of an Avro container, or None."""
+    if data[:4] != AVRO_MAGIC:
+        return None
+    try:
+        pos = 4
+        meta: dict[str, bytes] = {}
+        while True:
+            count, pos = _read_long(data, pos)
+            if count == 0:
+                break
+            if count < 0:
+                count = -count
+                _, pos = _read_long(data, pos)
+            for _ in range(count):
+                klen, pos = _read_long(data, pos)
+                key = data[pos:pos + klen]
+                pos += klen
+                vlen, pos = _read_long(data, pos)
+                meta[key.decode("utf-8")] = data[pos:pos + vlen]
+                pos += vlen
+                if klen < 0 or vlen < 0 or pos > len(data):
+                    return None
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if pos + 16 > len(data):
+        return None
+    return pos + 16, meta
+
+
+@functools.lru_cache(maxsize=32)
+def _container_tree(schema_json: bytes) -> tuple[Any, str]:
+    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+    try:
+        parsed = orjson.loads(schema_json)
+    except orjson.JSONDecodeError as exc:
+        raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
+    name = parsed.get("name", "") if isinstance(parsed, dict) else ""
+    record_type = str(name).rsplit(".", 1)[-1]
+    if record_type not in _COMMIT_TYPES:
+        raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
+
+
+def _flat(bodies: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the data buffer, starts, ends) of a binary array, without a copy (null bodies are empty)."""
+    kind = np.int64 if pa.types.is_large_binary(bodies.type) else np.int32
+    n = len(bodies)
+    offsets = np.frombuffer(bodies.buffers()[1], dtype=kind)[bodies.offset:bodies.offset + n + 1].astype(np.int64)
+    data = bodies.buffers()[2]
+    buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    if bodies.null_count:
+        valid = np.asarray(bodies.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+        ends = np.where(valid, ends, starts)
+    return buf, starts, ends
+
+
+def _strings(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """A string array of `n` rows: row `ids[i]` is `buf[starts[i]:+lengths[i]]`, other rows null."""
+    full_start = np.zeros(n, dtype=np.int64)
+    full_len = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    full_start[ids], full_len[ids], valid[ids] = starts, lengths, True
+    return _gather_strings(buf, full_start, full_len, valid)
+
+
+_ARANGE12 = np.arange(12, dtype=np.int64)
+
+
+def _gather_strings(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None) -> pa.Array:
+    """A string array of the byte ranges (start, length) of `buf`, null where `valid` is false.
+
+    Built as Arrow binary views over `buf` (16 bytes per value, no per-byte index), then cast to strings
+    (the cast copies the bytes and checks they are UTF-8)."""
+    n = starts.size
+    mask = None if valid is None or valid.all() else pa.array(valid).buffers()[1]
+    if buf.size >= 2**31:  # views address their buffer with 32-bit offsets
+        return _gather_strings_by_index(buf, starts, lengths, mask)
+    views = np.zeros((n, 16), dtype=np.uint8)
+    views[:, 0:4] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
+    short = lengths <= 12
+    s_start, s_len = starts[short], lengths[short]
+    last = buf.size - 1  # bytes past a value's end are masked out (or never read for long values)
+    inline = buf[np.minimum(s_start[:, None] + _ARANGE12, last)]
+    views[short, 4:16] = np.where(_ARANGE12[None, :] < s_len[:, None], inline, 0)
+    long_start = starts[~short]
+    views[~short, 4:8] = buf[np.minimum(long_start[:, None] + _ARANGE12[:4], last)]
+    views[~short, 12:16] = long_start.astype("<i4").view(np.uint8).reshape(-1, 4)
+    arr = pa.Array.from_buffers(pa.binary_view(), n, [mask, pa.py_buffer(views), pa.py_buffer(buf)],
+                                null_count=-1 if mask is not None else 0)
+    try:
+        return arr.cast(pa.string())
+    except pa.ArrowInvalid as exc:
+        raise av.VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
+
+
+def _gather_strings_by_index(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, mask: Any) -> pa.Array:
+    n = starts.size
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
+    data = buf[index]
+    arr = pa.Array.from_buffers(pa.large_binary(), n, [mask, pa.py_buffer(offsets), pa.py_buffer(data)],
+                                null_count=-1 if mask is not None else 0)
+    try:
+        return arr.cast(pa.large_string()).cast(pa.string())
+    except pa.ArrowInvalid as exc:
+        raise av.VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
+
+
+def _longs(n: int, ids: np.ndarray, values: np.ndarray) -> pa.Array:
+    full = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    full[ids], valid[ids] = values, True
+    return pa.array(full, pa.int64(), mask=~valid)
+
+
+def _string_lists(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """A list<string> array of `n` rows (empty lists for rows without items), items in the order read."""
+    order = np.argsort(ids, kind="stable")
+    counts = np.bincount(ids, minlength=n) if ids.size else np.zeros(n, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    values = _gather_strings(buf, starts[order], lengths[order], None)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
+
+
+def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, tag: int = 0,
+                    chosen: np.ndarray | None = None) -> pa.Table:
+    """:data:`BODY_STATS_SCHEMA` rows of what a column-wise decode kept (entries of path `tag`, and only of
+    datums where `chosen` is true when given). `body_index[d]` is datum d's body number."""
+    entry = cap.row_entry
+    keep = cap.entry_tag[entry] == tag
+    datum = cap.entry_datum[entry]
+    if chosen is not None:
+        keep &= chosen[datum]
+    rows = np.flatnonzero(keep)
+    n_all = entry.size
+    # Rows in reading order per datum: a datum's rows were numbered in the order they were read.
+    order = rows[np.argsort(datum[rows], kind="stable")]
+    cols: dict[str, pa.Array] = {}
+    for sink, kind in _SINKS.items():
+        parts = cap.columns[sink]
+        if kind == av.LONG:
+            cols[sink] = _longs(n_all, parts[0], parts[1])
+        elif kind == av.STRING:
+            cols[sink] = _strings(buf, n_all, *parts)
+        else:
+            cols[sink] = _string_lists(buf, n_all, *parts)
+    key_start, key_len = cap.entry_key
+    keys = _gather_strings(buf, key_start[entry], key_len[entry], None)
+    partition = pc.coalesce(cols.pop("partition_path"), keys)
+    take = pa.array(order, pa.int64())
+    d = datum[order]
+    first = np.zeros(d.size, dtype=bool)
+    if d.size:
+        first[0] = True
+        first[1:] = d[1:] != d[:-1]
+    starts = np.flatnonzero(first)
+    seq = np.arange(d.size, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, d.size)))
+    out = {"body": pa.array(body_index[d], pa.int64()), "seq": pa.array(seq, pa.int64()),
+           "partition": partition.take(take)}
+    for name, _ in STAT_FIELDS[1:]:
+        out[name] = cols[name].take(take)
+    return pa.table(out, schema=BODY_STATS_SCHEMA)
+
+
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
+                           ) -> tuple[list[pa.Table], np.ndarray]:
+    """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
+    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
+    done = np.zeros(len(bodies), dtype=bool)
+    tables: list[pa.Table] = []
+    if not candidates.size:
+        return tables, done
+    buf, starts, ends = _flat(bodies)
+    left = np.zeros(len(bodies), dtype=bool)
+    left[candidates] = True
+    for _ in range(_MAX_HEADERS):
+        todo = np.flatnonzero(left)
+        if not todo.size:
+            break
+        first = bodies[int(todo[0])].as_py()
+        left[todo[0]] = False
+        header = container_header(first)
+        if header is None:
+            continue
+        size, meta = header
+        codec = meta.get("avro.codec", b"null")
+        same = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=first[:size - 16]), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        members = np.union1d(np.flatnonzero(same & left), [todo[0]]).astype(np.int64)
+        left[members] = False
+        if codec != b"null" or "avro.schema" not in meta:
+            continue
+        try:
+            tree, record_type = _container_tree(bytes(meta["avro.schema"]))
+        except av.VectorDecodeError:
+            continue
+        ok_actions = set()
+        for action in {actions[i] for i in members}:
+            try:
+                check_record_type(record_type, action, State.COMPLETED)
+                ok_actions.add(action)
+            except DecodeError:
+                pass
+        members = np.array([i for i in members if actions[i] in ok_actions], dtype=np.int64)
+        if not members.size:
+            continue
+        try:
+            table, decoded = _decode_members(buf, starts, ends, members, size, tree)
+        except av.VectorDecodeError:
+            continue
+        tables.append(table)
+        done[decoded] = True
+    return tables, done
+
+
+def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
+                    tree: Any) -> tuple[pa.Table, np.ndarray]:
+    """One block of one record after the header and the same sync marker after it, else the slow way."""
+    s, e = starts[members], ends[members]
+    try:
+        count, p1 = av.read_varints(buf, s + header)
+        size, data = av.read_varints(buf, p1)
+    except IndexError as exc:
+        raise av.VectorDecodeError("a container ends inside its header") from exc
+    ok = (count == 1) & (size >= 0) & (data + size + 16 == e)
+    sync_at = np.where(ok, data + size, s)
+    last = buf.size - 1
+    sync = buf[np.minimum((s + header - 16)[:, None] + np.arange(16), last)]
+    after = buf[np.minimum(sync_at[:, None] + np.arange(16), last)]
+    ok &= (sync == after).all(axis=1)
+    members, data, size = members[ok], data[ok], size[ok]
+    cap = av.decode(tree, buf, data, data + size, _SINKS)
+    return _captured_table(buf, cap, members), members
+
+
+def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
+                          wanted: np.ndarray | None = None) -> tuple[pa.Table, dict[int, str]]:
+    """:data:`BODY_STATS_SCHEMA` rows of completed commit bodies (`actions[i]`: body i's action; only the
+    bodies `wanted` lists, when given) and the error of each body that does not decode, as `decode_body`
+    words it. Rows are in body order."""
+    if not isinstance(bodies, (pa.Array, pa.ChunkedArray)):
+        bodies = pa.array(list(bodies), pa.binary())
+    if isinstance(bodies, pa.ChunkedArray):
+        bodies = bodies.combine_chunks()
+    if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
+        bodies = bodies.cast(pa.binary())
+    n = len(bodies)
+    errors: dict[int, str] = {}
+    if n == 0:
+        return BODY_STATS_SCHEMA.empty_table(), errors
+    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
+    avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
+        zero_copy_only=False), dtype=bool)
+    tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
+    rows = _Rows()
+    for i in np.flatnonzero(chosen & ~done):
+        data = bodies[int(i)].as_py() or b""
+        action = str(actions[i])
+        if sniff_format(data) is BodyFormat.JSON and _add_json(rows, int(i), data, action):
+            continue
+        error = _add_slow(rows, int(i), data, action)
+        if error is not None:
+            errors[int(i)] = error
+    if rows.cols["body"]:
+        tables.append(rows.table())
+    if not tables:
+        return BODY_STATS_SCHEMA.empty_table(), errors
+    table = pa.concat_tables(tables)
+    if len(tables) > 1:
+        table = table.sort_by([("body", "ascending"), ("seq", "ascending")])
+    return table, errors
+
+
+# -- batch functions over archive files ---------------------------------------------------------------
+
+
+def _located(stats: pa.Table, path: str, offsets: np.ndarray | None, indexes: np.ndarray, times: pa.Array,
+             actions: pa.Array) -> pa.Table:
+    """:data:`LOCATED_STATS_SCHEMA` rows of body-indexed `stats` (body i at `indexes[i]`, …)."""
+    body = stats["body"].to_numpy()
+    n = stats.num_rows
+    take = pa.array(body, pa.int64())
+    cols = {
+        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
+        "block_offset": pa.array(offsets[body], pa.int64()) if offsets is not None else pa.nulls(n, pa.int64()),
+        "record_index": pa.array(indexes[body], pa.int64()),
+        "requested_time": times.take(take),
+        "action": actions.take(take),
+        "error_code": pa.nulls(n, pa.string()),
+        "error": pa.nulls(n, pa.string()),
+    }
+    for name in ("seq", *(f for f, _ in STAT_FIELDS)):
+        cols[name] = stats[name]
+    return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
+
+
+def _error_rows(path: str, items: list[tuple[int | None, int | None, str | None, str | None, str, str]]
+                ) -> pa.Table:
+    """Error rows: (block offset, record index, requested time, action, code, message)."""
+    n = len(items)
+    cols: dict[str, Any] = {name: pa.nulls(n, t) for name, t in zip(LOCATED_STATS_SCHEMA.names,
+                                                                    LOCATED_STATS_SCHEMA.types, strict=True)}
+    cols["archive_file"] = pa.array([path] * n, pa.string())
+    for k, name in enumerate(("block_offset", "record_index", "requested_time", "action", "error_code", "error")):
+        cols[name] = pa.array([it[k] for it in items], LOCATED_STATS_SCHEMA.field(name).type)
+    return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables) if tables else LOCATED_STATS_SCHEMA.empty_table()
+
+
+def lsm_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Pure batch function: :data:`LOCATED_STATS_SCHEMA` rows of every write instant's body in layout-2
+    LSM files (`record_index`: the row in its file, as the archived listing numbers it)."""
+    import pyarrow.parquet as pq
+
+    storage = spec.open()
+    out: list[pa.Table] = []
+    for path in paths:
+        uri = storage.uri_of(path)
+        row = 0
+        try:
+            with storage.open_read(path) as handle:
+                pf = pq.ParquetFile(handle)
+                names = set(pf.schema_arrow.names)
+                if not {"instantTime", "action", "metadata"} <= names:
+                    out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
+                                                   f"{uri} is not a HoodieLSMTimelineInstant file")]))
+                    continue
+                # Small batches: the decoded pages of a large file reuse memory instead of faulting in 250 MB.
+                for batch in pf.iter_batches(batch_size=BODY_BATCH, columns=["instantTime", "action", "metadata"],
+                                             use_threads=False):
+                    out.extend(_lsm_batch(path, batch, row))
+                    row += batch.num_rows
+        except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+            out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
+                                           f"cannot read archived timeline file {uri}: {exc}")]))
+    return _concat(out)
+
+
+def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Table]:
+    times = batch.column("instantTime").cast(pa.string())
+    actions = batch.column("action").cast(pa.string())
+    wanted = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(_WRITE_ROW_ACTIONS))), False)
+    where = np.flatnonzero(np.asarray(wanted.to_numpy(zero_copy_only=False), dtype=bool))
+    if not where.size:
+        return []
+    indexes = np.arange(batch.num_rows, dtype=np.int64) + first_row
+    action_list = actions.to_pylist()
+    # Every row's body stays where the reader put it (no copy); only the write instants' are read.
+    stats, errors = write_stats_of_bodies(batch.column("metadata"), action_list, where)
+    tables = [_located(stats, path, None, indexes, times, actions)]
+    if errors:
+        time_list = times.to_pylist()
+        tables.append(_error_rows(path, [(None, int(indexes[i]), time_list[i], action_list[i],
+                                          "archived_body_decode_failed", message)
+                                         for i, message in sorted(errors.items())]))
+    return tables
+
+
+# Layout 1: `HoodieArchivedMetaEntry` records of the archive's Avro data blocks.
+_ENTRY_PATHS = (("hoodieCommitMetadata", "partitionToWriteStats"),
+                ("hoodieReplaceCommitMetadata", "partitionToWriteStats"))
+_ENTRY_TOP = {"commitTime": ("commit_time", av.STRING), "actionType": ("action_type", av.STRING),
+              "actionState": ("action_state", av.STRING)}
+_ENTRY_SINKS = {**_SINKS, **{sink: kind for sink, kind in _ENTRY_TOP.values()}}
+
+
+@functools.lru_cache(maxsize=8)
+def _entry_tree(schema_json: str) -> Any:
+    return av.compile_schema(schema_json, _ENTRY_PATHS, _AVRO_FIELDS, _ENTRY_TOP)
+
+
+#: Archive records decoded together (several blocks of one schema: a block holds ~100 records).
+ENTRY_BATCH = 20_000
+
+
+def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Pure batch function: :data:`LOCATED_STATS_SCHEMA` rows of every completed commit, deltacommit and
+    replacecommit record in layout-1 archive files (`block_offset` and `record_index` as the listing has
+    them). Damaged blocks and records are left to the listing, which reports them."""
+    from hudi_core.logfile.errors import LogFileError
+    from hudi_core.logfile.format import BlockType
+    from hudi_core.timeline.archived_v1 import _block_datums, _whole_file_reader
+
+    storage = spec.open()
+    out: list[pa.Table] = []
+    for path in paths:
+        try:
+            reader = _whole_file_reader(storage, path)
+            scan = reader.scan()
+        except LogFileError:
+            continue  # the listing reports the file
+        pending: list[tuple[int, list[bytes]]] = []
+        pending_schema: str | None = None
+        size = 0
+        for block in scan.blocks:
+            if block.corrupt or block.block_type is not BlockType.AVRO_DATA_BLOCK:
+                continue
+            try:
+                schema_json, datums = _block_datums(reader, block)
+            except (DecodeError, LogFileError, StorageError):
+                continue
+            if pending and (schema_json != pending_schema or size + len(datums) > ENTRY_BATCH):
+                out.extend(_archive_blocks(path, str(pending_schema), pending))
+                pending, size = [], 0
+            pending.append((block.offset, datums))
+            pending_schema = schema_json
+            size += len(datums)
+        if pending:
+            out.extend(_archive_blocks(path, str(pending_schema), pending))
+    return _concat(out)
+
+
+def _archive_blocks(path: str, schema_json: str, blocks: list[tuple[int, list[bytes]]]) -> list[pa.Table]:
+    """The write stats of the records of consecutive blocks of one schema, decoded together."""
+    from hudi_core.timeline.archived_v1 import decode_full_datum, payload_to_body
+
+    datums = [d for _, block in blocks for d in block]
+    n = len(datums)
+    if not n:
+        return []
+    offsets = np.concatenate([np.full(len(block), offset, dtype=np.int64) for offset, block in blocks])
+    indexes = np.concatenate([np.arange(len(block), dtype=np.int64) for _, block in blocks])
+    lengths = np.fromiter((len(d) for d in datums), dtype=np.int64, count=n)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    buf = np.frombuffer(b"".join(datums) or b"\0", dtype=np.uint8)
+    try:
+        cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
+        times = _strings(buf, n, *cap.columns["commit_time"]).to_pylist()
+        actions = _strings(buf, n, *cap.columns["action_type"]).to_pylist()
+        states = _strings(buf, n, *cap.columns["action_state"]).to_pylist()
+    except av.VectorDecodeError:
+        return [t for offset, block in blocks for t in _archive_block_slow(path, offset, schema_json, block)]
+    wanted = [i for i in range(n) if actions[i] in WRITE_COMPLETED_ACTIONS and times[i]
+              and (states[i] or State.COMPLETED.name) == State.COMPLETED.name]
+    if not wanted:
+        return []
+    # The payload field Hudi fills for the action (`payload_field`); a datum where it is null reads as the
+    # slow way reads it (another payload field may stand in).
+    tag = np.array([0 if a in (ia.COMMIT, ia.DELTA_COMMIT) else 1 for a in actions], dtype=np.int64)
+    idx = np.arange(n)
+    chosen = np.zeros(n, dtype=bool)
+    chosen[wanted] = True
+    fast = chosen & cap.reached[tag, idx]
+    slow = np.flatnonzero(chosen & ~fast)
+    try:
+        parts = [_captured_table(buf, cap, idx, t, fast & (tag == t)) for t in range(len(_ENTRY_PATHS))]
+        stats = pa.concat_tables(parts).sort_by([("body", "ascending"), ("seq", "ascending")])
+    except av.VectorDecodeError:
+        return [t for offset, block in blocks for t in _archive_block_slow(path, offset, schema_json, block)]
+    time_arr, action_arr = pa.array(times, pa.string()), pa.array(actions, pa.string())
+    tables = [_located(stats, path, offsets, indexes, time_arr, action_arr)]
+    rows = _Rows()
+    errors = []
+    for i in slow:
+        try:
+            body = payload_to_body(decode_full_datum(schema_json, datums[i]), actions[i], State.COMPLETED)
+            if isinstance(body.record, CommitMetadata):
+                _add_commit_metadata(rows, int(i), body.record)
+        except DecodeError as exc:
+            errors.append((int(offsets[i]), int(indexes[i]), times[i], actions[i], "archived_body_decode_failed",
+                           str(exc)))
+    if rows.cols["body"]:
+        tables.append(_located(rows.table(), path, offsets, indexes, time_arr, action_arr))
+    if errors:
+        tables.append(_error_rows(path, errors))
+    return tables
+
+
+def _archive_block_slow(path: str, offset: int, schema_json: str, datums: list[bytes]) -> list[pa.Table]:
+    """One archive block record by record (fastavro), for a block the column-wise way refuses."""
+    import io
+
+    import fastavro
+
+    from hudi_core.timeline.archived_v1 import _schemas, decode_full_datum, payload_to_body
+
+    try:
+        writer, projection = _schemas(schema_json)
+    except DecodeError:
+        return []
+    rows = _Rows()
+    errors = []
+    n = len(datums)
+    times: list[str | None] = [None] * n
+    actions: list[str | None] = [None] * n
+    for i, datum in enumerate(datums):
+        try:
+            key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+        except Exception:  # the listing reports a record that does not decode
+            continue
+        times[i], actions[i] = key.get("commitTime"), key.get("actionType")
+        state = key.get("actionState") or State.COMPLETED.name
+        if actions[i] not in WRITE_COMPLETED_ACTIONS or not times[i] or state != State.COMPLETED.name:
+            continue
+        try:
+            body = payload_to_body(decode_full_datum(schema_json, datum), str(actions[i]), State.COMPLETED)
+            if isinstance(body.record, CommitMetadata):
+                _add_commit_metadata(rows, i, body.record)
+        except DecodeError as exc:
+            errors.append((offset, i, times[i], actions[i], "archived_body_decode_failed", str(exc)))
+    tables = []
+    if rows.cols["body"]:
+        tables.append(_located(rows.table(), path, np.full(n, offset, dtype=np.int64), np.arange(n),
+                               pa.array(times, pa.string()), pa.array(actions, pa.string())))
+    if errors:
+        tables.append(_error_rows(path, errors))
+    return tables
+
+
+__all__ = ["BODY_STATS_SCHEMA", "LOCATED_STATS_SCHEMA", "STAT_FIELDS", "WRITE_COMPLETED_ACTIONS",
+           "archive_log_write_stats", "container_header", "lsm_write_stats", "write_stats_of_bodies"]
