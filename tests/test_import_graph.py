@@ -141,7 +141,8 @@ _BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4,
 def layer_of(module: str) -> int:
     if module == "hudi_core.scenarios.scratch":
         return _BYTES
-    faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo")
+    faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo",
+             "hudi_core.sql")
     if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui", "hudi_core.dashboard")):
         return _FACES
     if module.startswith("hudi_core.scenarios"):

@@ -45,6 +45,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.hfile",
     "hudi_core.cli.metadata",
     "hudi_core.cli.ui",
+    "hudi_core.cli.sql",
 )
 
 
@@ -86,6 +87,8 @@ def command_findings(args: argparse.Namespace) -> list[Finding]:
     for table in getattr(args, "_opened_tables", []):
         for finding in [*table.findings, *getattr(table.storage, "findings", [])]:
             seen.setdefault((finding.code, finding.path, finding.message), finding)
+    for finding in getattr(args, "_extra_findings", []):  # what a command read beside its tables (sql's plans)
+        seen.setdefault((finding.code, finding.path, finding.message), finding)
     return list(seen.values())
 
 
