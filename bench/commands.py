@@ -22,8 +22,12 @@ With ``--dashboard M`` dashboard pages (``--dashboard-pages overview,cleaner``; 
 timed in Chromium (streamlit server started fresh per page: first render with empty caches, then reloads
 with the table cached).
 
+With ``--ui-start`` (issue 28) only ``hudi-inspect ui TABLE`` is timed, on the demo table (the HUDI-7779
+case b scenario, built with ``scenario build``): seconds from starting the command until the Overview has
+rendered in Chromium (already open), a fresh command and server per round (target 3 s).
+
 Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]
-[--dashboard M [--dashboard-pages overview,cleaner]]``;
+[--dashboard M [--dashboard-pages overview,cleaner]]`` or ``python -m bench.commands --ui-start [--rounds 3]``;
 prints one JSON document (also written under ``bench/results/``).
 """
 
@@ -374,6 +378,101 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
             "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
 
 
+#: Issue 28: `hudi-inspect ui TABLE` started until the Overview has rendered.
+UI_START_TARGET_S = 3.0
+
+
+def bench_ui_start(rounds: int = 3) -> dict[str, Any]:
+    """`hudi-inspect ui TABLE` on the demo table: per round, seconds from spawning the command until it prints
+    its URL (`url_printed_s`: Streamlit answers), until the last websocket message of the first script run
+    has arrived (`data_received_s`: the server's part is over) and until the Overview it opens on has rendered
+    in Chromium (`overview_rendered_s`: timeline chart drawn, script run over), then SIGINT (`exit_code`,
+    `stop_s`). A new command, server and cache every round; the browser is started beforehand, as a user's
+    is, with a fresh profile every round (`fresh_browser_profile`: Streamlit's frontend and Plotly fetched
+    and compiled anew) and, after one untimed round, with its HTTP cache kept (`browser_cache_kept`)."""
+    import shutil
+    import signal
+
+    browser_path = next((p for p in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium") if p and
+                         os.path.exists(p)), shutil.which("chromium"))
+    if not browser_path:
+        return {"error": "no Chromium binary"}
+    from playwright.sync_api import sync_playwright
+
+    from bench.s3server import free_port
+
+    idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+
+    def one_round(context: Any, table: str, cache: Path) -> dict[str, Any]:
+        page = context.new_page()
+        frames: list[float] = []
+        env = {**_env(), "HUDI_INSPECTOR_CACHE": str(cache)}
+        started = time.perf_counter()
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.append(time.perf_counter())))
+        proc = subprocess.Popen([sys.executable, "-m", "hudi_core", "ui", table, "--port", str(free_port())],
+                                cwd=cache.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            printed = time.perf_counter() - started
+            url = line.removeprefix("hudi-inspect: dashboard on ").split(" ", 1)[0]
+            if not url.startswith("http://"):
+                raise RuntimeError(f"no URL printed: {line!r} {proc.stderr.read()!r}")  # type: ignore[union-attr]
+            page.goto(url, wait_until="domcontentloaded")
+            page.wait_for_selector(".js-plotly-plot", timeout=120_000)
+            page.wait_for_function(idle, timeout=120_000)
+            rendered = time.perf_counter() - started
+            received = max(frames) - started if frames else None
+            title = page.locator("h1").first.inner_text()
+            stopping = time.perf_counter()
+            proc.send_signal(signal.SIGINT)
+            code = proc.wait(timeout=60)
+            return {"url_printed_s": round(printed, 2), "data_received_s": received and round(received, 2),
+                    "overview_rendered_s": round(rendered, 2), "title": title, "exit_code": code,
+                    "stop_s": round(time.perf_counter() - stopping, 2),
+                    "stderr": proc.stderr.read().strip()}  # type: ignore[union-attr]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            page.close()
+
+    def summary(samples: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"rounds": samples, **{f"{key}_median": statistics.median(s[key] for s in samples)
+                                      for key in ("url_printed_s", "data_received_s", "overview_rendered_s")}}
+
+    modes: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-start-") as tmp:
+        table = str(Path(tmp) / "x")
+        subprocess.run([sys.executable, "-m", "hudi_core", "scenario", "build", "hudi7779_case_b", table],
+                       check=True, capture_output=True, env=_env(), cwd=tmp)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=browser_path, headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+            viewport = {"width": 1500, "height": 2000}
+            try:
+                fresh = []
+                for n in range(rounds):
+                    context = browser.new_context(viewport=viewport)
+                    fresh.append(one_round(context, table, Path(tmp) / f"cache-fresh-{n}"))
+                    context.close()
+                    print(f"bench: ui start, fresh browser profile, round {n + 1}: {fresh[-1]}", file=sys.stderr)
+                modes["fresh_browser_profile"] = summary(fresh)
+                context = browser.new_context(viewport=viewport)
+                one_round(context, table, Path(tmp) / "cache-kept-warmup")
+                kept = []
+                for n in range(rounds):
+                    kept.append(one_round(context, table, Path(tmp) / f"cache-kept-{n}"))
+                    print(f"bench: ui start, browser cache kept, round {n + 1}: {kept[-1]}", file=sys.stderr)
+                context.close()
+                modes["browser_cache_kept"] = summary(kept)
+            finally:
+                browser.close()
+    worst = modes["fresh_browser_profile"]["overview_rendered_s_median"]
+    return {"command": "hudi-inspect ui TABLE", "table": "hudi7779_case_b (scenario build, table version 9)",
+            **modes, "target_s": UI_START_TARGET_S, "target_met_fresh_profile": worst <= UI_START_TARGET_S,
+            "target_met_cache_kept": modes["browser_cache_kept"]["overview_rendered_s_median"] <= UI_START_TARGET_S}
+
+
 def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int) -> list[float]:
     """Seconds per load of `url` until `ready` is drawn and the script run is over: the first, then reloads."""
     from playwright.sync_api import sync_playwright
@@ -486,7 +585,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dashboard", default="", help="sizes whose dashboard pages are timed in Chromium, e.g. M")
     parser.add_argument("--dashboard-pages", default="overview",
                         help="pages timed with --dashboard: comma list of " + ",".join(DASHBOARD_PAGES))
+    parser.add_argument("--ui-start", action="store_true",
+                        help="only time `hudi-inspect ui TABLE` until the Overview renders in Chromium (--rounds)")
     args = parser.parse_args(argv)
+    if args.ui_start:
+        ui_doc = {"benchmark": "hudi-inspect ui start to Overview",
+                  "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                              "load_avg_at_start": os.getloadavg()},
+                  "ui_start": bench_ui_start(max(1, args.rounds))}
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        out = RESULTS_DIR / f"ui-start-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+        out.write_text(json.dumps(ui_doc, indent=1) + "\n")
+        ui_doc["results_file"] = str(out.relative_to(REPO_ROOT))
+        print(json.dumps(ui_doc, indent=1))
+        return 0
     commands = [c.strip() for c in args.commands.split(",") if c.strip()]
     unknown = sorted(set(commands) - set(COMMANDS))
     if unknown:

@@ -37,6 +37,7 @@ START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 10.0
 ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"  # hudi_core.ui.roots.ROOTS_ENV (not imported: it would load the dashboard)
 STORAGE_OPTIONS_ENV = "HUDI_INSPECTOR_STORAGE_OPTIONS"  # hudi_core.ui.roots.STORAGE_OPTIONS_ENV
+WARM_TABLE_ENV = "HUDI_INSPECTOR_WARM_TABLE"  # hudi_core.dashboard.serve.WARM_TABLE_ENV
 NO_AUTH_WARNING = ("hudi-inspect: warning: the dashboard listens on {host}, beyond this machine: it has no "
                    "authentication, and anyone who reaches port {port} reads every table under the roots with "
                    "this machine's credentials. Put an authenticating proxy in front of 127.0.0.1 instead "
@@ -133,12 +134,16 @@ def dashboard_url(host: str, port: int, first: str | None, first_is_table: bool)
     return f"{base}?{'table' if first_is_table else 'root'}={quote(first, safe='/:')}"
 
 
-def child_env(roots: list[str], storage_options: dict[str, str]) -> dict[str, str]:
-    """The Streamlit process's environment: the roots, the storage options, and this `hudi_core` on the path
-    (an uninstalled checkout run as `python -m hudi_core` from its folder has it on no other path)."""
+def child_env(roots: list[str], storage_options: dict[str, str], warm_table: str | None = None) -> dict[str, str]:
+    """The Streamlit process's environment: the roots, the storage options, the table to read while the browser
+    loads (`warm_table`), and this `hudi_core` on the path (an uninstalled checkout run as `python -m
+    hudi_core` from its folder has it on no other path)."""
     import hudi_core
 
     env = dict(os.environ)
+    env.pop(WARM_TABLE_ENV, None)
+    if warm_table:
+        env[WARM_TABLE_ENV] = warm_table
     if roots:
         env[ROOTS_ENV] = ",".join(roots)
     if storage_options:
@@ -157,9 +162,9 @@ def _site_dirs() -> set[str]:
 
 
 def streamlit_argv(host: str, port: int) -> list[str]:
-    from hudi_core.dashboard import APP
-
-    return [sys.executable, "-m", "streamlit", "run", str(APP), "--server.address", host.strip("[]"),
+    """`streamlit run` on the packaged dashboard, through :mod:`hudi_core.dashboard.serve` (which warms the
+    first page while the browser loads Streamlit's frontend)."""
+    return [sys.executable, "-m", "hudi_core.dashboard.serve", "--server.address", host.strip("[]"),
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--logger.level", "warning",
             # No welcome message (the URL is printed here): with it, Streamlit bound to 0.0.0.0 asks a web
@@ -236,7 +241,8 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        proc = subprocess.Popen(streamlit_argv(host, args.port), env=child_env(roots, options),
+        proc = subprocess.Popen(streamlit_argv(host, args.port),
+                                env=child_env(roots, options, roots[0] if first_is_table else None),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
     except OSError as exc:
