@@ -20,7 +20,8 @@ The views and how each is computed:
 ``log_blocks``    the header scan of every log file (`log-blocks`; no record is decoded)
 ``clean_plan``    every file the next clean's dry run decides on (`plan-clean`, with `--conf` …)
 ``archive_plan``  every active instant with the next archival's decision and reasons (`plan-archive`)
-``findings``      what was noticed reading the table for this query (computed last)
+``findings``      what was noticed reading the table for this query: at least the active timeline's bodies and
+                  the archived listing, plus what the query's other views read (computed last)
 ``metadata_files`` the metadata table's files partition as Hudi reads it (empty without a metadata table)
 """
 
@@ -182,8 +183,9 @@ VIEW_DOCS: dict[str, str] = {
                   "`plan-clean`; --conf, --conf-file, --hudi-release apply).",
     "archive_plan": "Every active instant with the next archival's decision and reasons (the dry run of "
                     "`plan-archive`).",
-    "findings": "Everything noticed while reading the table for this query: damaged or unreadable files, "
-                "odd names, plan inputs that could not be read (computed after the other views).",
+    "findings": "Everything noticed while reading the table for this query: the active timeline (every body "
+                "decoded) and the archived listing, plus what the query's other views read (archived bodies, "
+                "the file-system view, log files, plan inputs); computed after the other views.",
     "metadata_files": "The metadata table's files partition as Hudi reads it: partition, file, size (empty "
                       "when the table has no metadata table).",
 }
@@ -329,7 +331,9 @@ def _metadata_files(ctx: QueryContext, schema: pa.Schema) -> pa.Table:
 
 
 def _findings(ctx: QueryContext, schema: pa.Schema) -> pa.Table:
-    # At least the timelines' listings are read, so a query of findings alone reports on the table.
+    # At least the active timeline (every body decoded) and the archived listing are read, so a query of
+    # findings alone reports on the table as the Overview does.
+    ctx.table.timeline.decode_all(ctx.table.executor)
     ctx.table.unified_timeline()
     seen: dict[tuple[str, str, str], Finding] = {}
     for f in [*ctx.table.findings, *ctx.extra_findings]:

@@ -47,7 +47,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
                 print(f"macro {doc}")
         return cli.EXIT_OK
     if not args.table or not args.query:
-        print('hudi-inspect: sql needs TABLE and a query, e.g. hudi-inspect sql TABLE "' + EXAMPLE + '" '
+        print('hudi-inspect: sql: needs TABLE and a query, e.g. hudi-inspect sql TABLE "' + EXAMPLE + '" '
               "(or --schema)", file=sys.stderr)
         return cli.EXIT_USAGE
     from hudi_core.cli.plans import _config, _now

@@ -36,12 +36,27 @@ _WRITE_ACTIONS = pa.array(sorted(ws.WRITE_COMPLETED_ACTIONS), pa.string())
 def table_write_stats(table: HudiTable, archived: bool = True) -> pa.Table:
     """:data:`TABLE_WRITE_STATS_SCHEMA` rows of the active (and with `archived`, archived) write instants,
     in Hudi's timeline order, each body's stats in the body's order."""
-    parts = [_active(table)]
-    if archived:
-        parts.append(_archived(table))
+    parts = [_archived(table)] if archived else []
+    parts.append(_active(table))
     both = pa.concat_tables(parts)
-    both = both.sort_by([("requested_time", "ascending"), ("action", "ascending"), ("seq", "ascending")])
+    if not _in_order(both):  # archived rows come in file order, active ones in timeline order: usually sorted
+        both = both.sort_by([("requested_time", "ascending"), ("action", "ascending"), ("seq", "ascending")])
     return both.select(TABLE_WRITE_STATS_SCHEMA.names)
+
+
+def _in_order(table: pa.Table) -> bool:
+    """Whether rows are ordered by (requested time, action), each instant's rows together in `seq` order."""
+    n = table.num_rows
+    if n < 2:
+        return True
+    rt, action, seq = table["requested_time"], table["action"], table["seq"]
+    a, b = slice(0, n - 1), slice(1, n)
+    rt0, rt1 = rt.slice(a.start, n - 1), rt.slice(1)
+    ac0, ac1 = action.slice(0, n - 1), action.slice(1)
+    same = pc.and_(pc.equal(rt0, rt1), pc.equal(ac0, ac1))
+    ok = pc.or_(pc.less(rt0, rt1), pc.and_(pc.equal(rt0, rt1), pc.less(ac0, ac1)))
+    ok = pc.or_(ok, pc.and_(same, pc.equal(seq.slice(b.start), pc.add(seq.slice(0, n - 1), 1))))
+    return bool(pc.all(pc.fill_null(ok, False)).as_py())
 
 
 def _with_instant(stats: pa.Table, requested: pa.Array, completion: pa.Array, action: pa.Array, source: str
@@ -118,7 +133,7 @@ def _archived(table: HudiTable) -> pa.Table:
     # Acero joins no list column: the keys are joined with row numbers, the rows taken by them.
     rows = rows.append_column("_at", pa.array(range(rows.num_rows), pa.int64()))
     pairs = rows.select([*keys, "_at"]).join(located.select([*keys, "_row"]), keys=keys, join_type="inner",
-                                             use_threads=False)
+                                             use_threads=False).sort_by("_at")  # the files' order again
     joined = rows.take(pairs["_at"]).append_column("_row", pairs["_row"])
     errors = joined.filter(pc.is_valid(joined["error"]))
     if errors.num_rows:

@@ -210,13 +210,15 @@ def container_header(data: bytes) -> tuple[int, dict[str, bytes]] | None:
                 _, pos = _read_long(data, pos)
             for _ in range(count):
                 klen, pos = _read_long(data, pos)
+                if klen < 0 or pos + klen > len(data):
+                    return None
                 key = data[pos:pos + klen]
                 pos += klen
                 vlen, pos = _read_long(data, pos)
+                if vlen < 0 or pos + vlen > len(data):
+                    return None
                 meta[key.decode("utf-8")] = data[pos:pos + vlen]
                 pos += vlen
-                if klen < 0 or vlen < 0 or pos > len(data):
-                    return None
     except (ValueError, UnicodeDecodeError):
         return None
     if pos + 16 > len(data):
@@ -348,7 +350,8 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     key_start, key_len = cap.entry_key
     keys = _gather_strings(buf, key_start[entry], key_len[entry], None)
     partition = pc.coalesce(cols.pop("partition_path"), keys)
-    take = pa.array(order, pa.int64())
+    identity = order.size == n_all and bool((order == np.arange(n_all)).all())
+    take = None if identity else pa.array(order, pa.int64())
     d = datum[order]
     first = np.zeros(d.size, dtype=bool)
     if d.size:
@@ -357,9 +360,9 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     starts = np.flatnonzero(first)
     seq = np.arange(d.size, dtype=np.int64) - np.repeat(starts, np.diff(np.append(starts, d.size)))
     out = {"body": pa.array(body_index[d], pa.int64()), "seq": pa.array(seq, pa.int64()),
-           "partition": partition.take(take)}
+           "partition": partition if take is None else partition.take(take)}
     for name, _ in STAT_FIELDS[1:]:
-        out[name] = cols[name].take(take)
+        out[name] = cols[name] if take is None else cols[name].take(take)
     return pa.table(out, schema=BODY_STATS_SCHEMA)
 
 
