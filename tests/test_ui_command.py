@@ -71,6 +71,19 @@ def test_loopback_and_urls() -> None:
     assert dashboard_url("127.0.0.1", 8501, None, False) == "http://127.0.0.1:8501/"
 
 
+def test_allowed_host_names() -> None:
+    from hudi_core.cli.ui import allowed_hosts, streamlit_argv
+
+    assert allowed_hosts("127.0.0.1", None) == ["localhost", "127.0.0.1", "::1"]
+    assert allowed_hosts("127.0.0.1", ["inspector.example.com", "localhost"]) == [
+        "localhost", "127.0.0.1", "::1", "inspector.example.com"]
+    assert allowed_hosts("0.0.0.0", None) == []  # exposed on purpose: any name
+    assert allowed_hosts("0.0.0.0", ["inspector.example.com"])[-1] == "inspector.example.com"
+    argv = streamlit_argv("127.0.0.1", 8501, ["localhost", "a.example"])
+    assert argv[1:3] == ["-m", "hudi_core.dashboard.serve"]
+    assert argv[3:7] == ["--server.allowedHosts", "localhost", "--server.allowedHosts", "a.example"]
+
+
 def test_paths_become_roots(tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
@@ -388,6 +401,34 @@ def test_ui_refuses_a_busy_port(tables: dict[str, Path], tmp_path: Path) -> None
                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.returncode == 1 and out.stdout == ""
     assert out.stderr.strip() == f"hudi-inspect: ui: port {port} is in use on 127.0.0.1: choose another with --port"
+
+
+def websocket_handshake(port: int, host_header: str) -> str:
+    """The status line Streamlit answers a websocket handshake on `/_stcore/stream` with, sent with this Host
+    (and the same-origin Origin a browser would send for it)."""
+    import base64
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        key = base64.b64encode(os.urandom(16)).decode()
+        conn.sendall((f"GET /_stcore/stream HTTP/1.1\r\nHost: {host_header}\r\nUpgrade: websocket\r\n"
+                      f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                      f"Origin: http://{host_header}\r\n\r\n").encode())
+        return conn.recv(4096).decode(errors="replace").split("\r\n", 1)[0]
+
+
+@pytest.mark.slow
+def test_ui_refuses_other_host_names(tables: dict[str, Path], tmp_path: Path) -> None:
+    """On loopback the websocket opens only for the loopback names and those given with --allowed-host: a
+    page served under another name that rebinds it to 127.0.0.1 (DNS rebinding) is refused."""
+    with ui_command([str(tables["one"]), "--allowed-host", "inspector.example.com"], tmp_path) as ui:
+        ui.wait_for_url()
+        port = ui.port
+        for name in ("127.0.0.1", "localhost", "[::1]", "inspector.example.com"):
+            assert websocket_handshake(port, f"{name}:{port}").startswith("HTTP/1.1 101"), name
+        assert websocket_handshake(port, f"rebound.attacker.example:{port}").startswith("HTTP/1.1 403")
+        code = ui.stop(signal.SIGTERM)
+    assert code == 0 and ui.stderr[-1] == STOP_LINE.format("SIGTERM")
+    assert not any("Traceback" in line for line in ui.stderr)
 
 
 def test_ui_refuses_a_missing_folder(tmp_path: Path) -> None:

@@ -60,6 +60,11 @@ def register(add: AddCommand, sub: Any) -> None:
                         "0.0.0.0, exposes an unauthenticated dashboard and prints a warning)")
     p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
                    help="fsspec storage option for URL tables and roots (credentials, endpoint); repeatable")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a host name browsers reach the dashboard by besides localhost, 127.0.0.1 and ::1 (the "
+                        "Host its websocket is opened with, e.g. an authenticating proxy's name); repeatable. "
+                        "Other names are refused, so a web page cannot reach it by DNS rebinding; with a --host "
+                        "beyond loopback and no --allowed-host, any name is accepted")
     p.set_defaults(func=cmd_ui)
 
 
@@ -161,10 +166,26 @@ def _site_dirs() -> set[str]:
     return {os.path.abspath(d) for d in dirs}
 
 
-def streamlit_argv(host: str, port: int) -> list[str]:
+#: The names a browser on this machine reaches a loopback-bound dashboard by.
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+
+def allowed_hosts(host: str, given: list[str] | None) -> list[str]:
+    """Streamlit's `server.allowedHosts` (its websocket refuses any other Host header): the loopback names and
+    the names given (a web page that rebinds its own name to 127.0.0.1 opens the websocket with that name, and
+    is refused); none, i.e. any name, when the dashboard listens beyond loopback and no name is given (it was
+    exposed on purpose, by whatever names reach it)."""
+    names = [name.strip() for name in given or [] if name.strip()]
+    if not names and not is_loopback(host):
+        return []
+    return [*LOOPBACK_NAMES, *(n for n in names if n not in LOOPBACK_NAMES)]
+
+
+def streamlit_argv(host: str, port: int, hosts: list[str] | None = None) -> list[str]:
     """`streamlit run` on the packaged dashboard, through :mod:`hudi_core.dashboard.serve` (which warms the
     first page while the browser loads Streamlit's frontend)."""
-    return [sys.executable, "-m", "hudi_core.dashboard.serve", "--server.address", host.strip("[]"),
+    allowed = [arg for name in hosts or [] for arg in ("--server.allowedHosts", name)]
+    return [sys.executable, "-m", "hudi_core.dashboard.serve", *allowed, "--server.address", host.strip("[]"),
             "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
             "--server.fileWatcherType", "none", "--server.runOnSave", "false", "--logger.level", "warning",
             # No welcome message (the URL is printed here): with it, Streamlit bound to 0.0.0.0 asks a web
@@ -241,7 +262,7 @@ def cmd_ui(args: argparse.Namespace) -> int:
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        proc = subprocess.Popen(streamlit_argv(host, args.port),
+        proc = subprocess.Popen(streamlit_argv(host, args.port, allowed_hosts(host, args.allowed_host)),
                                 env=child_env(roots, options, roots[0] if first_is_table else None),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
