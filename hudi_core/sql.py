@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -464,10 +464,19 @@ class QueryResult:
     incomplete: bool
 
 
+#: Views that depend on the table alone (not on the dry runs' configuration nor on what else was read): a
+#: caller may keep them between queries (:func:`run_query`'s `cache`).
+TABLE_ONLY_VIEWS = frozenset({"instants", "write_stats", "file_slices", "log_blocks", "metadata_files"})
+
+
 def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
-              now: dt.datetime | None = None, savepoint_guard: bool = True) -> QueryResult:
+              now: dt.datetime | None = None, savepoint_guard: bool = True,
+              cache: MutableMapping[str, tuple[pa.Table, list[Finding], bool]] | None = None) -> QueryResult:
     """Run one SELECT over the views of `table`: the views it names are computed (findings last) and
-    registered, then DuckDB answers as an Arrow table. Raises :class:`SqlError` for a query that does not run."""
+    registered, then DuckDB answers as an Arrow table. Raises :class:`SqlError` for a query that does not run.
+
+    `cache` (the dashboard's, per table): views of :data:`TABLE_ONLY_VIEWS` computed by an earlier query are
+    taken from it, with what was noticed computing them, and new ones are put in it."""
     from hudi_core.services.config import ServiceConfig
 
     check_query(query)
@@ -481,7 +490,19 @@ def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceCon
         order = [n for n in all_views if n in wanted and n != "findings"] + (["findings"] if "findings" in wanted
                                                                                else [])
         for name in order:
-            con.register(name, all_views[name].build())
+            kept = cache.get(name) if cache is not None and name in TABLE_ONLY_VIEWS else None
+            if kept is not None:
+                arrow, noticed, incomplete = kept
+                ctx.extra_findings.extend(noticed)
+                ctx.incomplete = ctx.incomplete or incomplete
+            else:
+                before, was_incomplete = len(ctx.extra_findings), ctx.incomplete
+                ctx.incomplete = False
+                arrow = all_views[name].build()
+                if cache is not None and name in TABLE_ONLY_VIEWS:
+                    cache[name] = (arrow, ctx.extra_findings[before:], ctx.incomplete)
+                ctx.incomplete = ctx.incomplete or was_incomplete
+            con.register(name, arrow)
         try:
             result = con.sql(query).to_arrow_table()
         except duckdb.Error as exc:
@@ -496,5 +517,5 @@ def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceCon
     return QueryResult(result, order, findings, incomplete)
 
 
-__all__ = ["MACROS", "VIEW_DOCS", "QueryResult", "SqlError", "View", "check_query", "connect", "referenced_views",
-           "run_query", "schema_rows", "view_schemas", "views"]
+__all__ = ["MACROS", "TABLE_ONLY_VIEWS", "VIEW_DOCS", "QueryResult", "SqlError", "View", "check_query", "connect",
+           "referenced_views", "run_query", "schema_rows", "view_schemas", "views"]

@@ -607,3 +607,113 @@ def test_column_wise_decoding_equals_decode_body_on_random_commit_metadata() -> 
     cleaner = _container({"partitionToWriteStats": None, "compacted": None, "extraMetadata": None, "version": 1,
                           "operationType": None}, {**_COMMIT_SCHEMA, "name": "HoodieCleanerPlan"})
     assert write_stats_of_bodies([cleaner], ["commit"]) == _slow([cleaner], ["commit"])
+
+
+# -- the SQL page ----------------------------------------------------------------------------------------------
+
+SQL_PAGE = "pages/7_sql.py"
+
+
+@pytest.fixture()
+def ui_env(tables: dict[str, Path], tmp_path: Path) -> Any:
+    """The dashboard's cache in a temp folder and the built tables' folder as its root; fresh Streamlit caches."""
+    import streamlit as st
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HUDI_INSPECTOR_CACHE", str(tmp_path / "cache"))
+    mp.setenv("HUDI_INSPECTOR_ROOTS", str(tables["case_b_v9"].parent))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+    mp.undo()
+
+
+def open_sql_page(table: Path, **params: str) -> Any:
+    """The app with `table` and `params` in the URL (a pasted link), switched to the SQL page; no exception."""
+    from streamlit.testing.v1 import AppTest
+
+    from hudi_core import dashboard
+
+    at = AppTest.from_file(str(dashboard.APP), default_timeout=90)
+    at.query_params["table"] = str(table)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(SQL_PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_sql_page_runs_the_query_in_the_url_and_charts_its_times(tables: dict[str, Path], ui_env: Any) -> None:
+    query = "SELECT requested_time, action, source FROM instants ORDER BY requested_time"
+    at = open_sql_page(tables["case_b_v9"], sql=query)
+    assert not at.error, [e.value for e in at.error]
+    assert at.text_area(key="sql").value == query
+    result = at.dataframe[-1].value
+    assert [tuple(r) for r in result.itertuples(index=False)] == [(r[0], r[2], r[4]) for r in
+                                                                  expected_case_b_instants("file_name")]
+    assert any("11 row(s) · views computed: instants" in c.value for c in at.caption)
+    assert any(b.label == "⬇ query-result.csv" for b in at.get("download_button"))
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    # One series per action, at the instants' times (read in the table's timezone, which the axis names).
+    names = {trace["name"] for trace in spec["data"]}
+    assert names == {"commit", "replacecommit", "clean"}
+    xs = sorted(x for trace in spec["data"] for x in trace["x"])
+    assert xs[0].startswith("2024-01-01T00:01:00") and xs[-1].startswith("2024-01-01T00:10:01")
+    assert "time (" in spec["layout"]["xaxis"]["title"]["text"]
+    assert at.query_params["sql"] == query  # the link reproduces it
+
+
+def test_sql_page_examples_fill_the_editor_and_the_url(tables: dict[str, Path], ui_env: Any) -> None:
+    from hudi_core.ui.sql import EXAMPLES
+
+    at = open_sql_page(tables["case_b_v9"])
+    assert at.text_area(key="sql").value == EXAMPLES["Instants per action and state"]
+    assert "sql" not in at.query_params  # the default query stays out of the URL
+    at.selectbox(key="sql_example").select("File groups rewritten most").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.text_area(key="sql").value == EXAMPLES["File groups rewritten most"]
+    assert at.query_params["sql"] == EXAMPLES["File groups rewritten most"]
+    rows = at.dataframe[-1].value
+    assert rows.iloc[0]["file_id"] == FG1 and rows.iloc[0]["rewrites"] == 7  # t2 and t5..t10 rewrote fg1
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert bars[0]["type"] == "bar"
+    # Every example runs on this table without an error.
+    for label in EXAMPLES:
+        at.selectbox(key="sql_example").select(label).run()
+        assert not at.exception and not at.error, (label, [e.value for e in at.error])
+
+
+def test_sql_page_shows_a_bad_query_as_one_line(tables: dict[str, Path], ui_env: Any) -> None:
+    at = open_sql_page(tables["case_b_v9"], sql="SELECT * FROM read_csv('/etc/passwd')")
+    assert [e.value for e in at.error] == [
+        'Permission Error: Cannot access file "/etc/passwd" - file system operations are disabled by configuration']
+    at = open_sql_page(tables["case_b_v9"], sql="selec 1")
+    assert len(at.error) == 1 and "\n" not in at.error[0].value and "syntax error" in at.error[0].value
+    at = open_sql_page(tables["case_b_v9"], sql="SELECT * FROM clean_plan", sql_conf="hoodie.cleaner.commits.retaind=2")
+    assert len(at.error) == 1 and "hoodie.cleaner.commits.retained" in at.error[0].value
+
+
+def test_sql_page_dry_run_configuration_from_the_url(tables: dict[str, Path], ui_env: Any) -> None:
+    at = open_sql_page(tables["case_b_v9"], sql="SELECT decision, count(*) AS files FROM clean_plan GROUP BY ALL "
+                       "ORDER BY ALL", sql_conf="hoodie.cleaner.commits.retained=2", sql_release="1.1")
+    assert not at.error, [e.value for e in at.error]
+    assert at.dataframe[-1].value.to_dict("records") == [{"decision": "delete_if_forced", "files": 4},
+                                                         {"decision": "keep", "files": 4}]
+
+
+def test_result_figure_picks_a_chart() -> None:
+    import pandas as pd
+
+    from hudi_core.ui.sql import result_figure
+
+    times = pd.DataFrame({"requested_time": [t(1), t(2), t(3)], "files": [1, 3, 2]})
+    fig = result_figure(times, "UTC")
+    assert fig is not None and fig.data[0].mode == "lines+markers" and "UTC" in fig.layout.xaxis.title.text
+    days = pd.DataFrame({"day": [pd.Timestamp("2024-01-01").date()] * 2, "action": ["commit", "clean"], "n": [2, 1]})
+    assert {trace.name for trace in result_figure(days).data} == {"commit", "clean"}
+    bars = result_figure(pd.DataFrame({"partition": ["a", "b"], "files": [3, 1]}))
+    assert bars is not None and bars.data[0].type == "bar"
+    assert result_figure(pd.DataFrame({"file": ["x", "y"]})) is None  # nothing to chart
+    assert result_figure(pd.DataFrame({"n": [1, 2]})) is None
+    assert result_figure(pd.DataFrame()) is None

@@ -26,6 +26,7 @@ PAGE_FILES: dict[str, str] = {
     "file-groups": "4_file-groups.py",
     "log-blocks": "5_log-blocks.py",
     "scenarios": "6_scenarios.py",
+    "sql": "7_sql.py",
 }
 
 

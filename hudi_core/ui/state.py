@@ -26,6 +26,9 @@ PARAMS = {
     "scenario": "built-in scenario name",
     "step": "scenario step",
     "engine": "pipeline engine (local, spark)",
+    "sql": "the SQL page's query",
+    "sql_conf": "the SQL page's dry-run configuration, KEY=VALUE lines",
+    "sql_release": "the SQL page's emulated Hudi release for the dry runs",
 }
 
 _KEEP = "_keep_"
