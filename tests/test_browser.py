@@ -138,6 +138,11 @@ def drifted_table(browser_cache: Path) -> Path:
     return target
 
 
+#: The SQL page's query in the browser test: write stats per instant and action (a time chart, active and archived).
+SQL_QUERY = ("SELECT requested_time, action, source, count(*) AS files, sum(num_writes) AS records FROM write_stats "
+             "GROUP BY ALL ORDER BY requested_time")
+
+
 def test_every_page_in_chromium(server: str, browser_path: str, table_path: object, generated_table: Path,
                                 drifted_table: Path) -> None:
     from playwright.sync_api import sync_playwright
@@ -165,6 +170,10 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("drifted_file_groups_storage", f"file-groups?table={drifted}&listing=storage",
          '[data-testid="stDataFrame"]'),
         ("drifted_overview", f"?table={drifted}", '[data-testid="stPlotlyChart"]'),
+        # Issue 28: the SQL page, its query from the URL: a time chart of write stats (active and archived), and
+        # the default query (a bar chart) on the demo.
+        ("sql", f"sql?table={generated}&sql={urllib.parse.quote(SQL_QUERY)}", '[data-testid="stPlotlyChart"]'),
+        ("sql_demo", "sql", '[data-testid="stPlotlyChart"]'),
     ]
     checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
         "overview": ["At a glance", "20240101000400000", "guard A3"],
@@ -180,6 +189,8 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         "drifted_file_groups": ["Listed from the metadata table", "disagree on 4 file(s)"],
         "drifted_file_groups_storage": ["Listed from storage: --listing storage", "disagree on 4 file(s)"],
         "drifted_overview": ["Files listed from the metadata table"],
+        "sql": ["views computed: write_stats", "query-result.csv", "deltacommit"],
+        "sql_demo": ["views computed: instants", "Example postmortem queries"],
     }
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []
