@@ -165,8 +165,11 @@ def ui_command(args: list[str], tmp_path: Path, env: dict[str, str] | None = Non
     port = _free_port()
     cwd = tmp_path / "elsewhere"
     cwd.mkdir(exist_ok=True)
-    base = {k: v for k, v in os.environ.items() if k != "HUDI_INSPECTOR_ROOTS"}
-    base["HUDI_INSPECTOR_CACHE"] = str(tmp_path / "cache")
+    # No ambient AWS configuration: an s3:// table is reached through --storage-option alone.
+    base = {k: v for k, v in os.environ.items() if k != "HUDI_INSPECTOR_ROOTS" and not k.startswith("AWS_")}
+    base.update({"HUDI_INSPECTOR_CACHE": str(tmp_path / "cache"), "AWS_EC2_METADATA_DISABLED": "true",
+                 "AWS_CONFIG_FILE": str(tmp_path / "no-aws-config"),
+                 "AWS_SHARED_CREDENTIALS_FILE": str(tmp_path / "no-aws-credentials")})
     proc = subprocess.Popen([sys.executable, "-m", "hudi_core", "ui", *args, "--port", str(port)], cwd=cwd,
                             env={**base, **(env or {})}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     ui = UiProcess(proc, port)
@@ -344,6 +347,32 @@ def test_ui_on_a_root_lists_its_tables(tables: dict[str, Path], browser: object,
         assert query["table"] == [str(tables["two"])] and "root" not in query
         assert _errors(page) == []
         assert_stopped_cleanly(ui, ui.stop(signal.SIGTERM), "SIGTERM")
+
+
+@pytest.mark.slow
+def test_ui_on_s3_with_storage_options(tables: dict[str, Path], browser: object, tmp_path: Path) -> None:
+    """`--storage-option` reaches the dashboard: a table on the loopback S3 server (moto), whose endpoint and
+    keys are given only as options, opens on its Overview."""
+    pytest.importorskip("moto", reason="moto (the loopback S3 server) is not installed")
+    import logging
+
+    from bench.s3server import LoopbackS3, cli_storage_args, upload_tree
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = LoopbackS3().start()
+    try:
+        assert upload_tree(server.endpoint, str(tables["one"]), "warehouse", "tables/case_b") > 0
+        url_table = "s3://warehouse/tables/case_b"
+        with ui_command([url_table, *cli_storage_args(server.endpoint)], tmp_path) as ui:
+            url = ui.wait_for_url()
+            assert url == f"http://127.0.0.1:{ui.port}/?table={url_table}"
+            page = _open(browser, url, '[data-testid="stPlotlyChart"]')
+            assert page.locator("h1").first.inner_text() == "hudi7779_case_b"
+            assert url_table in page.locator('[data-testid="stMain"]').inner_text()
+            assert _errors(page) == []
+            assert_stopped_cleanly(ui, ui.stop(signal.SIGINT), "SIGINT")
+    finally:
+        server.stop()
 
 
 @pytest.mark.slow
