@@ -717,3 +717,29 @@ def test_result_figure_picks_a_chart() -> None:
     assert result_figure(pd.DataFrame({"file": ["x", "y"]})) is None  # nothing to chart
     assert result_figure(pd.DataFrame({"n": [1, 2]})) is None
     assert result_figure(pd.DataFrame()) is None
+
+
+def test_archived_write_stats_are_kept_in_the_derived_index(tables: dict[str, Path], tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Archive files are immutable: their write stats are kept beside the archive index (keyed by URI, size and
+    modification time), read back on the next query, and an entry that cannot be read is rebuilt (a finding)."""
+    from hudi_core.services.write_stats import WRITE_STATS_INDEX, table_write_stats
+
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", str(tmp_path / "index"))
+    for version in (6, 9):
+        table = tables[f"case_b_v{version}"]
+        first = table_write_stats(open_table(str(table)))
+        entries = sorted((tmp_path / "index" / WRITE_STATS_INDEX).glob("*.arrow"))
+        assert entries, version
+        again = open_table(str(table))
+        assert table_write_stats(again).equals(first)
+        for entry in entries:
+            entry.write_bytes(b"not arrow")
+        damaged = open_table(str(table))
+        assert table_write_stats(damaged).equals(first)
+        assert {f.code for f in damaged.findings} == {"archive_index_rebuilt"}
+        for entry in entries:
+            entry.unlink()
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")  # off: the same rows, nothing written
+    assert table_write_stats(open_table(str(tables["case_b_v9"]))).equals(first)
+    assert not list((tmp_path / "index" / WRITE_STATS_INDEX).glob("*.arrow"))

@@ -92,6 +92,8 @@ WRITE_COMPLETED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMM
 _WRITE_ROW_ACTIONS = WRITE_COMPLETED_ACTIONS | {ia.COMPACTION, ia.CLUSTERING, ia.LOG_COMPACTION}
 #: Bodies decoded together (bounded memory: the M table's largest LSM file holds 250 MB of bodies).
 BODY_BATCH = 4096
+#: JSON bodies parsed before their stats go to Arrow (bounded memory: a parsed stat is a dict of ~30 keys).
+_JSON_BATCH = 64
 #: Distinct container headers decoded column-wise in one batch; bodies of other headers take the slow way.
 _MAX_HEADERS = 8
 
@@ -133,35 +135,79 @@ def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
             seq += 1
 
 
-def _add_json(rows: _Rows, body: int, data: bytes, action: str) -> bool:
-    """The stats of a JSON body, as `decode_body` would read them; False where it must decide (errors)."""
+def _json_stats(data: bytes, action: str) -> list[tuple[Any, dict[str, Any]]] | None:
+    """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
+    `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
     try:
         values = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return False  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
+        return None  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
     if not isinstance(values, dict):
-        return False
+        return None
     expected = expected_record_type(action, State.COMPLETED)
     is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
     if expected not in _COMMIT_TYPES and expected is not None:
-        return False
+        return None
     try:
         check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
                           State.COMPLETED)
     except DecodeError:
-        return False
+        return None
     stats = values.get("partitionToWriteStats")
+    out: list[tuple[Any, dict[str, Any]]] = []
     if not _is_map(stats):
-        return True
-    seq = 0
+        return out
     for partition, items in stats.items():
         for d in _list(items):
-            if not _is_map(d):
-                continue
-            pp = d.get("partitionPath")
-            rows.add(body, seq, str(pp) if pp is not None else str(partition), _json_stat(d))
-            seq += 1
-    return True
+            if _is_map(d):
+                files = d.get("logFiles")
+                if files is not None and type(files) is not list:
+                    return None
+                out.append((partition, d))
+    return out
+
+
+#: A JSON write stat as Arrow reads it (Avro names; a value of another type makes Arrow refuse the batch).
+_JSON_STAT = pa.struct([("fileId", pa.string()), ("path", pa.string()), ("partitionPath", pa.string()),
+                        ("prevCommit", pa.string()), ("numWrites", pa.int64()), ("numInserts", pa.int64()),
+                        ("numUpdateWrites", pa.int64()), ("numDeletes", pa.int64()),
+                        ("totalWriteBytes", pa.int64()), ("fileSizeInBytes", pa.int64()), ("baseFile", pa.string()),
+                        ("logFiles", pa.list_(pa.string())), ("logVersion", pa.int64())])
+_JSON_COLUMNS = {"file_id": "fileId", "path": "path", "prev_commit": "prevCommit", "num_writes": "numWrites",
+                 "num_inserts": "numInserts", "num_update_writes": "numUpdateWrites", "num_deletes": "numDeletes",
+                 "total_write_bytes": "totalWriteBytes", "file_size_in_bytes": "fileSizeInBytes",
+                 "base_file": "baseFile", "log_files": "logFiles", "log_version": "logVersion"}
+
+
+def _json_table(parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]]) -> pa.Table:
+    """:data:`BODY_STATS_SCHEMA` rows of parsed JSON bodies, converted by Arrow in one go (raises
+    ArrowException where a value is of another type: then the bodies are read one by one)."""
+    bodies: list[int] = []
+    seqs: list[int] = []
+    keys: list[str] = []
+    dicts: list[dict[str, Any]] = []
+    for body, stats in parsed:
+        for seq, (partition, d) in enumerate(stats):
+            bodies.append(body)
+            seqs.append(seq)
+            keys.append(str(partition))
+            dicts.append(d)
+    arr = pa.array(dicts, type=_JSON_STAT)
+    cols: dict[str, Any] = {"body": pa.array(bodies, pa.int64()), "seq": pa.array(seqs, pa.int64()),
+                            "partition": pc.coalesce(arr.field("partitionPath"), pa.array(keys, pa.string()))}
+    for column, name in _JSON_COLUMNS.items():
+        cols[column] = arr.field(name)
+    logs = cols["log_files"]
+    if logs.null_count:
+        cols["log_files"] = pc.if_else(pc.is_null(logs), pa.scalar([], pa.list_(pa.string())), logs)
+    return pa.table(cols, schema=BODY_STATS_SCHEMA)
+
+
+def _add_json(rows: _Rows, body: int, stats: list[tuple[Any, dict[str, Any]]]) -> None:
+    """The rows of one parsed JSON body, value by value (`WriteStat.from_dict`'s conversions)."""
+    for seq, (partition, d) in enumerate(stats):
+        pp = d.get("partitionPath")
+        rows.add(body, seq, str(pp) if pp is not None else str(partition), _json_stat(d))
 
 
 def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
@@ -442,29 +488,62 @@ def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Se
     """:data:`BODY_STATS_SCHEMA` rows of completed commit bodies (`actions[i]`: body i's action; only the
     bodies `wanted` lists, when given) and the error of each body that does not decode, as `decode_body`
     words it. Rows are in body order."""
-    if not isinstance(bodies, (pa.Array, pa.ChunkedArray)):
-        bodies = pa.array(list(bodies), pa.binary())
-    if isinstance(bodies, pa.ChunkedArray):
-        bodies = bodies.combine_chunks()
-    if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
-        bodies = bodies.cast(pa.binary())
-    n = len(bodies)
+    raw: Sequence[bytes | None] | None = None  # the caller's bytes objects, read without a copy
+    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
+        if isinstance(bodies, pa.ChunkedArray):
+            bodies = bodies.combine_chunks()
+        if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
+            bodies = bodies.cast(pa.binary())
+        n = len(bodies)
+    else:
+        raw = bodies
+        n = len(raw)
     errors: dict[int, str] = {}
     if n == 0:
         return BODY_STATS_SCHEMA.empty_table(), errors
     chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
-    avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
-        zero_copy_only=False), dtype=bool)
-    tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
+    if raw is not None:
+        # Only the Avro containers go to Arrow (JSON bodies are parsed from the caller's bytes).
+        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[i] or b"")[:4] == AVRO_MAGIC], dtype=np.int64)
+        done = np.zeros(n, dtype=bool)
+        tables = []
+        if avro_at.size:
+            sub = pa.array([raw[i] for i in avro_at], pa.binary())
+            sub_tables, sub_done = _containers_columnwise(sub, np.arange(avro_at.size), [actions[i] for i in avro_at])
+            for t in sub_tables:  # body numbers of the subset back to the caller's
+                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
+            done[avro_at[sub_done]] = True
+    else:
+        avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
     rows = _Rows()
+    parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]] = []
+
+    def flush() -> None:
+        """Parsed JSON bodies to Arrow, a few at a time (their dicts are large: 100 stats a body on M)."""
+        try:
+            tables.append(_json_table(parsed))
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            for body, stats in parsed:  # a value of another type somewhere: each as `WriteStat.from_dict` reads it
+                _add_json(rows, body, stats)
+        parsed.clear()
+
     for i in np.flatnonzero(chosen & ~done):
-        data = bodies[int(i)].as_py() or b""
+        data = (raw[i] if raw is not None else bodies[int(i)].as_py()) or b""
         action = str(actions[i])
-        if sniff_format(data) is BodyFormat.JSON and _add_json(rows, int(i), data, action):
-            continue
+        if sniff_format(data) is BodyFormat.JSON:
+            stats = _json_stats(data, action)
+            if stats is not None:
+                parsed.append((int(i), stats))
+                if len(parsed) >= _JSON_BATCH:
+                    flush()
+                continue
         error = _add_slow(rows, int(i), data, action)
         if error is not None:
             errors[int(i)] = error
+    if parsed:
+        flush()
     if rows.cols["body"]:
         tables.append(rows.table())
     if not tables:
@@ -583,99 +662,168 @@ ENTRY_BATCH = 20_000
 def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
     """Pure batch function: :data:`LOCATED_STATS_SCHEMA` rows of every completed commit, deltacommit and
     replacecommit record in layout-1 archive files (`block_offset` and `record_index` as the listing has
-    them). Damaged blocks and records are left to the listing, which reports them."""
+    them). Damaged blocks and records are left to the listing, which reports them.
+
+    Each file is read whole, once; the records of its blocks are decoded column-wise where they lie in that
+    buffer (consecutive blocks of one schema together), never sliced out one by one."""
     from hudi_core.logfile.errors import LogFileError
     from hudi_core.logfile.format import BlockType
-    from hudi_core.timeline.archived_v1 import _block_datums, _whole_file_reader
+    from hudi_core.logfile.reader import LogFileReader
+    from hudi_core.timeline.archived_v1 import _block_datums
 
     storage = spec.open()
     out: list[pa.Table] = []
     for path in paths:
         try:
-            reader = _whole_file_reader(storage, path)
+            data = storage.read(path)
+            reader = LogFileReader(storage, path, file_size=len(data), head=data)
             scan = reader.scan()
-        except LogFileError:
+        except (LogFileError, StorageError):
             continue  # the listing reports the file
-        pending: list[tuple[int, list[bytes]]] = []
-        pending_schema: str | None = None
-        size = 0
+        buf = np.frombuffer(data or b"\0", dtype=np.uint8)
+        run = _Run()  # consecutive records of one schema
         for block in scan.blocks:
             if block.corrupt or block.block_type is not BlockType.AVRO_DATA_BLOCK:
                 continue
-            try:
-                schema_json, datums = _block_datums(reader, block)
-            except (DecodeError, LogFileError, StorageError):
+            schema = block.schema
+            framed = _datum_ranges(data, block.content_offset, block.content_length) \
+                if schema and block.format_version != 0 else None
+            if framed is None:  # legacy framing (schema inside the content) or damage: the block alone
+                try:
+                    schema_json, datums = _block_datums(reader, block)
+                except (DecodeError, LogFileError, StorageError):
+                    continue
+                if not datums:
+                    continue
+                lone = _Run(schema_json)
+                lone.add(block.offset, list(np.cumsum([0, *map(len, datums[:-1])], dtype=np.int64)),
+                         list(np.cumsum([len(d) for d in datums], dtype=np.int64)))
+                out.extend(lone.decode(path, np.frombuffer(b"".join(datums) or b"\0", dtype=np.uint8)))
                 continue
-            if pending and (schema_json != pending_schema or size + len(datums) > ENTRY_BATCH):
-                out.extend(_archive_blocks(path, str(pending_schema), pending))
-                pending, size = [], 0
-            pending.append((block.offset, datums))
-            pending_schema = schema_json
-            size += len(datums)
-        if pending:
-            out.extend(_archive_blocks(path, str(pending_schema), pending))
+            if run.starts and (schema != run.schema or len(run.starts) + len(framed[0]) > ENTRY_BATCH):
+                out.extend(run.decode(path, buf))
+                run = _Run()
+            run.schema = schema
+            run.add(block.offset, *framed)
+        if run.starts:
+            out.extend(run.decode(path, buf))
     return _concat(out)
 
 
-def _archive_blocks(path: str, schema_json: str, blocks: list[tuple[int, list[bytes]]]) -> list[pa.Table]:
-    """The write stats of the records of consecutive blocks of one schema, decoded together."""
+class _Run:
+    """Records of consecutive blocks of one schema: where each starts and ends, and its block."""
+
+    def __init__(self, schema: str | None = None) -> None:
+        self.schema = schema
+        self.blocks: list[tuple[int, int]] = []  # (block offset, records)
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, offset: int, starts: list[int], ends: list[int]) -> None:
+        self.blocks.append((offset, len(starts)))
+        self.starts.extend(starts)
+        self.ends.extend(ends)
+
+    def decode(self, path: str, buf: np.ndarray) -> list[pa.Table]:
+        offsets = np.repeat(np.array([b[0] for b in self.blocks], dtype=np.int64),
+                            np.array([b[1] for b in self.blocks], dtype=np.int64))
+        return _archive_records(path, str(self.schema), buf, offsets, np.array(self.starts, dtype=np.int64),
+                                np.array(self.ends, dtype=np.int64))
+
+
+def _datum_ranges(data: bytes, start: int, length: int) -> tuple[list[int], list[int]] | None:
+    """(starts, ends) in `data` of the records of an Avro data block's content (framing version 1+: version,
+    count, then length-prefixed records), or None where the framing does not add up."""
+    import struct
+
+    unpack = struct.Struct(">i").unpack_from
+    end = start + length
+    if length < 8 or end > len(data):
+        return None
+    count = unpack(data, start + 4)[0]
+    pos = start + 8
+    if count < 0 or count * 4 > end - pos:
+        return None
+    starts, ends = [], []
+    for _ in range(count):
+        if pos + 4 > end:
+            return None
+        n = unpack(data, pos)[0]
+        pos += 4
+        if n < 0 or pos + n > end:
+            return None
+        starts.append(pos)
+        pos += n
+        ends.append(pos)
+    return (starts, ends) if pos == end else None
+
+
+def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
+                     ends: np.ndarray) -> list[pa.Table]:
+    """The write stats of archive records (their block's offset, start and end in `buf`) of one schema, decoded
+    together. `record_index` numbers a record within its block, as the listing does."""
     from hudi_core.timeline.archived_v1 import decode_full_datum, payload_to_body
 
-    datums = [d for _, block in blocks for d in block]
-    n = len(datums)
+    n = starts.size
     if not n:
         return []
-    offsets = np.concatenate([np.full(len(block), offset, dtype=np.int64) for offset, block in blocks])
-    indexes = np.concatenate([np.arange(len(block), dtype=np.int64) for _, block in blocks])
-    lengths = np.fromiter((len(d) for d in datums), dtype=np.int64, count=n)
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    buf = np.frombuffer(b"".join(datums) or b"\0", dtype=np.uint8)
+    first = np.ones(n, dtype=bool)
+    first[1:] = offsets[1:] != offsets[:-1]
+    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    indexes = np.arange(n, dtype=np.int64) - block_start
+    datum = lambda i: bytes(buf[starts[i]:ends[i]])  # noqa: E731 - the slow ways' bytes of one record
     try:
         cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
-        times = _strings(buf, n, *cap.columns["commit_time"]).to_pylist()
-        actions = _strings(buf, n, *cap.columns["action_type"]).to_pylist()
-        states = _strings(buf, n, *cap.columns["action_state"]).to_pylist()
+        times = _strings(buf, n, *cap.columns["commit_time"])
+        actions = _strings(buf, n, *cap.columns["action_type"])
+        states = _strings(buf, n, *cap.columns["action_state"])
     except av.VectorDecodeError:
-        return [t for offset, block in blocks for t in _archive_block_slow(path, offset, schema_json, block)]
-    wanted = [i for i in range(n) if actions[i] in WRITE_COMPLETED_ACTIONS and times[i]
-              and (states[i] or State.COMPLETED.name) == State.COMPLETED.name]
-    if not wanted:
+        return _archive_records_slow(path, schema_json, [(int(o), int(i), datum(k)) for k, (o, i) in
+                                                         enumerate(zip(offsets, indexes, strict=True))])
+    completed = pc.fill_null(pc.equal(pc.coalesce(states, pa.scalar(State.COMPLETED.name)), State.COMPLETED.name),
+                             False)
+    writes = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(WRITE_COMPLETED_ACTIONS))), False)
+    named = pc.fill_null(pc.greater(pc.utf8_length(times), 0), False)
+    chosen = np.asarray(pc.and_(pc.and_(completed, writes), named).to_numpy(zero_copy_only=False), dtype=bool)
+    if not chosen.any():
         return []
-    # The payload field Hudi fills for the action (`payload_field`); a datum where it is null reads as the
+    # The payload field Hudi fills for the action (`payload_field`); a record where it is null reads as the
     # slow way reads it (another payload field may stand in).
-    tag = np.array([0 if a in (ia.COMMIT, ia.DELTA_COMMIT) else 1 for a in actions], dtype=np.int64)
+    is_commit = np.asarray(pc.fill_null(pc.is_in(actions, value_set=pa.array([ia.COMMIT, ia.DELTA_COMMIT])),
+                                        False).to_numpy(zero_copy_only=False), dtype=bool)
+    tag = np.where(is_commit, 0, 1)
     idx = np.arange(n)
-    chosen = np.zeros(n, dtype=bool)
-    chosen[wanted] = True
     fast = chosen & cap.reached[tag, idx]
     slow = np.flatnonzero(chosen & ~fast)
     try:
         parts = [_captured_table(buf, cap, idx, t, fast & (tag == t)) for t in range(len(_ENTRY_PATHS))]
         stats = pa.concat_tables(parts).sort_by([("body", "ascending"), ("seq", "ascending")])
     except av.VectorDecodeError:
-        return [t for offset, block in blocks for t in _archive_block_slow(path, offset, schema_json, block)]
-    time_arr, action_arr = pa.array(times, pa.string()), pa.array(actions, pa.string())
-    tables = [_located(stats, path, offsets, indexes, time_arr, action_arr)]
-    rows = _Rows()
-    errors = []
-    for i in slow:
-        try:
-            body = payload_to_body(decode_full_datum(schema_json, datums[i]), actions[i], State.COMPLETED)
-            if isinstance(body.record, CommitMetadata):
-                _add_commit_metadata(rows, int(i), body.record)
-        except DecodeError as exc:
-            errors.append((int(offsets[i]), int(indexes[i]), times[i], actions[i], "archived_body_decode_failed",
-                           str(exc)))
-    if rows.cols["body"]:
-        tables.append(_located(rows.table(), path, offsets, indexes, time_arr, action_arr))
-    if errors:
-        tables.append(_error_rows(path, errors))
+        return _archive_records_slow(path, schema_json, [(int(o), int(i), datum(k)) for k, (o, i) in
+                                                         enumerate(zip(offsets, indexes, strict=True))])
+    tables = [_located(stats, path, offsets, indexes, times, actions)]
+    if slow.size:
+        time_list, action_list = times.to_pylist(), actions.to_pylist()
+        rows = _Rows()
+        errors = []
+        for i in slow:
+            try:
+                body = payload_to_body(decode_full_datum(schema_json, datum(i)), action_list[i], State.COMPLETED)
+                if isinstance(body.record, CommitMetadata):
+                    _add_commit_metadata(rows, int(i), body.record)
+            except DecodeError as exc:
+                errors.append((int(offsets[i]), int(indexes[i]), time_list[i], action_list[i],
+                               "archived_body_decode_failed", str(exc)))
+        if rows.cols["body"]:
+            tables.append(_located(rows.table(), path, offsets, indexes, times, actions))
+        if errors:
+            tables.append(_error_rows(path, errors))
     return tables
 
 
-def _archive_block_slow(path: str, offset: int, schema_json: str, datums: list[bytes]) -> list[pa.Table]:
-    """One archive block record by record (fastavro), for a block the column-wise way refuses."""
+def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, int, bytes]]) -> list[pa.Table]:
+    """Archive records (block offset, index in block, bytes) one by one (fastavro), for a run the column-wise
+    way refuses."""
     import io
 
     import fastavro
@@ -688,10 +836,10 @@ def _archive_block_slow(path: str, offset: int, schema_json: str, datums: list[b
         return []
     rows = _Rows()
     errors = []
-    n = len(datums)
+    n = len(records)
     times: list[str | None] = [None] * n
     actions: list[str | None] = [None] * n
-    for i, datum in enumerate(datums):
+    for i, (offset, index, datum) in enumerate(records):
         try:
             key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
         except Exception:  # the listing reports a record that does not decode
@@ -705,11 +853,12 @@ def _archive_block_slow(path: str, offset: int, schema_json: str, datums: list[b
             if isinstance(body.record, CommitMetadata):
                 _add_commit_metadata(rows, i, body.record)
         except DecodeError as exc:
-            errors.append((offset, i, times[i], actions[i], "archived_body_decode_failed", str(exc)))
+            errors.append((offset, index, times[i], actions[i], "archived_body_decode_failed", str(exc)))
     tables = []
     if rows.cols["body"]:
-        tables.append(_located(rows.table(), path, np.full(n, offset, dtype=np.int64), np.arange(n),
-                               pa.array(times, pa.string()), pa.array(actions, pa.string())))
+        tables.append(_located(rows.table(), path, np.array([r[0] for r in records], dtype=np.int64),
+                               np.array([r[1] for r in records], dtype=np.int64), pa.array(times, pa.string()),
+                               pa.array(actions, pa.string())))
     if errors:
         tables.append(_error_rows(path, errors))
     return tables
