@@ -184,10 +184,16 @@ class _Union(_Node):
         self.branches = branches
 
     def read(self, st: _State, pos: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        branch, after = read_varints(st.buf, pos)
-        if branch.size == 0:
-            return after
-        lo, hi = int(branch.min()), int(branch.max())
+        if pos.size == 0:
+            return pos
+        first = st.buf[pos]
+        top = int(first.max())
+        if top < 0x80 and not (first & 1).any():  # one byte, not negative: the branch is the byte halved
+            branch, after = first >> 1, pos + 1
+            lo, hi = int(first.min()) >> 1, top >> 1
+        else:
+            branch, after = read_varints(st.buf, pos)
+            lo, hi = int(branch.min()), int(branch.max())
         if lo < 0 or hi >= len(self.branches):
             raise VectorDecodeError("a union branch out of range")
         if lo == hi:
