@@ -454,6 +454,26 @@ def referenced_views(query: str, con: Any = None) -> set[str]:
     return words & set(_BUILDERS)
 
 
+def plain_numbers(table: pa.Table) -> pa.Table:
+    """`table` with its decimal columns as plain numbers, for JSON and charts: DuckDB's `sum` of integers is a
+    HUGEINT, which Arrow holds as decimal(38, 0) (and JSON would write as a string). Integral decimals become
+    int64 where every value fits, others float64."""
+    import pyarrow.compute as pc
+
+    columns = []
+    changed = False
+    for f, column in zip(table.schema, table.columns, strict=True):
+        if pa.types.is_decimal(f.type):
+            try:
+                column = pc.cast(column, pa.int64()) if f.type.scale == 0 else pc.cast(column, pa.float64(),
+                                                                                       safe=False)
+            except pa.ArrowInvalid:
+                column = pc.cast(column, pa.float64(), safe=False)
+            changed = True
+        columns.append(column)
+    return pa.table(columns, names=table.column_names) if changed else table
+
+
 @dataclass
 class QueryResult:
     """A query's answer: the rows, the views it computed (in order), and what was noticed."""
@@ -518,4 +538,4 @@ def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceCon
 
 
 __all__ = ["MACROS", "TABLE_ONLY_VIEWS", "VIEW_DOCS", "QueryResult", "SqlError", "View", "check_query", "connect",
-           "referenced_views", "run_query", "schema_rows", "view_schemas", "views"]
+           "plain_numbers", "referenced_views", "run_query", "schema_rows", "view_schemas", "views"]

@@ -490,6 +490,9 @@ def test_formats(tables: dict[str, Path], capsys: pytest.CaptureFixture[str]) ->
     # Lists and timestamps (the instant_ts macro) come out as JSON lists and text.
     code, rows, _ = sql(capsys, table, "SELECT files, instant_ts(requested_time) AS at FROM instants LIMIT 1")
     assert rows == [{"files": [f"{t(1)}_{done(1)}.commit"], "at": "2024-01-01T00:01:00"}]
+    # Sums (DuckDB's HUGEINT, an Arrow decimal) and decimals are JSON numbers.
+    code, rows, _ = sql(capsys, table, "SELECT sum(num_writes) AS records, 1.5::DECIMAL(4, 2) AS d FROM write_stats")
+    assert rows == [{"records": 20, "d": 1.5}]
     # No table and no query: usage.
     assert sql(capsys, None, None, fmt="table")[0] == 2
 

@@ -75,7 +75,9 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def _print(args: argparse.Namespace, table: Any) -> None:
     from hudi_core import cli
     from hudi_core.cli.output import write_json_list
+    from hudi_core.sql import plain_numbers
 
+    table = plain_numbers(table)
     columns = table.column_names
     if args.format == "json" and not cli.wants_envelope(args):
         write_json_list((b.to_pylist() for b in table.to_batches(max_chunksize=cli.JSON_CHUNK_ROWS)), sys.stdout)

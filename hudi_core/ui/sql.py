@@ -142,8 +142,10 @@ def parse_conf(text: str) -> tuple[tuple[str, str], ...]:
 
 def to_frame(table: pa.Table, limit: int | None = None) -> pd.DataFrame:
     """The rows as a pandas frame for display (the first `limit` rows)."""
+    from hudi_core.sql import plain_numbers
+
     shown = table if limit is None else table.slice(0, limit)
-    return shown.to_pandas(types_mapper=None, maps_as_pydicts="strict")
+    return plain_numbers(shown).to_pandas()
 
 
 # -- the chart ------------------------------------------------------------------------------------------------
