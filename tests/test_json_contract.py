@@ -60,6 +60,9 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("metadata-files", "case_b_mdt", ["metadata-files"]),
     ("fsview (metadata listing)", "case_b_mdt", ["fsview", "--envelope"]),
     ("hfile --records", "mdt_hfile", ["hfile", "--records"]),
+    # Issue 28: a query's rows carry its own column names; the envelope carries the findings.
+    ("sql --envelope", "case_b", ["sql", "SELECT action, state, count(*) AS n FROM instants GROUP BY ALL",
+                                  "--envelope"]),
 ]
 
 
