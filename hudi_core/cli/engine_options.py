@@ -13,6 +13,7 @@ from hudi_core.pipeline.engine import (
     get_executor,
     parse_spark_conf,
     resolve_engine,
+    spark_min_items,
 )
 from hudi_core.pipeline.progress import cli_progress
 
@@ -35,10 +36,12 @@ def executor_from_args(args: argparse.Namespace) -> Executor:
     engine, master, conf = getattr(args, "engine", None), getattr(args, "spark_master", None), getattr(
         args, "spark_conf", None)
     chosen = resolve_engine(engine, _notice)
+    min_items = None
     if chosen == "spark":
-        parse_spark_conf(conf)  # a bad --spark-conf fails now, before any work
+        min_items = spark_min_items(master, parse_spark_conf(conf))  # a bad --spark-conf fails now
     progress = cli_progress(getattr(args, "format", "table"))
-    return DeferredExecutor(chosen, lambda: get_executor(chosen, master, conf, progress=progress, notice=None))
+    return DeferredExecutor(chosen, lambda: get_executor(chosen, master, conf, progress=progress, notice=None),
+                            min_items=min_items)
 
 
 def _notice(message: str) -> None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import HudiInspectError
+from hudi_core.pipeline.executor import DEFAULT_MIN_ITEMS, MIN_ITEMS_ENV
 from hudi_core.pipeline.progress import ProgressCallback
 
 if TYPE_CHECKING:
@@ -293,16 +294,24 @@ def get_executor(engine: str | None = None, master: str | None = None,
         from hudi_core.pipeline.local import ReportingLocalExecutor  # pyarrow: not at start-up
 
         return ReportingLocalExecutor(progress=progress)
-    from hudi_core.pipeline.spark import MIN_ITEMS_ENV, SparkExecutor
+    from hudi_core.pipeline.spark import SparkExecutor
 
     settings = parse_spark_conf(conf)  # validate now, not at the first stage
-    min_items = None  # $HUDI_INSPECTOR_SPARK_MIN_ITEMS, else the executor's default (1,000)
-    if not os.environ.get(MIN_ITEMS_ENV, "").strip().isdigit() and is_local_master(resolve_master(master, settings)):
-        # On a local master a Spark job runs on the same cores as the thread pool and adds the JVM's
-        # start-up and the Python workers' forks: `duplicates` on the M table took 49.5 s on Spark
-        # local[*] against 12.9 s on threads (2 cores). Spark pays there only for very large stages.
-        min_items = LOCAL_MASTER_MIN_ITEMS
-    return SparkExecutor(lambda: get_spark_session(master, settings), progress=progress, min_items=min_items)
+    return SparkExecutor(lambda: get_spark_session(master, settings), progress=progress,
+                         min_items=spark_min_items(master, settings))
+
+
+def spark_min_items(master: str | None, settings: Mapping[str, str]) -> int:
+    """Items below which a stage runs on the driver: `$HUDI_INSPECTOR_SPARK_MIN_ITEMS`, else
+    :data:`LOCAL_MASTER_MIN_ITEMS` on a local master, else the executor's default (1,000). Known without
+    importing the Spark executor (and pyarrow with it)."""
+    env = os.environ.get(MIN_ITEMS_ENV, "").strip()
+    if env.isdigit():
+        return int(env)
+    # On a local master a Spark job runs on the same cores as the thread pool and adds the JVM's start-up and
+    # the Python workers' forks: `duplicates` on the M table took 49.5 s on Spark local[*] against 12.9 s on
+    # threads (2 cores). Spark pays there only for very large stages.
+    return LOCAL_MASTER_MIN_ITEMS if is_local_master(resolve_master(master, settings)) else DEFAULT_MIN_ITEMS
 
 
 # -- executors made on first use ------------------------------------------------------------------
@@ -313,10 +322,13 @@ class DeferredExecutor:
     (errors stay usage errors), but the executor's module, and pyarrow with it, is imported only when
     a bulk stage runs: `info` and `timeline` never run one (a third of their start-up, issue 11)."""
 
-    def __init__(self, name: str, make: Callable[[], Executor]) -> None:
+    def __init__(self, name: str, make: Callable[[], Executor], min_items: int | None = None) -> None:
         self.name = name
         self._make = make
         self._real: Executor | None = None
+        if min_items is not None:
+            # Known up front, so deciding to run a small stage inline does not import the executor.
+            self.min_items = min_items
 
     @property
     def real(self) -> Executor:

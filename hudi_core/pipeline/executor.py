@@ -16,6 +16,11 @@ from typing import TYPE_CHECKING, Protocol
 
 from hudi_core.storage import StorageSpec
 
+#: Stages with fewer items than this run on the driver instead of Spark (`SparkExecutor.min_items`).
+DEFAULT_MIN_ITEMS = 1000
+#: Environment variable overriding :data:`DEFAULT_MIN_ITEMS`.
+MIN_ITEMS_ENV = "HUDI_INSPECTOR_SPARK_MIN_ITEMS"
+
 if TYPE_CHECKING:  # pyarrow is imported by the batch functions that build tables, not by start-up
     import pyarrow as pa
 

@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.pipeline.executor import BatchFn, _batches, _concat
+from hudi_core.pipeline.executor import DEFAULT_MIN_ITEMS, MIN_ITEMS_ENV, BatchFn, _batches, _concat
 from hudi_core.pipeline.local import ReportingLocalExecutor
 from hudi_core.pipeline.progress import (
     ProgressCallback,
@@ -58,10 +58,6 @@ from hudi_core.storage import StorageSpec, local_root
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-#: Environment variable overriding :data:`DEFAULT_MIN_ITEMS`.
-MIN_ITEMS_ENV = "HUDI_INSPECTOR_SPARK_MIN_ITEMS"
-#: Stages with fewer items than this run on the driver (see :class:`SparkExecutor`).
-DEFAULT_MIN_ITEMS = 1000
 #: Stage runs kept in :attr:`SparkExecutor.history`.
 MAX_HISTORY = 1000
 
