@@ -305,6 +305,10 @@ class _Compiler:
 
     fields: dict[str, tuple[str, str]]  # Avro field name of the item record -> (sink name, kind)
     top: dict[str, tuple[str, str]]  # Avro field name of the root record -> (sink name, kind)
+    #: tag of a map path -> (sink, kind) of its values, kept per entry (instead of arrays of rows)
+    map_values: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: tag of a leaf path -> (sink, kind) of the field it ends at, kept per datum
+    leaves: dict[int, tuple[str, str]] = field(default_factory=dict)
     names: dict[str, Any] = field(default_factory=dict)
     depth: int = 0
 
@@ -381,6 +385,8 @@ class _Compiler:
             if role == "leaf":
                 raise VectorDecodeError("a map where a captured value was expected")
             done = [tag for tag, rest in rests if not rest] if role == "path" else []
+            if done and done[0] in self.map_values:
+                return _Map(self.node(schema["values"], namespace, "leaf", (), self.map_values[done[0]]), tag=done[0])
             if done:
                 return _Map(self.node(schema["values"], namespace, "items"), tag=done[0])
             return _Map(self.node(schema["values"], namespace, "plain"))
@@ -414,7 +420,10 @@ class _Compiler:
             name, ftype = f.get("name"), f.get("type")
             below = tuple((tag, rest[1:]) for tag, rest in rests if rest and rest[0] == name) \
                 if role in ("root", "path") else ()
-            if below:
+            leaf = next((self.leaves[tag] for tag, rest in below if not rest and tag in self.leaves), None)
+            if leaf is not None:
+                nodes.append(self.node(ftype, ns, "leaf", (), leaf))
+            elif below:
                 nodes.append(self.node(ftype, ns, "path", below))
             elif role == "root" and name in self.top:
                 nodes.append(self.node(ftype, ns, "leaf", (), self.top[name]))
@@ -426,17 +435,27 @@ class _Compiler:
 
 
 def compile_schema(schema: str | dict[str, Any], paths: tuple[tuple[str, ...], ...],
-                   fields: dict[str, tuple[str, str]], top: dict[str, tuple[str, str]] | None = None) -> _Node:
+                   fields: dict[str, tuple[str, str]], top: dict[str, tuple[str, str]] | None = None,
+                   map_values: dict[int, tuple[str, str]] | None = None,
+                   leaves: dict[tuple[str, ...], tuple[str, str]] | None = None) -> _Node:
     """The node tree reading `schema` (JSON text or parsed; its root a record) and keeping the maps at
     `paths` (field names from the root record; path `t` tags its entries `t`), the `fields` (Avro name ->
-    (sink, kind)) of their array items' records, and the `top` fields of the root record."""
+    (sink, kind)) of their array items' records, and the `top` fields of the root record.
+
+    `map_values` (path tag -> (sink, kind)): the map at that path holds values to keep (a string per entry,
+    ids are entry numbers) rather than arrays of rows. `leaves` (field path -> (sink, kind)): fields below
+    the root, reached through records and unions only, kept per datum (a datum whose union on the way is
+    null has no value)."""
     try:
         parsed = json.loads(schema) if isinstance(schema, str) else json.loads(json.dumps(schema))
     except (ValueError, TypeError) as exc:
         raise VectorDecodeError(f"schema is not JSON: {exc}") from exc
-    if any(not p for p in paths):
+    leaves = leaves or {}
+    if any(not p for p in paths) or any(not p for p in leaves):
         raise VectorDecodeError("an empty path")
-    return _Compiler(fields, top or {}).node(parsed, None, "root", tuple(enumerate(paths)))
+    rests = tuple(enumerate(paths)) + tuple((len(paths) + k, p) for k, p in enumerate(leaves))
+    leaf_tags = {len(paths) + k: capture for k, capture in enumerate(leaves.values())}
+    return _Compiler(fields, top or {}, dict(map_values or {}), leaf_tags).node(parsed, None, "root", rests)
 
 
 def decode(root: _Node, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,

@@ -466,6 +466,16 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
 def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
                     tree: Any) -> tuple[pa.Table, np.ndarray]:
     """One block of one record after the header and the same sync marker after it, else the slow way."""
+    members, data, size = container_datums(buf, starts, ends, members, header)
+    cap = av.decode(tree, buf, data, data + size, _SINKS)
+    return _captured_table(buf, cap, members), members
+
+
+def container_datums(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(members, datum starts, datum sizes) of the containers `members` (body i at `starts[i]:ends[i]` of `buf`,
+    `header` bytes of header each) that hold one block of one record followed by the header's sync marker; the
+    others are left out (the caller reads them the slow way)."""
     s, e = starts[members], ends[members]
     try:
         count, p1 = av.read_varints(buf, s + header)
@@ -478,9 +488,7 @@ def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, membe
     sync = buf[np.minimum((s + header - 16)[:, None] + np.arange(16), last)]
     after = buf[np.minimum(sync_at[:, None] + np.arange(16), last)]
     ok &= (sync == after).all(axis=1)
-    members, data, size = members[ok], data[ok], size[ok]
-    cap = av.decode(tree, buf, data, data + size, _SINKS)
-    return _captured_table(buf, cap, members), members
+    return members[ok], data[ok], size[ok]
 
 
 def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
@@ -666,6 +674,13 @@ def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
 
     Each file is read whole, once; the records of its blocks are decoded column-wise where they lie in that
     buffer (consecutive blocks of one schema together), never sliced out one by one."""
+    return _concat(archive_log_runs(spec, paths, _Run))
+
+
+def archive_log_runs(spec: StorageSpec, paths: list[str], run_type: type[_Run]) -> list[pa.Table]:
+    """The tables `run_type(...).decode(path, buf)` makes of the records of layout-1 archive files, run by run
+    (consecutive blocks of one schema, at most :data:`ENTRY_BATCH` records; a block of the legacy framing
+    alone). Each file is read whole, once; files that do not open are left to the listing."""
     from hudi_core.logfile.errors import LogFileError
     from hudi_core.logfile.format import BlockType
     from hudi_core.logfile.reader import LogFileReader
@@ -681,7 +696,7 @@ def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
         except (LogFileError, StorageError):
             continue  # the listing reports the file
         buf = np.frombuffer(data or b"\0", dtype=np.uint8)
-        run = _Run()  # consecutive records of one schema
+        run = run_type()  # consecutive records of one schema
         for block in scan.blocks:
             if block.corrupt or block.block_type is not BlockType.AVRO_DATA_BLOCK:
                 continue
@@ -695,19 +710,19 @@ def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
                     continue
                 if not datums:
                     continue
-                lone = _Run(schema_json)
+                lone = run_type(schema_json)
                 lone.add(block.offset, list(np.cumsum([0, *map(len, datums[:-1])], dtype=np.int64)),
                          list(np.cumsum([len(d) for d in datums], dtype=np.int64)))
                 out.extend(lone.decode(path, np.frombuffer(b"".join(datums) or b"\0", dtype=np.uint8)))
                 continue
             if run.starts and (schema != run.schema or len(run.starts) + len(framed[0]) > ENTRY_BATCH):
                 out.extend(run.decode(path, buf))
-                run = _Run()
+                run = run_type()
             run.schema = schema
             run.add(block.offset, *framed)
         if run.starts:
             out.extend(run.decode(path, buf))
-    return _concat(out)
+    return out
 
 
 class _Run:
