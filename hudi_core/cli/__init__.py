@@ -46,6 +46,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.metadata",
     "hudi_core.cli.ui",
     "hudi_core.cli.sql",
+    "hudi_core.cli.schema",
 )
 
 
