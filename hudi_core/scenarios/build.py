@@ -87,7 +87,8 @@ class BuildResult:
             if model.is_hidden(fg):
                 continue
             for key, row in model.current_rows(fg).items():
-                rows[key] = {n: row[n] for n, _ in self.writer.data_fields()}
+                rows[key] = self.writer.conform_row(row, key) if self.writer.extra_fields else \
+                    {n: row[n] for n, _ in self.writer.data_fields()}
         return rows
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,6 +170,9 @@ class ScenarioBuilder:
         self.mdt = MetadataTableWriter(self.scratch, scenario.name, table_version, clock=self.w.tick) \
             if metadata_table else None
         self.w.root_partition_metafile = metadata_table
+        if self.w.partition_field in {c["name"] for c in scenario.columns}:
+            raise ScenarioError(f"{scenario.origin}: columns: {self.w.partition_field} is the partition column")
+        self.w.extra_fields = [dict(c) for c in scenario.columns]
         first = next((s.at for s in scenario.steps if s.at), "20240101000000000")
         self.w.create_table(first)
         self.results: list[StepResult] = []
@@ -275,6 +279,15 @@ class ScenarioBuilder:
     def _schema_extra(self) -> dict[str, str]:
         return {"schema": self.w.schema_json(False)}
 
+    def _evolve(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """Change the scenario's columns (:func:`~hudi_core.scenarios.schema_evolution.apply_evolution`): the
+        data files and commits written from now on use the new schema."""
+        from hudi_core.scenarios.schema_evolution import EVOLUTION_KEYS, apply_evolution
+
+        changes = {k: v for k, v in spec.items() if k in EVOLUTION_KEYS}
+        self.w.extra_fields = apply_evolution(self.w.extra_fields, changes, [n for n, _ in self.w.fixed_fields()])
+        return {"schema_change": changes, "columns": [f["name"] for f in self.w.extra_fields]}
+
     def _add_file(self, inst: InstantState, partition: str, name: str) -> None:
         inst.data_files.append(self.w.rel_path(partition, name))
 
@@ -295,12 +308,26 @@ class ScenarioBuilder:
     def _write_action(self) -> str:
         return ia.DELTA_COMMIT if self.w.is_mor else ia.COMMIT
 
+    def _op_evolve_schema(self, step: Step) -> dict[str, Any]:
+        """A schema change committed alone, as Spark SQL's ALTER TABLE commits it
+        (`BaseHoodieWriteClient.commitTableChange`): an ALTER_SCHEMA commit (deltacommit on merge-on-read,
+        `CommitUtils.getCommitActionType`) without data, recording the new schema."""
+        detail = self._evolve(step.args)
+
+        def commit(inst: InstantState) -> dict[str, Any]:
+            return encode.commit_metadata([], "ALTER_SCHEMA", extra_metadata=self._schema_extra())
+
+        inst = self._begin(step, self._write_action(), "ALTER_SCHEMA", None, lambda inst: None, commit,
+                           encode.commit_metadata([], "ALTER_SCHEMA"))
+        return {**detail, "action": inst.action, "state": inst.state.name}
+
     def _op_insert(self, step: Step) -> dict[str, Any]:
         specs: dict[str, dict[str, Any]] = step.get("file_groups")
         operation = step.get("operation", "INSERT")
         for name in specs:
             if name in self.w.groups:
                 raise ScenarioError(f"file group {name} already exists")
+        evolved = self._evolve(step.get("schema")) if step.get("schema") else {}
         stats: list[dict[str, Any]] = []
 
         def execute(inst: InstantState) -> None:
@@ -314,7 +341,7 @@ class ScenarioBuilder:
 
         inst = self._begin(step, self._write_action(), operation, None, execute, commit,
                            encode.commit_metadata([], operation))
-        return {"file_groups": sorted(specs), "state": inst.state.name, "files": list(inst.data_files)}
+        return {"file_groups": sorted(specs), "state": inst.state.name, "files": list(inst.data_files), **evolved}
 
     def _op_upsert(self, step: Step) -> dict[str, Any]:
         names: list[str] = step.get("file_groups")
@@ -322,6 +349,7 @@ class ScenarioBuilder:
         only_keys = step.get("keys")
         for name in names:
             self._group(name)
+        evolved = self._evolve(step.get("schema")) if step.get("schema") else {}
         stats: list[dict[str, Any]] = []
 
         def execute(inst: InstantState) -> None:
@@ -357,7 +385,7 @@ class ScenarioBuilder:
 
         inst = self._begin(step, self._write_action(), operation, None, execute, commit,
                            encode.commit_metadata([], operation))
-        return {"file_groups": names, "state": inst.state.name, "files": list(inst.data_files)}
+        return {"file_groups": names, "state": inst.state.name, "files": list(inst.data_files), **evolved}
 
     def _op_cluster(self, step: Step) -> dict[str, Any]:
         replace = [self._group(n) for n in step.get("replace")]

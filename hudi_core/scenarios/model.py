@@ -9,6 +9,7 @@ dependency is needed)::
       "table_type": "COPY_ON_WRITE",          # or MERGE_ON_READ
       "table_versions": [6, 8, 9],            # versions the scenario makes sense for
       "partitions": ["region=us"],            # [] for a non-partitioned table
+      "columns": [{"name": "qty", "type": "int", "default": 0}],   # data columns beyond id/value/ts (Avro)
       "conf": {"hoodie.cleaner.commits.retained": "4"},   # defaults for clean / archive steps
       "steps": [ {"op": "insert", "at": "t1", ...}, ... ],
       "expect": {...}                         # the seed's stated outcome, free-form, for tests/UI
@@ -41,8 +42,12 @@ MOR = "MERGE_ON_READ"
 #: Every step kind, with its required and optional fields (besides `op`, `note`).
 STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # writes: requested → inflight (data files written) → completed, or stop at `state`
-    "insert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation"})),
-    "upsert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "keys"})),
+    "insert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "schema"})),
+    "upsert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "keys", "schema"})),
+    # a schema change committed alone (Spark SQL's ALTER TABLE: an ALTER_SCHEMA commit without data); `schema`
+    # on insert / upsert changes the schema that write records (schema evolution on write)
+    "evolve_schema": (frozenset({"at"}), frozenset({"add", "promote", "narrow", "drop", "nullable", "required",
+                                                    "default"})),
     "cluster": (frozenset({"at", "replace", "into"}), frozenset({"state"})),
     "insert_overwrite": (frozenset({"at", "partition", "file_groups"}), frozenset({"state"})),
     "schedule_compaction": (frozenset({"at", "file_groups"}), frozenset()),
@@ -128,6 +133,8 @@ class Scenario:
     steps: tuple[Step, ...]
     expect: dict[str, Any] = field(default_factory=dict)
     origin: str = "<dict>"
+    #: Data columns beyond the builder's `id`, `value`, `ts` (Avro field definitions), as the table is created.
+    columns: tuple[dict[str, Any], ...] = ()
 
     @property
     def is_mor(self) -> bool:
@@ -187,6 +194,8 @@ def _validate_step(raw: Any, index: int, where: str, partitions: tuple[str, ...]
     if op in ("upsert", "schedule_compaction"):
         _need(isinstance(raw["file_groups"], list) and raw["file_groups"], where,
               f"step {index}: file_groups must be a non-empty list of file group names")
+    if op == "evolve_schema" or "schema" in raw:
+        _validate_evolution(raw if op == "evolve_schema" else raw["schema"], where, index)
     if op == "cluster":
         _need(isinstance(raw["replace"], list) and raw["replace"], where, f"step {index}: replace must list groups")
         _need(isinstance(raw["into"], str), where, f"step {index}: into must name the new file group")
@@ -196,6 +205,41 @@ def _validate_step(raw: Any, index: int, where: str, partitions: tuple[str, ...]
             args[key] = label_to_time(args[key])
             args[key + "_label"] = raw[key]
     return Step(index=index, op=op, at=at, label=label, args=args, note=str(raw.get("note", "")))
+
+
+#: The keys of a schema change (`evolve_schema`, or the `schema` of an insert or upsert).
+EVOLUTION_FIELDS = ("add", "promote", "narrow", "drop", "nullable", "required", "default")
+
+
+def _validate_evolution(spec: Any, where: str, index: int) -> None:
+    """The shape of a schema change; whether it applies to the table is checked when the step runs."""
+    _need(isinstance(spec, dict), where, f"step {index}: schema must be an object of {', '.join(EVOLUTION_FIELDS)}")
+    changes = {k: v for k, v in spec.items() if k in EVOLUTION_FIELDS}
+    unknown = set(spec) - set(EVOLUTION_FIELDS) - {"op", "at", "note"}
+    _need(not unknown, where, f"step {index}: unknown schema change key(s) {', '.join(sorted(unknown))}")
+    _need(bool(changes), where, f"step {index}: a schema change needs one of {', '.join(EVOLUTION_FIELDS)}")
+    for key in ("add",):
+        items = changes.get(key, [])
+        _need(isinstance(items, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) and "type" in f
+                                              for f in items), where,
+              f"step {index}: add must list Avro fields, each with a name and a type")
+    for key in ("drop", "nullable", "required"):
+        items = changes.get(key, [])
+        _need(isinstance(items, list) and all(isinstance(p, str) for p in items), where,
+              f"step {index}: {key} must list column paths")
+    for key in ("promote", "narrow", "default"):
+        _need(isinstance(changes.get(key, {}), dict), where, f"step {index}: {key} must map column paths to "
+                                                            f"{'values' if key == 'default' else 'Avro types'}")
+
+
+def _validate_columns(columns: Any, where: str) -> tuple[dict[str, Any], ...]:
+    _need(isinstance(columns, list) and all(isinstance(f, dict) and isinstance(f.get("name"), str) and "type" in f
+                                            for f in columns), where,
+          "columns must list Avro fields, each with a name and a type")
+    names = [f["name"] for f in columns]
+    _need(len(set(names)) == len(names), where, "columns: a name is used twice")
+    _need(not set(names) & {"id", "value", "ts"}, where, "columns: id, value and ts are the builder's own columns")
+    return tuple(columns)
 
 
 def scenario_from_dict(data: Any, origin: str = "<dict>") -> Scenario:
@@ -210,6 +254,7 @@ def scenario_from_dict(data: Any, origin: str = "<dict>") -> Scenario:
     versions = tuple(int(v) for v in data.get("table_versions", [6, 8, 9]))
     _need(bool(versions) and all(v in (6, 8, 9) for v in versions), origin, "table_versions must be among 6, 8, 9")
     partitions = tuple(str(p) for p in data.get("partitions", []))
+    columns = _validate_columns(data.get("columns", []), origin)
     conf = {str(k): str(v) for k, v in (data.get("conf") or {}).items()}
     steps_raw = data["steps"]
     _need(isinstance(steps_raw, list) and steps_raw, origin, "steps must be a non-empty list")
@@ -226,6 +271,7 @@ def scenario_from_dict(data: Any, origin: str = "<dict>") -> Scenario:
         steps=steps,
         expect=dict(data.get("expect") or {}),
         origin=origin,
+        columns=columns,
     )
 
 

@@ -171,6 +171,9 @@ class TableWriter:
         #: Write the root `.hoodie_partition_metadata` of a non-partitioned table (Hudi always does; the
         #: builder does it with a metadata table only, so that tables built without one keep their bytes).
         self.root_partition_metafile = False
+        #: The scenario's own columns (Avro field definitions after the builder's), as its schema steps leave
+        #: them (:mod:`hudi_core.scenarios.schema_evolution`); data files and commits use the current ones.
+        self.extra_fields: list[dict[str, Any]] = []
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -202,19 +205,24 @@ class TableWriter:
 
     # -- schemas --------------------------------------------------------------------------------
 
-    def data_fields(self) -> list[tuple[str, str]]:
-        """(name, avro type) of the data columns."""
+    def fixed_fields(self) -> list[tuple[str, str]]:
+        """(name, avro type) of the builder's own data columns (record key, payload, ordering, partition)."""
         fields = [("id", "string"), ("value", "string"), ("ts", "long")]
         if self.partition_field:
             fields.append((self.partition_field, "string"))
         return fields
+
+    def data_fields(self) -> list[tuple[str, Any]]:
+        """(name, avro type) of the data columns: the builder's, then the scenario's current ones."""
+        return [*self.fixed_fields(), *((f["name"], f["type"]) for f in self.extra_fields)]
 
     def avro_schema(self, with_meta: bool) -> dict[str, Any]:
         """The table's Avro schema, as Hudi records it (nullable unions), optionally with meta fields."""
         fields: list[dict[str, Any]] = []
         if with_meta:
             fields += [{"name": f, "type": ["null", "string"], "doc": "", "default": None} for f in META_FIELDS]
-        fields += [{"name": n, "type": ["null", t], "default": None} for n, t in self.data_fields()]
+        fields += [{"name": n, "type": ["null", t], "default": None} for n, t in self.fixed_fields()]
+        fields += [dict(f) for f in self.extra_fields]
         return {"type": "record", "name": f"{self.name}_record", "namespace": f"hoodie.{self.name}",
                 "fields": fields}
 
@@ -224,10 +232,23 @@ class TableWriter:
 
     def arrow_schema(self) -> pa.Schema:
         """Parquet schema of base files: meta columns then data columns."""
+        from hudi_core.scenarios.schema_evolution import arrow_type
+
         types = {"string": pa.string(), "long": pa.int64()}
         cols = [pa.field(f, pa.string()) for f in META_FIELDS]
-        cols += [pa.field(n, types[t]) for n, t in self.data_fields()]
+        cols += [pa.field(n, types[t]) for n, t in self.fixed_fields()]
+        cols += [pa.field(f["name"], arrow_type(f["type"])) for f in self.extra_fields]
         return pa.schema(cols)
+
+    def conform_row(self, row: dict[str, Any], key: str) -> dict[str, Any]:
+        """The data columns of `row` (written with any earlier schema) as the current schema holds them."""
+        from hudi_core.scenarios.schema_evolution import conform
+
+        out = {n: row.get(n) for n, _ in self.fixed_fields()}
+        for f in self.extra_fields:
+            out[f["name"]] = conform(row.get(f["name"]), f["type"], key, f["name"], "default" in f, f.get("default"),
+                                     f["name"] in row)
+        return out
 
     # -- table creation -------------------------------------------------------------------------
 
@@ -367,6 +388,11 @@ class TableWriter:
                                "_commit_time": instant_time}
         if self.partition_field:
             row[self.partition_field] = partition.split("=", 1)[1] if "=" in partition else partition
+        if self.extra_fields:
+            from hudi_core.scenarios.schema_evolution import value_for
+
+            for f in self.extra_fields:
+                row[f["name"]] = value_for(f["type"], key, f["name"])
         return row
 
     def _with_meta(self, rows: dict[str, dict[str, Any]], partition: str, file_name: str,
@@ -379,7 +405,7 @@ class TableWriter:
             full = {"_hoodie_commit_time": ct, "_hoodie_commit_seqno": f"{ct}_0_{seq}",
                     "_hoodie_record_key": key, "_hoodie_partition_path": partition,
                     "_hoodie_file_name": file_name}
-            full.update({n: row[n] for n, _ in self.data_fields()})
+            full.update(self.conform_row(row, key) if self.extra_fields else {n: row[n] for n, _ in self.data_fields()})
             out.append(full)
         return out
 

@@ -356,8 +356,11 @@ def reads(writer: AvroType, reader: AvroType) -> bool:
 # -- the change between two schemas --------------------------------------------------------------------------------
 
 
-def _fmt_default(f: AvroField | None) -> Any:
-    return None if f is None or not f.has_default else f.default
+def _fmt_default(f: AvroField | None) -> str | None:
+    """A field's default as JSON text (``"null"`` for a null default), ``None`` when it has none."""
+    if f is None or not f.has_default:
+        return None
+    return orjson.dumps(f.default, option=orjson.OPT_SORT_KEYS).decode("utf-8")
 
 
 def diff(old: AvroType, new: AvroType, skip_meta: bool = True) -> list[FieldChange]:
@@ -419,8 +422,8 @@ def _diff_field(path: str, of: AvroField, nf: AvroField, out: list[FieldChange],
         kind = ChangeKind.DEFAULT_ADDED if nf.has_default else ChangeKind.DEFAULT_REMOVED
         out.append(FieldChange(path, kind, _fmt_default(of), _fmt_default(nf), False,
                                "a default only matters to readers of data written without the field"))
-    elif of.has_default and of.default != nf.default:
-        out.append(FieldChange(path, ChangeKind.DEFAULT_CHANGED, of.default, nf.default, False,
+    elif of.has_default and _fmt_default(of) != _fmt_default(nf):
+        out.append(FieldChange(path, ChangeKind.DEFAULT_CHANGED, _fmt_default(of), _fmt_default(nf), False,
                                "a default only matters to readers of data written without the field"))
 
 
