@@ -374,10 +374,29 @@ class _SchemaRun(ws._Run):
     """Consecutive archive records of one schema, decoded for their operation and schema."""
 
     def decode(self, path: str, buf: np.ndarray) -> list[pa.Table]:
-        offsets = np.repeat(np.array([b[0] for b in self.blocks], dtype=np.int64),
-                            np.array([b[1] for b in self.blocks], dtype=np.int64))
-        return _archive_records(path, str(self.schema), buf, offsets, np.array(self.starts, dtype=np.int64),
-                                np.array(self.ends, dtype=np.int64))
+        return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
+
+
+def _equals(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, words: Sequence[str]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(present, matches) per datum of a captured string column: whether the datum has the value, and whether
+    it is one of `words`, compared as bytes where they lie (no string is built)."""
+    ids, starts, lengths = parts
+    present = np.zeros(n, dtype=bool)
+    present[ids] = True
+    hit = np.zeros(ids.size, dtype=bool)
+    last = buf.size - 1
+    for word in words:
+        raw = np.frombuffer(word.encode("utf-8"), dtype=np.uint8)
+        same = lengths == raw.size
+        at = np.flatnonzero(same)
+        if at.size and raw.size:
+            window = buf[np.minimum(starts[at, None] + np.arange(raw.size), last)]
+            same[at] = (window == raw).all(axis=1)
+        hit |= same
+    matches = np.zeros(n, dtype=bool)
+    matches[ids[hit]] = True
+    return present, matches
 
 
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
@@ -399,41 +418,73 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
 
     try:
         cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
-        times = ws._strings(buf, n, *cap.columns["commit_time"])
-        actions = ws._strings(buf, n, *cap.columns["action_type"])
-        states = ws._strings(buf, n, *cap.columns["action_state"])
     except av.VectorDecodeError:
         return _archive_records_slow(path, schema_json, records())
-    completed = pc.fill_null(pc.equal(pc.coalesce(states, pa.scalar(State.COMPLETED.name)), State.COMPLETED.name),
-                             False)
-    writes = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(ws.WRITE_COMPLETED_ACTIONS))), False)
-    named = pc.fill_null(pc.greater(pc.utf8_length(times), 0), False)
-    chosen = np.asarray(pc.and_(pc.and_(completed, writes), named).to_numpy(zero_copy_only=False), dtype=bool)
+    # Completed (or stateless) records of write actions with a commit time, compared where the bytes lie.
+    state_set, completed = _equals(buf, cap.columns["action_state"], n, [State.COMPLETED.name])
+    _, writes = _equals(buf, cap.columns["action_type"], n, sorted(ws.WRITE_COMPLETED_ACTIONS))
+    time_ids, _, time_lengths = cap.columns["commit_time"]
+    named = np.zeros(n, dtype=bool)
+    named[time_ids[time_lengths > 0]] = True
+    chosen = (completed | ~state_set) & writes & named
     if not chosen.any():
         return []
+    _, is_commit = _equals(buf, cap.columns["action_type"], n, [ia.COMMIT, ia.DELTA_COMMIT])
     # The payload field Hudi fills for the action (`payload_field`); a record where it is null reads as the
     # slow way reads it (another payload field may stand in).
-    is_commit = np.asarray(pc.fill_null(pc.is_in(actions, value_set=pa.array([ia.COMMIT, ia.DELTA_COMMIT])),
-                                        False).to_numpy(zero_copy_only=False), dtype=bool)
     tag = np.where(is_commit, 0, 1)
     idx = np.arange(n)
     fast = chosen & cap.reached[tag, idx]
     slow = np.flatnonzero(chosen & ~fast)
+    keep = np.flatnonzero(chosen)
     try:
-        op0 = ws._strings(buf, n, *cap.columns["operation_0"])
-        op1 = ws._strings(buf, n, *cap.columns["operation_1"])
-        operation = pc.if_else(pa.array(is_commit), op0, op1)
+        times = _subset_strings(buf, cap.columns["commit_time"], n, keep)
+        actions = _subset_strings(buf, cap.columns["action_type"], n, keep)
+        op0 = _subset_strings(buf, cap.columns["operation_0"], n, keep)
+        op1 = _subset_strings(buf, cap.columns["operation_1"], n, keep)
+        operation = pc.if_else(pa.array(is_commit[keep]), op0, op1)
         _, schema = _captured_values(buf, cap, n, tag, ())
     except av.VectorDecodeError:
         return _archive_records_slow(path, schema_json, records())
-    keep = np.flatnonzero(fast)
-    values = pa.table({"body": pa.array(keep, pa.int64()), "operation_type": operation.take(keep),
-                       "schema": schema.take(keep)}, schema=BODY_SCHEMAS_SCHEMA)
-    tables = [_located(values, path, offsets, indexes, times, actions)]
+    fast_at = np.flatnonzero(fast[keep])
+    values = pa.table({"body": pa.array(keep[fast_at], pa.int64()), "operation_type": operation.take(fast_at),
+                       "schema": schema.take(keep[fast_at])}, schema=BODY_SCHEMAS_SCHEMA)
+    full_times = np.full(n, -1, dtype=np.int64)
+    full_times[keep] = np.arange(keep.size)
+    tables = [_located_subset(values, path, offsets, indexes, times, actions, full_times)]
     if slow.size:
+        at = full_times[slow]
         tables.extend(_slow_records(path, schema_json, records([int(i) for i in slow]),
-                                    [times[int(i)].as_py() for i in slow], [actions[int(i)].as_py() for i in slow]))
+                                    times.take(pa.array(at)).to_pylist(), actions.take(pa.array(at)).to_pylist()))
     return tables
+
+
+def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, keep: np.ndarray
+                    ) -> pa.Array:
+    """A captured string column of `n` datums, for the datums `keep` only (null where a datum has none)."""
+    ids, starts, lengths = parts
+    where = np.full(n, -1, dtype=np.int64)
+    where[ids] = np.arange(ids.size)
+    at = where[keep]
+    valid = at >= 0
+    safe = np.maximum(at, 0)
+    return ws._gather_strings(buf, np.where(valid, starts[safe] if starts.size else 0, 0),
+                              np.where(valid, lengths[safe] if lengths.size else 0, 0), valid)
+
+
+def _located_subset(values: pa.Table, path: str, offsets: np.ndarray, indexes: np.ndarray, times: pa.Array,
+                    actions: pa.Array, subset_at: np.ndarray) -> pa.Table:
+    """:func:`_located` where `times` and `actions` hold only some records (`subset_at[i]`: record i's row)."""
+    body = values["body"].to_numpy()
+    take = pa.array(subset_at[body], pa.int64())
+    n = values.num_rows
+    return pa.table({
+        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
+        "block_offset": pa.array(offsets[body], pa.int64()), "record_index": pa.array(indexes[body], pa.int64()),
+        "requested_time": times.take(take), "action": actions.take(take),
+        "error_code": pa.nulls(n, pa.string()), "error": pa.nulls(n, pa.string()),
+        "operation_type": values["operation_type"], "schema": values["schema"],
+    }, schema=LOCATED_SCHEMAS_SCHEMA)
 
 
 def _slow_records(path: str, schema_json: str, records: list[tuple[int, int, bytes]], times: list[str | None],

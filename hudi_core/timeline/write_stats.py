@@ -696,13 +696,13 @@ def archive_log_runs(spec: StorageSpec, paths: list[str], run_type: type[_Run]) 
         except (LogFileError, StorageError):
             continue  # the listing reports the file
         buf = np.frombuffer(data or b"\0", dtype=np.uint8)
+        blocks = [b for b in scan.blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK]
+        # Every block's records framed at once (numpy across blocks: one step per record of the longest block).
+        framed_all = datum_ranges_many(buf, [b.content_offset if b.schema and b.format_version != 0 else -1
+                                             for b in blocks], [b.content_length for b in blocks])
         run = run_type()  # consecutive records of one schema
-        for block in scan.blocks:
-            if block.corrupt or block.block_type is not BlockType.AVRO_DATA_BLOCK:
-                continue
+        for block, framed in zip(blocks, framed_all, strict=True):
             schema = block.schema
-            framed = _datum_ranges(data, block.content_offset, block.content_length) \
-                if schema and block.format_version != 0 else None
             if framed is None:  # legacy framing (schema inside the content) or damage: the block alone
                 try:
                     schema_json, datums = _block_datums(reader, block)
@@ -711,16 +711,16 @@ def archive_log_runs(spec: StorageSpec, paths: list[str], run_type: type[_Run]) 
                 if not datums:
                     continue
                 lone = run_type(schema_json)
-                lone.add(block.offset, list(np.cumsum([0, *map(len, datums[:-1])], dtype=np.int64)),
-                         list(np.cumsum([len(d) for d in datums], dtype=np.int64)))
+                lone.add(block.offset, np.cumsum([0, *map(len, datums[:-1])], dtype=np.int64),
+                         np.cumsum([len(d) for d in datums], dtype=np.int64))
                 out.extend(lone.decode(path, np.frombuffer(b"".join(datums) or b"\0", dtype=np.uint8)))
                 continue
-            if run.starts and (schema != run.schema or len(run.starts) + len(framed[0]) > ENTRY_BATCH):
+            if run.count and (schema != run.schema or run.count + len(framed[0]) > ENTRY_BATCH):
                 out.extend(run.decode(path, buf))
                 run = run_type()
             run.schema = schema
             run.add(block.offset, *framed)
-        if run.starts:
+        if run.count:
             out.extend(run.decode(path, buf))
     return out
 
@@ -731,46 +731,82 @@ class _Run:
     def __init__(self, schema: str | None = None) -> None:
         self.schema = schema
         self.blocks: list[tuple[int, int]] = []  # (block offset, records)
-        self.starts: list[int] = []
-        self.ends: list[int] = []
+        self._starts: list[np.ndarray] = []
+        self._ends: list[np.ndarray] = []
+        self.count = 0
 
-    def add(self, offset: int, starts: list[int], ends: list[int]) -> None:
+    def add(self, offset: int, starts: np.ndarray, ends: np.ndarray) -> None:
         self.blocks.append((offset, len(starts)))
-        self.starts.extend(starts)
-        self.ends.extend(ends)
+        self._starts.append(np.asarray(starts, dtype=np.int64))
+        self._ends.append(np.asarray(ends, dtype=np.int64))
+        self.count += len(starts)
+
+    @property
+    def starts(self) -> np.ndarray:
+        return np.concatenate(self._starts) if self._starts else np.zeros(0, dtype=np.int64)
+
+    @property
+    def ends(self) -> np.ndarray:
+        return np.concatenate(self._ends) if self._ends else np.zeros(0, dtype=np.int64)
+
+    def offsets(self) -> np.ndarray:
+        """Each record's block offset."""
+        return np.repeat(np.array([b[0] for b in self.blocks], dtype=np.int64),
+                         np.array([b[1] for b in self.blocks], dtype=np.int64))
 
     def decode(self, path: str, buf: np.ndarray) -> list[pa.Table]:
-        offsets = np.repeat(np.array([b[0] for b in self.blocks], dtype=np.int64),
-                            np.array([b[1] for b in self.blocks], dtype=np.int64))
-        return _archive_records(path, str(self.schema), buf, offsets, np.array(self.starts, dtype=np.int64),
-                                np.array(self.ends, dtype=np.int64))
+        return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
-def _datum_ranges(data: bytes, start: int, length: int) -> tuple[list[int], list[int]] | None:
-    """(starts, ends) in `data` of the records of an Avro data block's content (framing version 1+: version,
-    count, then length-prefixed records), or None where the framing does not add up."""
-    import struct
+def _int32_be(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Big-endian int32 at every position (positions past the end read as garbage the callers refuse)."""
+    last = buf.size - 1
+    b = [buf[np.minimum(pos + k, last)].astype(np.int64) for k in range(4)]
+    v = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
+    return v - ((v >> 31) << 32)
 
-    unpack = struct.Struct(">i").unpack_from
-    end = start + length
-    if length < 8 or end > len(data):
-        return None
-    count = unpack(data, start + 4)[0]
+
+def datum_ranges_many(buf: np.ndarray, starts: Sequence[int], lengths: Sequence[int]
+                      ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """For each Avro data block content (`starts[i]`, `lengths[i]` in `buf`; a start of -1 is skipped), the
+    (starts, ends) of its records (framing version 1+: version, count, then length-prefixed records), or None
+    where the framing does not add up. All blocks are read together, one numpy step per record index."""
+    n = len(starts)
+    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
+    if not n:
+        return out
+    start = np.asarray(starts, dtype=np.int64)
+    end = start + np.asarray(lengths, dtype=np.int64)
+    ok = (start >= 0) & (end - start >= 8) & (end <= buf.size)
+    count = np.where(ok, _int32_be(buf, np.where(ok, start + 4, 0)), 0)
     pos = start + 8
-    if count < 0 or count * 4 > end - pos:
-        return None
-    starts, ends = [], []
-    for _ in range(count):
-        if pos + 4 > end:
-            return None
-        n = unpack(data, pos)[0]
-        pos += 4
-        if n < 0 or pos + n > end:
-            return None
-        starts.append(pos)
-        pos += n
-        ends.append(pos)
-    return (starts, ends) if pos == end else None
+    ok &= (count >= 0) & (count * 4 <= end - pos)
+    count = np.where(ok, count, 0)
+    rec_starts = np.zeros((int(count.max()) if n else 0, n), dtype=np.int64)
+    rec_ends = np.zeros_like(rec_starts)
+    for k in range(rec_starts.shape[0]):
+        live = np.flatnonzero(ok & (count > k))
+        if not live.size:
+            break
+        p = pos[live]
+        fits = p + 4 <= end[live]
+        size = _int32_be(buf, np.where(fits, p, 0))
+        good = fits & (size >= 0) & (p + 4 + size <= end[live])
+        ok[live[~good]] = False
+        rec_starts[k, live] = p + 4
+        rec_ends[k, live] = p + 4 + np.maximum(size, 0)
+        pos[live] = np.where(good, p + 4 + size, p)
+    ok &= pos == end
+    for i in np.flatnonzero(ok):
+        c = int(count[i])
+        out[int(i)] = (rec_starts[:c, i].copy(), rec_ends[:c, i].copy())
+    return out
+
+
+def _datum_ranges(data: bytes, start: int, length: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(starts, ends) in `data` of the records of one Avro data block's content, or None (see
+    :func:`datum_ranges_many`)."""
+    return datum_ranges_many(np.frombuffer(data or b"\0", dtype=np.uint8), [start], [length])[0]
 
 
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
