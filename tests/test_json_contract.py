@@ -63,6 +63,8 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     # Issue 28: a query's rows carry its own column names; the envelope carries the findings.
     ("sql --envelope", "case_b", ["sql", "SELECT action, state, count(*) AS n FROM instants GROUP BY ALL",
                                   "--envelope"]),
+    # Issue 29: schema versions (active, archived, the create schema) and their changes.
+    ("schema-history", "schema", ["schema-history"]),
 ]
 
 
@@ -92,7 +94,8 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
      ).write_bytes(parquet[0].read_bytes())
     parquet[-1].unlink()
     hfile = sorted((mdt / ".hoodie" / "metadata" / "files").glob("*.hfile"))[-1]
-    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile}
+    schema = Path(build_scenario(load_builtin("schema_evolution"), root / "schema", 9, None).path)
+    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema}
 
 
 def _file_group(table: Path) -> str:
