@@ -27,6 +27,7 @@ PAGE_FILES: dict[str, str] = {
     "log-blocks": "5_log-blocks.py",
     "scenarios": "6_scenarios.py",
     "sql": "7_sql.py",
+    "schema": "8_schema.py",
 }
 
 

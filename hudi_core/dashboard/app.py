@@ -33,6 +33,7 @@ def main() -> None:
         st.Page(page_path("log-blocks"), title="Log blocks", icon=":material/view_module:", url_path="log-blocks"),
         st.Page(page_path("scenarios"), title="Scenarios", icon=":material/science:", url_path="scenarios"),
         st.Page(page_path("sql"), title="SQL", icon=":material/terminal:", url_path="sql"),
+        st.Page(page_path("schema"), title="Schema", icon=":material/schema:", url_path="schema"),
     ]
     page = st.navigation(pages)
     picker.sidebar()

@@ -29,6 +29,8 @@ PARAMS = {
     "sql": "the SQL page's query",
     "sql_conf": "the SQL page's dry-run configuration, KEY=VALUE lines",
     "sql_release": "the SQL page's emulated Hudi release for the dry runs",
+    "schema_from": "the Schema page's older version (an instant time, or table_config for the create schema)",
+    "schema_to": "the Schema page's newer version",
 }
 
 _KEEP = "_keep_"
