@@ -24,6 +24,7 @@ def _schema(*fields: tuple[str, pa.DataType, str]) -> pa.Schema:
 
 _STR = pa.string()
 _STRS = pa.list_(pa.string())
+_I64 = pa.int64()
 
 INSTANTS_SCHEMA = _schema(
     ("requested_time", _STR, "Instant (requested) time, yyyyMMddHHmmssSSS; the instant's identity."),
@@ -33,12 +34,33 @@ INSTANTS_SCHEMA = _schema(
     ("completed_action", _STR, "Action the instant completes as (commit, deltacommit, replacecommit, ...)."),
     ("completion_time", _STR, "Completion time; null while pending."),
     ("completion_time_source", _STR,
-     "Where completion_time comes from: file_name (layout 2), mtime (layout 1 / legacy), archive."),
+     "Where completion_time comes from: file_name (layout 2), mtime (layout 1 / legacy), archive, requested_time "
+     "(an old layout-1 archive record without stateTransitionTime: Hudi takes the requested time)."),
     ("source", _STR, "active or archived."),
     ("files", _STRS, "Timeline file names of this instant, one per state."),
     ("body_format", _STR, "Format of the current state's body: empty, json, avro (null until decoded)."),
     ("operation_type", _STR, "operationType from commit metadata (UPSERT, INSERT_OVERWRITE, CLUSTER, ...)."),
     ("errors", _STRS, "Decode errors of this instant's files, each naming the file."),
+    ("inflight_time", _STR,
+     "When the instant went inflight (yyyyMMddHHmmssSSS, table timezone); null when nothing recorded it."),
+    ("inflight_time_source", _STR,
+     "Where inflight_time comes from: mtime (the inflight file's modification time; no layout names an inflight "
+     "time, Hudi's show_timeline reads the same), archive (layout-1 archived INFLIGHT record's "
+     "stateTransitionTime, the file's modification time when archived); null: unknown (layout-2 archived "
+     "instants keep requested and completion times only)."),
+    ("requested_to_inflight_ms", _I64,
+     "inflight_time - requested_time in ms; null when unknown or out of order (an inflight time before the "
+     "request or after the completion cannot be the transition)."),
+    ("inflight_to_completed_ms", _I64, "completion_time - inflight_time in ms; null as requested_to_inflight_ms."),
+    ("duration_ms", _I64,
+     "completion_time - requested_time in ms; null while pending, when the completion time is the requested "
+     "time again (completion_time_source requested_time) or before it."),
+    ("mdt_duration_ms", _I64,
+     "Duration in ms of the metadata table's delta commit with the same requested time (the metadata table "
+     "commits each data-table instant under its time; its active timeline only); null when none."),
+    ("rollback_info", _STR,
+     "As Hudi's show_timeline words it: 'Rolls back T' (pending rollback or restore), 'Rolled back: T1, T2' "
+     "(completed), 'Rolled back by: R' (an instant a rollback or restore removes, still on the timeline)."),
 )
 
 WRITE_STATS_SCHEMA = _schema(
@@ -164,6 +186,8 @@ def instant_row(inst: Instant, timeline: Any = None) -> dict[str, Any]:
         "body_format": body.format.value if body else None,
         "operation_type": op,
         "errors": errors,
+        "inflight_time": inst.inflight_time,
+        "inflight_time_source": inst.inflight_time_source,
     }
 
 
@@ -179,17 +203,21 @@ class TableInspector:
         return tl
 
     def instants(self, archived: bool = False) -> pa.Table:
-        """Every active instant, in Hudi's timeline order, with decode errors attached.
+        """Every active instant, in Hudi's timeline order, with decode errors attached and phase timings
+        (`facts.with_phases`: durations, the metadata table's delta commit, rollback info).
 
-        With `archived`, the archived instants too (``source="archived"``, bodies not decoded).
+        With `archived`, the archived instants too (``source="archived"``, bodies not decoded but those of
+        archived rollbacks and restores).
         """
         tl = self._decoded_timeline()
         table = _table([instant_row(i, tl) for i in tl], INSTANTS_SCHEMA)
+        timeline: Any = tl
         if archived:
             from hudi_core.timeline.unified import with_archived_rows
 
-            table = with_archived_rows(table, self._table.unified_timeline())
-        return table
+            timeline = self._table.unified_timeline()
+            table = with_archived_rows(table, timeline)
+        return facts.with_phases(table, timeline, facts.metadata_timeline_of(self._table))
 
     def write_stats(self) -> pa.Table:
         """One row per file written by each completed commit, deltacommit or replacecommit."""

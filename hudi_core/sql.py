@@ -13,7 +13,8 @@ turn any of that back on.
 
 The views and how each is computed:
 
-``instants``      the unified timeline's listing (active + archived; `timeline --all`): no body is decoded
+``instants``      the unified timeline's listing (active + archived; `timeline --all`) with phase timings: no body
+                  is decoded but those of rollbacks and restores (`rollback_info`)
 ``write_stats``   every write stat of every completed commit, deltacommit and replacecommit, active and
                   archived (:func:`hudi_core.services.write_stats.table_write_stats`, bodies decoded in bulk)
 ``file_slices``   every committed slice of the file-system view (`TableInspector.file_slices`)
@@ -73,6 +74,8 @@ _S, _L, _I64 = pa.string(), pa.list_(pa.string()), pa.int64()
 INSTANTS_VIEW_SCHEMA = _documented(pa.schema([
     ("requested_time", _S), ("completion_time", _S), ("action", _S), ("state", _S), ("source", _S),
     ("pending_action", _S), ("completed_action", _S), ("completion_time_source", _S), ("files", _L),
+    ("inflight_time", _S), ("inflight_time_source", _S), ("requested_to_inflight_ms", _I64),
+    ("inflight_to_completed_ms", _I64), ("duration_ms", _I64), ("mdt_duration_ms", _I64), ("rollback_info", _S),
 ]), _docs_of(INSTANTS_SCHEMA))
 
 _WRITE_DOCS = {
@@ -173,7 +176,7 @@ METADATA_FILES_SCHEMA = _documented(pa.schema([("partition", _S), ("file", _S), 
 #: View name → what it holds (for `--schema` and the dashboard).
 VIEW_DOCS: dict[str, str] = {
     "instants": "Every instant of the active and archived timelines, in Hudi's order (the rows of "
-                "`timeline --all`); no body is decoded.",
+                "`timeline --all`), with phase timings; no body is decoded but rollbacks' and restores'.",
     "write_stats": "One row per file written by each completed commit, deltacommit and replacecommit, active "
                    "and archived (the archived ones from the archived timeline's commit metadata).",
     "file_slices": "Every committed file slice of every file group (the file-system view), flagged latest / "
@@ -255,8 +258,9 @@ def _conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
 
 
 def _instants(ctx: QueryContext, schema: pa.Schema) -> pa.Table:
-    listing = ctx.table.unified_timeline().listing_with_files()
-    return _conform(listing, schema)
+    from hudi_core.facts import instant_listing
+
+    return _conform(instant_listing(ctx.table), schema)
 
 
 def _write_stats(ctx: QueryContext, schema: pa.Schema) -> pa.Table:

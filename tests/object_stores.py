@@ -40,15 +40,27 @@ def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
-def without_completion(value: object) -> object:
-    """A JSON answer without completion times (layout 1 takes them from the file's modification time: on
-    an object store that is the upload time)."""
+#: Keys taken from a timeline file's modification time in every layout (issue 29: the inflight time and the
+#: phases around it); on an object store that is the upload time.
+MTIME_KEYS = ("inflight_time", "requested_to_inflight_ms", "inflight_to_completed_ms")
+#: Keys layout 1 also takes from modification times: completion times and the durations up to them.
+LAYOUT_1_MTIME_KEYS = ("completion_time", "completion_time_source", "duration_ms", "mdt_duration_ms")
+
+
+def without_mtimes(value: object, layout_1: bool) -> object:
+    """A JSON answer without what the files' modification times give (see :data:`MTIME_KEYS`)."""
+    drop = MTIME_KEYS + (LAYOUT_1_MTIME_KEYS if layout_1 else ())
     if isinstance(value, list):
-        return [without_completion(v) for v in value]
+        return [without_mtimes(v, layout_1) for v in value]
     if isinstance(value, dict):
-        return {k: without_completion(v) for k, v in value.items() if k not in ("completion_time",
-                                                                                 "completion_time_source")}
+        return {k: without_mtimes(v, layout_1) for k, v in value.items() if k not in drop}
     return value
+
+
+def without_completion(value: object) -> object:
+    """A JSON answer without completion times and the other modification times (layout 1 takes them from the
+    file's modification time: on an object store that is the upload time)."""
+    return without_mtimes(value, True)
 
 
 def assert_same_answer(command: list[str], url: str, local: Path, store_args: list[str], layout_1: bool) -> None:
@@ -61,9 +73,7 @@ def assert_same_answer(command: list[str], url: str, local: Path, store_args: li
     assert "Traceback" not in remote.stderr
     assert remote.stdout.strip()
     got, want = remote.stdout.replace(url, "<T>"), here.stdout.replace(str(local), "<T>")
-    if layout_1:
-        got, want = without_completion(json.loads(got)), without_completion(json.loads(want))
-    assert got == want
+    assert without_mtimes(json.loads(got), layout_1) == without_mtimes(json.loads(want), layout_1)
 
 
 def assert_one_line_error(proc: subprocess.CompletedProcess[str], needle: str) -> None:

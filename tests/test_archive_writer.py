@@ -74,14 +74,24 @@ def test_layout1_archive_log_blocks(tmp_path: Path) -> None:
         assert e["actionType"] == "deltacommit" and e["version"] == 1
         state = State[e["actionState"]]
         original = decode_body(bodies[(e["commitTime"], state)], "deltacommit", state)
+        # stateTransitionTime: the state file's modification time (the generator's requested file at the
+        # requested time, the inflight one 250 ms later), as Hudi's archiver records it.
         if state is State.REQUESTED:
-            assert e["hoodieCommitMetadata"] is None and e["stateTransitionTime"] is None
+            assert e["hoodieCommitMetadata"] is None and e["stateTransitionTime"] == e["commitTime"]
             continue
+        if state is State.INFLIGHT:
+            assert e["stateTransitionTime"] == e["commitTime"][:14] + "250"
         # JSON in the active timeline, Avro in the archive: same typed record.
         archived = enc.encode_body(e["hoodieCommitMetadata"], "HoodieCommitMetadata", "avro", 6)
         assert decode_body(archived, "deltacommit", state).record == original.record
     completed = [e for e in entries if e["actionState"] == "COMPLETED"]
     assert [e["stateTransitionTime"] for e in completed] == [i.completion_time for i in instants]
+    # Read back: the archived instants keep the inflight times the active files had.
+    archived = open_table(scratch.uri).archived_timeline()
+    assert [(i.inflight_time, i.inflight_time_source) for i in archived.instants] == [
+        (i.inflight_time, "archive") for i in instants]
+    assert [i.inflight_time_source for i in instants] == ["mtime"] * 5
+    assert archived.listing["inflight_time"].to_pylist() == [i.inflight_time for i in instants]
 
     # Appending goes to the same file; `new_file` rolls over to N+1.
     rest = list(open_table(scratch.uri).timeline)

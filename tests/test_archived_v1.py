@@ -81,7 +81,9 @@ def test_one_record_per_state_grouped_into_instants(v6_table: ScratchTable) -> N
     ])
     block2 = archive_block([
         entry(T[2], "compaction", "REQUESTED", hoodieCompactionPlan=plan),
-        entry(T[2], "compaction", "INFLIGHT"),
+        # Hudi's archiver copies each state file's modification time into stateTransitionTime (1.x:
+        # `createMetaWrapper` sets it from `getCompletionTime()`, which `InstantGeneratorV1` takes from the mtime).
+        entry(T[2], "compaction", "INFLIGHT", instant_time(21)),
         entry(T[2], "commit", "COMPLETED", instant_time(25), hoodieCommitMetadata=_commit_meta(T[2], 3, "COMPACT")),
         entry(T[4], "clean", "REQUESTED", hoodieCleanerPlan=clean_plan),
         entry(T[4], "clean", "INFLIGHT", hoodieCleanerPlan=clean_plan),
@@ -97,7 +99,20 @@ def test_one_record_per_state_grouped_into_instants(v6_table: ScratchTable) -> N
         (T[2], "commit", "compaction", State.COMPLETED, instant_time(25)),
         (T[4], "clean", "clean", State.COMPLETED, instant_time(41)),
     ]
-    assert all(i.source == "archived" and i.completion_time_source == "archive" for i in arch.instants)
+    assert all(i.source == "archived" for i in arch.instants)
+    # The old record without stateTransitionTime says so: its completion time is the requested time.
+    assert [i.completion_time_source for i in arch.instants] == ["requested_time", "archive", "archive", "archive"]
+    # The inflight time is the INFLIGHT record's stateTransitionTime, where it has one.
+    assert [(i.inflight_time, i.inflight_time_source) for i in arch.instants] == [
+        (None, None), (None, None), (instant_time(21), "archive"), (None, None)]
+    listing = arch.listing.select(["requested_time", "completion_time_source", "inflight_time", "inflight_time_source"])
+    assert listing.to_pylist()[:3] == [
+        {"requested_time": T[0], "completion_time_source": "requested_time", "inflight_time": None,
+         "inflight_time_source": None},
+        {"requested_time": T[1], "completion_time_source": "archive", "inflight_time": None,
+         "inflight_time_source": None},
+        {"requested_time": T[2], "completion_time_source": "archive", "inflight_time": instant_time(21),
+         "inflight_time_source": "archive"}]
     assert [f.name for f in arch.instants[1].files] == [f"{T[1]}.commit.requested", f"{T[1]}.inflight",
                                                         f"{T[1]}.commit"]
     assert arch.instants[1].files[0].path == f"{ARCHIVED}/.commits_.archive.1_1-0-1"

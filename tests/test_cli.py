@@ -38,6 +38,14 @@ def test_timeline_json_shape(table_path, capsys: pytest.CaptureFixture[str]) -> 
             "20260307162557587.deltacommit.inflight",
             "20260307162557587_20260307162601961.deltacommit",
         ],
+        # The inflight file's modification time (the zip's): later than the completion, so no phase durations.
+        "inflight_time": "20260307163926000",
+        "inflight_time_source": "mtime",
+        "requested_to_inflight_ms": None,
+        "inflight_to_completed_ms": None,
+        "duration_ms": 4374,
+        "mdt_duration_ms": 4332,
+        "rollback_info": None,
     }
     compaction = [r for r in rows if r["pending_action"] == "compaction"]
     assert [(r["requested_time"], r["action"]) for r in compaction] == [("20260307162618152", "commit")]

@@ -72,3 +72,122 @@ def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
         out.write((",\n" if wrote else "\n") + text[2:-2])
         wrote = True
     out.write("\n]\n" if wrote else "]\n")
+
+
+def _needs_escape(values: Any) -> bool:
+    """Whether a string array (or any of a chunked one's chunks) holds a character JSON escapes: a byte below
+    0x20, ``"`` or ``\\`` in the part of its data buffer its values use (UTF-8 continuation bytes are all
+    0x80 or more)."""
+    import numpy as np
+
+    chunks = values.chunks if hasattr(values, "chunks") else [values]
+    for chunk in chunks:
+        buffers = chunk.buffers()
+        if len(chunk) == 0 or len(buffers) < 3 or buffers[1] is None or buffers[2] is None:
+            continue
+        offsets = np.frombuffer(buffers[1], dtype=np.int32, count=len(chunk) + 1, offset=chunk.offset * 4)
+        raw = np.frombuffer(buffers[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+        if ((raw < 0x20) | (raw == 0x22) | (raw == 0x5C)).any():
+            return True
+    return False
+
+
+def _json_kind(column: Any) -> str | None:
+    """How :func:`json_list_items` writes a column: ``string``, ``int``, ``bool``, ``strings`` (a list of
+    strings); ``None`` for a type, a character to escape or a null list item it leaves to orjson."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = column.type
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+        values: Any = [c.dictionary for c in chunks]
+        label = "string"
+    elif pa.types.is_string(kind):
+        values = chunks
+        label = "string"
+    elif pa.types.is_integer(kind):
+        return "int"
+    elif pa.types.is_boolean(kind):
+        return "bool"
+    elif pa.types.is_list(kind) and pa.types.is_string(kind.value_type):
+        if pc.list_flatten(column).null_count:
+            return None
+        values = [c.values for c in chunks]
+        kind = kind.value_type
+        label = "strings"
+    else:
+        return None
+    if not pa.types.is_string(kind) or any(_needs_escape(v) for v in values):
+        return None
+    return label
+
+
+def _json_values(column: Any, kind: str) -> Any:
+    """Each row's JSON value text for a column of a :func:`_json_kind` kind (``null`` included)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if kind == "string":
+        text = pc.binary_join_element_wise('"', column, '"', "")
+    elif kind == "int":
+        text = pc.cast(column, pa.string())
+    elif kind == "bool":
+        text = pc.if_else(column, "true", "false")
+    else:
+        quoted = pc.binary_join_element_wise('"', pc.list_flatten(column), '"', "")
+        offsets = column.offsets  # of a slice: into the whole values, which `list_flatten` cut to the slice
+        joined = pc.binary_join(pa.ListArray.from_arrays(pc.subtract(offsets, offsets[0]), quoted), ",\n      ")
+        text = pc.if_else(pc.equal(pc.list_value_length(column), 0), "[]",
+                          pc.binary_join_element_wise("[\n      ", joined, "\n    ]", ""))
+    return pc.fill_null(text, "null")
+
+
+def json_plan(table: Any) -> list[str] | None:
+    """The :func:`_json_kind` of every column of an Arrow table, or ``None`` when one of them is left to orjson."""
+    if table.num_columns == 0:
+        return None
+    kinds = [_json_kind(table.column(name)) for name in table.column_names]
+    return None if any(k is None for k in kinds) else [k for k in kinds if k is not None]
+
+
+def json_list_items(table: Any, plan: list[str] | None = None) -> str | None:
+    """The items of :func:`render_json` of `table.to_pylist()` (rows of an Arrow table or batch), joined as the
+    list indents them, built column-wise in Arrow: a hundred thousand instants without a dict per row.
+    ``None`` when a column holds a type or a character this form does not write (then use :func:`render_json`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    plan = plan if plan is not None else json_plan(table)
+    if plan is None or table.num_rows == 0:
+        return None
+    parts: list[Any] = []
+    for i, (name, kind) in enumerate(zip(table.column_names, plan, strict=True)):
+        key = orjson.dumps(name).decode("utf-8")
+        parts.append(("  {\n" if i == 0 else ",\n") + f"    {key}: ")
+        parts.append(_json_values(table.column(name), kind))
+    parts.append("\n  }")
+    rows = pc.binary_join_element_wise(*parts, "")
+    return pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(rows)], pa.int32()), rows), ",\n")[0].as_py()
+
+
+def write_arrow_json_list(table: Any, out: TextIO, chunk_rows: int) -> None:
+    """`write_json_list` of the rows of an Arrow table, the same text, in slices of `chunk_rows`: column-wise
+    (:func:`json_list_items`) where every column allows it, `to_pylist` and :func:`render_json` otherwise."""
+    plan = json_plan(table)
+    wrote = False
+    out.write("[")
+    for batch in table.to_batches(max_chunksize=chunk_rows):
+        if not batch.num_rows:
+            continue
+        text = json_list_items(batch, plan) if plan is not None else None
+        if text is None:
+            text = render_json(batch.to_pylist())[2:-2]
+        out.write((",\n" if wrote else "\n") + text)
+        wrote = True
+    out.write("\n]\n" if wrote else "]\n")

@@ -74,6 +74,9 @@ ARCHIVE_ENTRIES_PER_FILE = 30000
 #: `hoodie.commits.archival.batch` the generator uses: Hudi's default is 10, but every block repeats
 #: the 17 KB entry schema in its header, so large generated archives use bigger blocks.
 GENERATOR_ARCHIVAL_BATCH = 100
+#: Every generated instant goes inflight this long after its requested time and completes this long after it (s).
+INFLIGHT_AFTER_S = 0.25
+COMPLETION_AFTER_S = 1.5
 
 
 class ScaleError(HudiInspectError):
@@ -366,7 +369,7 @@ def generate_table(
     archived_times = [instant_time(60.0 * i) for i in range(params.archived_instants)]
     start_active = 60.0 * params.archived_instants + 3600.0
     active_times = [instant_time(start_active + 60.0 * k) for k in range(n_active)]
-    completion_times = [instant_time(start_active + 60.0 * k + 1.5) for k in range(n_active)]
+    completion_times = [instant_time(start_active + 60.0 * k + COMPLETION_AFTER_S) for k in range(n_active)]
     parts = [partition_path(i) for i in range(params.partitions)]
     fids = [file_id(g) for g in range(params.file_groups)]
     lap("plan")
@@ -431,7 +434,7 @@ def generate_table(
         report.base_files += base_counts[k]
         report.log_files += sum(1 for w in writes if w.base_file is not None)
         _write_active_instant(scratch, timeline_dir, table_version, action, t, completion_times[k], writes,
-                              start_active + 60.0 * k + 1.5)
+                              start_active + 60.0 * k + COMPLETION_AFTER_S)
     for p in parts:
         (root / p / ".template.parquet.src").unlink()
     report.active_instants = n_active
@@ -554,9 +557,13 @@ def _write_active_instant(scratch: ScratchDir, timeline_dir: str, table_version:
         fmt, record_type = enc.body_format_for(table_version, action, state)
         data = enc.encode_body(body_record, record_type, fmt, table_version, conform_first=False)
         fname = ia.instant_file_name(requested, action, state, layout, completion)
-        mtime = None
-        if state is State.COMPLETED and layout == 1:
-            mtime = int((_EPOCH + dt.timedelta(seconds=completion_seconds)).timestamp() * 1000)
+        # Each state file is last modified when the instant reached that state (the requested time, the
+        # inflight transition, the completion): layout 1 reads its completion time from it, and inflight
+        # times are read from it in both layouts.
+        seconds = {State.REQUESTED: completion_seconds - COMPLETION_AFTER_S,
+                   State.INFLIGHT: completion_seconds - COMPLETION_AFTER_S + INFLIGHT_AFTER_S}.get(
+            state, completion_seconds)
+        mtime = int((_EPOCH + dt.timedelta(seconds=seconds)).timestamp() * 1000)
         scratch.write_bytes(f"{timeline_dir}/{fname}", data, mtime_ms=mtime)
 
 
@@ -620,15 +627,17 @@ _PAYLOAD = {
 }
 
 
-def _fast_entries(specs: Sequence[_Spec], t: str, completion: str) -> list[dict[str, Any]]:
+def _fast_entries(specs: Sequence[_Spec], t: str, completion: str, inflight: str) -> list[dict[str, Any]]:
     """`archive_writer.archived_meta_entries` straight from the records (no encode/decode round):
-    pending clean and compaction states carry the requested plan, as Hudi's archiver reads it."""
+    pending clean and compaction states carry the requested plan, as Hudi's archiver reads it; each
+    record's stateTransitionTime is its state file's modification time (requested, `inflight`, completion)."""
     plan = specs[0][3] if specs[0][2] in ("HoodieCleanerPlan", "HoodieCompactionPlan") else None
     out = []
+    times = {State.REQUESTED: t, State.INFLIGHT: inflight, State.COMPLETED: completion}
     for state, action, record_type, record in specs:
         done = state is State.COMPLETED
         entry: dict[str, Any] = {"commitTime": t, "actionType": action, "version": 1, "actionState": state.name,
-                                 "stateTransitionTime": completion if done else None}
+                                 "stateTransitionTime": times[state]}
         if action in (ia.CLEAN, ia.COMPACTION) and not done:
             record_type, record = specs[0][2], plan
         if record is not None and record_type is not None:
@@ -641,7 +650,7 @@ def _write_archive(scratch: ScratchDir, table_version: int, layout: int, mor: bo
                    fids: Sequence[str], parts: Sequence[str], lsm_codec: str) -> list[str]:
     if not times:
         return []
-    completions = [instant_time(60.0 * i + 1.5) for i in range(len(times))]
+    completions = [instant_time(60.0 * i + COMPLETION_AFTER_S) for i in range(len(times))]
     if layout == 2:
         return _write_lsm(scratch, table_version, mor, times, completions, fids, parts, lsm_codec)
     return _write_layout1(scratch, table_version, mor, times, completions, fids, parts)
@@ -670,7 +679,8 @@ def _write_layout1(scratch: ScratchDir, table_version: int, mor: bool, times: Se
 
     for i, t in enumerate(times):
         prev = times[i - 1] if i else "null"
-        for entry in _fast_entries(_archived_specs(i, t, mor, fids, parts, prev), t, completions[i]):
+        inflight = instant_time(60.0 * i + INFLIGHT_AFTER_S)
+        for entry in _fast_entries(_archived_specs(i, t, mor, fids, parts, prev), t, completions[i], inflight):
             batch.append(enc.encode_datum(entry, "HoodieArchivedMetaEntry", table_version))
             in_file += 1
             if len(batch) >= GENERATOR_ARCHIVAL_BATCH:

@@ -312,7 +312,19 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
                 except (OverflowError, OSError, ValueError):
                     findings.append(bad_mtime_finding(storage.uri_of(top.path), top.mtime_ms))
         _check_group(inst, storage, findings)
+    _set_inflight_times(instants, props.timezone)
     return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings)
+
+
+def _set_inflight_times(instants: list[Instant], timezone: str) -> None:
+    """Each instant's inflight time: its inflight file's modification time, as Hudi's `show_timeline` reads it
+    (neither layout names an inflight time; a modification time that is no date leaves it unknown)."""
+    files = [i.file(State.INFLIGHT) for i in instants]
+    times = ia.epoch_ms_to_instant_times([f.mtime_ms if f is not None else None for f in files], timezone)
+    for inst, when in zip(instants, times, strict=True):
+        if when is not None:
+            inst.inflight_time = when
+            inst.inflight_time_source = "mtime"
 
 
 def _check_group(inst: Instant, storage: ReadOnlyStorage, findings: list[Finding]) -> None:

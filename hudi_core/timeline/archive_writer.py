@@ -41,7 +41,7 @@ from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.encode import conform_record, encode_datum, jackson_pretty, writer_schema_json
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.timeline.instant import Instant, State, epoch_ms_to_instant_times
 
 #: `hoodie.commits.archival.batch` default: records per archive log block.
 ARCHIVAL_BATCH = 10
@@ -81,12 +81,14 @@ class InstantBodies:
     """One logical instant to archive: the raw bytes of each of its state files.
 
     `action` is the file action of each state (a completed compaction's file is ``commit``), so
-    `files` maps a state to ``(action, bytes)``. `completion_time` is the completed instant's.
+    `files` maps a state to ``(action, bytes)``. `completion_time` is the completed instant's;
+    `state_times` the pending states' file modification times as instant times (layout 1 archives them).
     """
 
     requested_time: str
     completion_time: str | None
     files: dict[State, tuple[str, bytes]] = field(default_factory=dict)
+    state_times: dict[State, str] = field(default_factory=dict)
 
     @property
     def completed_action(self) -> str | None:
@@ -130,7 +132,10 @@ def archived_meta_entries(inst: InstantBodies, table_version: int = 6) -> list[d
     """The `HoodieArchivedMetaEntry` records of one instant, one per state file present, in state
     order (`MetadataConversionUtils.createMetaWrapper`). Pending clean and compaction states carry
     the plan read from the requested file, as `CleanerUtils.getCleanerPlan` /
-    `CompactionUtils.getCompactionPlan` do."""
+    `CompactionUtils.getCompactionPlan` do. `stateTransitionTime` is each state's time as the archiver's
+    raw active timeline holds it (`createMetaWrapper` sets `getCompletionTime()`, which
+    `InstantGeneratorV1` takes from the state file's modification time): the completion time for the
+    completed state, `state_times` for the others (null when not known)."""
     requested_record = _decode_any(inst.body(State.REQUESTED))
     entries: list[dict[str, Any]] = []
     for state in (State.REQUESTED, State.INFLIGHT, State.COMPLETED):
@@ -141,7 +146,7 @@ def archived_meta_entries(inst: InstantBodies, table_version: int = 6) -> list[d
         entry: dict[str, Any] = {
             "commitTime": inst.requested_time, "actionType": action, "version": 1,
             "actionState": state.name,
-            "stateTransitionTime": inst.completion_time if state is State.COMPLETED else None,
+            "stateTransitionTime": inst.completion_time if state is State.COMPLETED else inst.state_times.get(state),
         }
         payload_field: str | None = None
         payload: Any = None
@@ -437,9 +442,12 @@ def collect_instant_bodies(scratch: ScratchDir, properties: TableProperties,
     out: list[InstantBodies] = []
     for inst in sorted(instants, key=Instant.sort_key):
         bodies = InstantBodies(inst.requested_time, inst.completion_time)
-        for f in inst.files:
+        times = epoch_ms_to_instant_times([f.mtime_ms for f in inst.files], properties.timezone)
+        for f, when in zip(inst.files, times, strict=True):
             rel = f"{properties.timeline_dir}/{f.name}"
             bodies.files[f.state] = (f.action, scratch.path(rel).read_bytes())
+            if when is not None and f.state is not State.COMPLETED:
+                bodies.state_times[f.state] = when
         out.append(bodies)
     return out
 

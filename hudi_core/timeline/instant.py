@@ -161,6 +161,36 @@ def epoch_ms_to_instant_time(epoch_ms: int, timezone: str) -> str:
     return format_instant_time(moment)
 
 
+def epoch_ms_to_instant_times(epoch_ms: list[int | None], timezone: str) -> list[str | None]:
+    """:func:`epoch_ms_to_instant_time` of many modification times, ``None`` for a missing one or one that
+    is no date in years 1-9999 (as tmpfs can keep). ``LOCAL`` takes each moment's offset from this
+    machine's zone (daylight saving included). Plain `time` calls (about a microsecond each): loading a
+    timeline imports neither numpy nor datetime arithmetic for it."""
+    import time
+
+    convert = time.gmtime if timezone.upper() == "UTC" else time.localtime
+    strftime = time.strftime
+    out: list[str | None] = []
+    for value in epoch_ms:
+        if value is None:
+            out.append(None)
+            continue
+        seconds, milli = divmod(int(value), 1000)
+        try:
+            t = convert(seconds)
+        except (OverflowError, OSError, ValueError):
+            out.append(None)
+            continue
+        if 1000 <= t.tm_year <= 9999:  # strftime pads no year below 1000 (glibc)
+            out.append(f"{strftime('%Y%m%d%H%M%S', t)}{milli:03d}")
+        elif 1 <= t.tm_year < 1000:
+            out.append(f"{t.tm_year:04d}{t.tm_mon:02d}{t.tm_mday:02d}{t.tm_hour:02d}{t.tm_min:02d}{t.tm_sec:02d}"
+                       f"{milli:03d}")
+        else:
+            out.append(None)
+    return out
+
+
 def parse_instant_time(value: str, timezone: str = "UTC") -> dt.datetime | None:
     """A datetime for a 14- or 17-digit instant time; ``None`` for reserved or odd values.
 
@@ -205,6 +235,35 @@ def hudi_parse_instant_date(value: str, timezone: str = "UTC") -> dt.datetime | 
     return dt.datetime(year, month, min(day, last_day), hour, minute, second, milli * 1000, tzinfo=tz)
 
 
+def instant_time_ms(value: str | None) -> int | None:
+    """An instant time as milliseconds since 1970-01-01 of the same wall clock (a 14-digit time gets
+    ``000`` milliseconds, a longer one than 17 digits is cut to 17); ``None`` when it is no date. The
+    one-value form of :func:`hudi_core.timeline.phases.instant_epoch_ms`."""
+    if value is None or not (value.isascii() and value.isdigit()) or not (len(value) == 14 or len(value) >= 17):
+        return None
+    text = value[:17].ljust(17, "0")
+    try:
+        moment = dt.datetime(int(text[0:4]), int(text[4:6]), int(text[6:8]), int(text[8:10]), int(text[10:12]),
+                             int(text[12:14]), int(text[14:17]) * 1000)
+    except ValueError:
+        return None
+    return (moment - dt.datetime(1970, 1, 1)) // dt.timedelta(milliseconds=1)
+
+
+def phase_durations_of(inst: Instant) -> dict[str, int | None]:
+    """`requested_to_inflight_ms`, `inflight_to_completed_ms` and `duration_ms` of one instant, by the rules
+    of :func:`hudi_core.timeline.phases.phase_durations` (the same numbers, without pyarrow)."""
+    requested, inflight = instant_time_ms(inst.requested_time), instant_time_ms(inst.inflight_time)
+    done = instant_time_ms(inst.completion_time) if inst.completion_time_source != "requested_time" else None
+    first = inflight - requested if inflight is not None and requested is not None else None
+    second = done - inflight if done is not None and inflight is not None else None
+    total = done - requested if done is not None and requested is not None else None
+    in_order = first is not None and first >= 0 and (second is None or second >= 0)
+    return {"requested_to_inflight_ms": first if in_order else None,
+            "inflight_to_completed_ms": second if in_order else None,
+            "duration_ms": total if total is not None and total >= 0 else None}
+
+
 # -- the logical instant ------------------------------------------------------------------------
 
 
@@ -218,8 +277,16 @@ class Instant:
     completes as (`commit`, `replacecommit`, …), so a completed compaction is recognisable.
 
     `completion_time_source` says where the completion time came from: ``"file_name"`` (layout 2),
-    ``"mtime"`` (layout 1 and legacy layout-2 files: Hudi flags them `isLegacy`), ``"archive"``
-    or ``None`` for pending instants.
+    ``"mtime"`` (layout 1 and legacy layout-2 files: Hudi flags them `isLegacy`), ``"archive"``,
+    ``"requested_time"`` (an old layout-1 archive record without `stateTransitionTime`: Hudi's
+    `CompletionTimeQueryViewV1` takes the requested time) or ``None`` for pending instants.
+
+    `inflight_time` is when the instant went inflight, where anything recorded it: the inflight state
+    file's modification time (`inflight_time_source` ``"mtime"``; Hudi's instant file names carry no
+    inflight time in either layout, and its `show_timeline` procedure reads the same modification
+    times), or the `stateTransitionTime` of the archived INFLIGHT record (``"archive"``, layout 1: Hudi's
+    archiver copies the inflight file's modification time there). ``None`` when unknown (no inflight
+    state, or a layout-2 archived instant: the LSM row keeps requested and completion times only).
     """
 
     requested_time: str
@@ -231,6 +298,8 @@ class Instant:
     completion_time_source: str | None = None
     source: str = "active"
     files: list[InstantFile] = field(default_factory=list)
+    inflight_time: str | None = None
+    inflight_time_source: str | None = None
 
     @property
     def is_completed(self) -> bool:
