@@ -31,6 +31,8 @@ CASE_B = "hudi7779_case_b"
 #: (name, argv after the table; "{T}" the table, "{FG}" a file group id of it)
 COMMANDS: list[tuple[str, str, list[str]]] = [
     ("info", "case_b", ["info"]),
+    # Issue 29: every hoodie.properties key with its meaning and default, and the backup's differences.
+    ("info --config", "case_b", ["info", "--config"]),
     ("timeline", "case_b", ["timeline"]),
     ("timeline --all", "case_b", ["timeline", "--all"]),
     ("instant", "case_b", ["instant", "20240101000400000"]),

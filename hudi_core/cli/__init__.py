@@ -207,16 +207,40 @@ def print_listing_line(args: argparse.Namespace) -> None:
 def cmd_info(args: argparse.Namespace) -> int:
     table = _open(args)
     info = table.describe()
+    config = None
+    if getattr(args, "config", False):
+        from hudi_core.table_config import read_table_configuration
+
+        # Issue 29: every hoodie.properties key with its meaning and default, and the backup's differences.
+        config = read_table_configuration(table.storage)
+        args._extra_findings = [*getattr(args, "_extra_findings", []), *config.findings]
+        info = {**info, "config": [e.to_dict() for e in config.entries],
+                "backup_differences": [d.to_dict() for d in config.backup_differences]}
     findings = with_findings(args, {})["findings"]
     if args.format == "json":
         print(render_json({**info, "findings": findings, "incomplete": is_incomplete(args)}))
     elif args.format == "csv":
-        sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
+        if config is not None:
+            sys.stdout.write(render_csv([e.to_dict() for e in config.entries], _CONFIG_COLUMNS))
+        else:
+            sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
     else:
-        print(render_table([{"key": k, "value": v} for k, v in info.items()], max_width=100))
+        facts = {k: v for k, v in info.items() if k not in ("config", "backup_differences")}
+        print(render_table([{"key": k, "value": v} for k, v in facts.items()], max_width=100))
+        if config is not None:
+            print()
+            print(render_table([e.to_dict() for e in config.entries], _CONFIG_COLUMNS, max_width=48))
+            if config.backup_differences:
+                print(f"\nhoodie.properties differs from hoodie.properties.backup in "
+                      f"{len(config.backup_differences)} key(s):")
+                print(render_table([d.to_dict() for d in config.backup_differences],
+                                   ["key", "change", "value", "backup_value"], max_width=48))
         for f in findings:
             print(f"{f['severity']}: {f['message']} ({f['path']})")
     return EXIT_OK
+
+
+_CONFIG_COLUMNS = ["key", "value", "default", "known", "differs_from_backup", "meaning"]
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
@@ -439,7 +463,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=fn)
         return p
 
-    add("info", cmd_info, "table facts and findings")
+    p = add("info", cmd_info, "table facts and findings")
+    p.add_argument("--config", action="store_true",
+                   help="also every hoodie.properties key with its value, meaning and documented default, unknown "
+                        "keys marked, and the differences from hoodie.properties.backup")
     p = add("timeline", cmd_timeline, "the timeline (active unless --archived/--all), every action and state")
     p.add_argument("--action", help="only this action (matches pending and completed actions)")
     p.add_argument("--state", choices=["requested", "inflight", "completed", "REQUESTED", "INFLIGHT",
