@@ -257,3 +257,22 @@ def test_instant_command_carries_its_phases(tmp_path: Path, capsys: pytest.Captu
     assert {k: got[k] for k in PHASES[:5]} == {"inflight_time": r.time("t2")[:14] + "200",
                                                "inflight_time_source": "archive", "requested_to_inflight_ms": 200,
                                                "inflight_to_completed_ms": 100, "duration_ms": 300}
+
+
+def test_phase_summary(tmp_path: Path) -> None:
+    from hudi_core.facts import instant_listing
+    from hudi_core.services.phases import phase_summary
+
+    r = build(tmp_path, "hudi7779_case_b", 9, mdt=True)
+    summary = phase_summary(instant_listing(open_table(r.uri)), slowest=3)
+    assert (summary.total, summary.states) == (11, {"COMPLETED": 11, "INFLIGHT": 0, "REQUESTED": 0})
+    assert (summary.first_requested, summary.last_time, summary.span_ms) == (
+        r.time("t1"), "20240101001001900", 541_900)
+    commit = summary.by_action[0]
+    assert (commit.action, commit.completed, commit.measured, commit.median_ms, commit.p95_ms, commit.max_ms) == (
+        "commit", 9, 9, 600.0, 840.0, 1000)
+    assert (commit.median_requested_to_inflight_ms, commit.median_inflight_to_completed_ms, commit.median_mdt_ms) == (
+        200.0, 400.0, 500.0)
+    assert [a.action for a in summary.by_action] == ["commit", "clean", "clustering"]  # most instants first
+    assert [(row["requested_time"], row["group"], row["duration_ms"]) for row in summary.slowest] == [
+        (r.time("t1"), "commit", 1000), ("20240101001001000", "clean", 900), (r.time("t2"), "commit", 600)]

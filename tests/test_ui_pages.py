@@ -176,7 +176,7 @@ def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path]
                                                          table_path: Callable[[str], Path]) -> None:
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
     at = open_page(OVERVIEW, table)
-    counts = at.dataframe[0].value
+    counts = next(d.value for d in at.dataframe if list(d.value.columns)[:2] == ["action", "COMPLETED"])
     assert counts.set_index("action")["COMPLETED"].to_dict() == {"commit": 2, "replacecommit": 1}
     timeline = timeline_spec(at)
     hover = " ".join(h for t in timeline["data"] for h in (t.get("hovertext") or []) if isinstance(h, str))
@@ -185,6 +185,46 @@ def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path]
     assert timeline_spec(filtered)["layout"]["yaxis"]["ticktext"] == ["replacecommit"]
     assert filtered.query_params["actions"] == "replacecommit"
     assert "1 of 3 instants shown" in texts(filtered.caption)
+
+
+def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -> None:
+    """Issue 29: summary cards (instants per state, time span, median / p95 per action), the duration chart, the
+    timeline's two-shade phase bars, and the filterable table configuration with the backup's differences."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
+
+    r = build_scenario(load_builtin("hudi7779_case_b"), ui_env["extra"] / "phases-case-b", 9, metadata_table=True)
+    props = Path(r.uri) / ".hoodie" / "hoodie.properties"
+    (props.parent / "hoodie.properties.backup").write_text(props.read_text())
+    props.write_text(props.read_text().replace("hoodie.table.version=9", "hoodie.table.version=8")
+                     + "my.team.owner=data-eng\n")
+    at = open_page(OVERVIEW, r.uri)
+    m = metrics(at)
+    assert (m["Completed"], m["Inflight"], m["Requested"]) == ("11", "0", "0")
+    assert m["Time span"] == "9 min 2 s"  # the first request (t1) to the last completion (the clean)
+    assert m["commit"] == "median 600 ms" and m["clean"] == "median 900 ms"
+    sub = " ".join(str(md.value) for md in at.markdown)
+    assert "p95 840 ms" in sub and "mdt 500 ms" in sub
+    durations = next(s for s in chart_specs(at) if s["layout"].get("yaxis", {}).get("title", {}).get("text")
+                     == "duration (s)")
+    assert {t["name"] for t in durations["data"]} == {"commit", "clean", "clustering"}
+    names = {t.get("name") for t in timeline_spec(at)["data"]}
+    assert {"commit: requested → inflight", "commit: inflight → completed", "requested → inflight"} <= names
+    config = next(d.value for d in at.dataframe if "differs_from_backup" in d.value.columns)
+    rows = config.set_index("key")
+    assert rows.loc["my.team.owner", "known"] == False  # noqa: E712 (numpy bool)
+    assert rows.loc["hoodie.table.version", "differs_from_backup"] == True  # noqa: E712
+    assert rows.loc["hoodie.table.type", "default"] == "COPY_ON_WRITE"
+    backup = next(d.value for d in at.dataframe if "backup_value" in d.value.columns)
+    assert backup.to_dict("records") == [
+        {"key": "hoodie.table.version", "change": "changed", "value": "8", "backup_value": "9"},
+        {"key": "my.team.owner", "change": "added", "value": "data-eng", "backup_value": None}]
+    assert any("hoodie.properties.backup` is left over" in str(w.value) for w in at.warning)
+    filtered = open_page(OVERVIEW, r.uri, config="merge")
+    shown = next(d.value for d in filtered.dataframe if "differs_from_backup" in d.value.columns)
+    assert "hoodie.record.merge.mode" in shown["key"].tolist() and len(shown) < len(config)
+    assert all("merge" in f"{r.key} {r.value} {r.meaning}".lower() for r in shown.itertuples())
+    assert filtered.query_params["config"] == "merge"
 
 
 def test_instant_detail_shows_replaced_groups_and_write_stats(ui_env: dict[str, Path],

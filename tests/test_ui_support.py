@@ -190,7 +190,52 @@ def test_timeline_figure_lanes_states_markers_and_hover() -> None:
     assert "replaced 2 file group(s)" in hover and "p1/fg-b" in hover and "duration 3.500 s" in hover
     lines = {t.name: t for t in fig.data if t.type == "scattergl" and t.mode == "lines"}
     assert lines["requested"].line.dash == "dash"  # pending runs dashed to the chart's end
-    assert lines["completed (archived)"].line.color == charts.ARCHIVED_COLOUR
+    # Completed bars in the action's colour; no inflight time known here: one full bar per instant.
+    assert lines["commit: requested → completed"].line.color == charts.ACTION_COLOURS["commit"]
+    assert "commit: requested → inflight" not in lines
+    assert [p.marker.color for p in points if p.name == "completed (archived)"] == [charts.ARCHIVED_COLOUR]
+
+
+def test_timeline_figure_draws_the_phases_in_two_shades() -> None:
+    df = _instants([
+        ("20240101000100000", "commit", "COMPLETED", "20240101000105000", "active"),
+        ("20240101000200000", "commit", "COMPLETED", "20240101000203500", "active"),
+        ("20240101000300000", "clean", "COMPLETED", "20240101000301000", "active"),
+    ]).assign(inflight_time=["20240101000101000", None, "20240101000300250"],
+              inflight_time_source=["mtime", None, "mtime"], requested_to_inflight_ms=[1000, None, 250],
+              inflight_to_completed_ms=[4000, None, 750], mdt_duration_ms=[900, None, None],
+              rollback_info=[None, None, None])
+    fig = charts.timeline_figure(df)
+    lines = {t.name: t for t in fig.data if t.type == "scattergl" and t.mode == "lines"}
+    blue = charts.ACTION_COLOURS["commit"]
+    assert lines["commit: inflight → completed"].line.color == blue
+    assert lines["commit: requested → inflight"].line.color == charts.light_shade(blue) == "#a1c1e6"
+    ms = lambda t: float(charts.to_ms(charts.instant_datetimes([t]))[0])  # noqa: E731
+    assert list(lines["commit: requested → inflight"].x[:2]) == [ms("20240101000100000"), ms("20240101000101000")]
+    assert list(lines["commit: inflight → completed"].x[:2]) == [ms("20240101000101000"), ms("20240101000105000")]
+    assert list(lines["commit: requested → completed"].x[:2]) == [ms("20240101000200000"), ms("20240101000203500")]
+    assert lines["clean: inflight → completed"].line.color == charts.ACTION_COLOURS["clean"]
+    assert {t.name for t in fig.data if t.showlegend is not False and t.type == "scatter"} >= {
+        "requested → inflight", "inflight → completed"}
+    hover = " ".join(h for t in fig.data if t.mode == "markers" for h in t.hovertext)
+    assert "inflight 20240101000101000 (mtime)" in hover and "requested → inflight 1.000 s" in hover
+    assert "metadata table delta commit 0.900 s" in hover
+
+
+def test_duration_figure_per_action_and_bucketed() -> None:
+    times = pd.date_range("2024-01-01", periods=50, freq="1min")
+    rows = [(t.strftime("%Y%m%d%H%M%S000"), "commit", "COMPLETED",
+             (t + pd.Timedelta(seconds=1 + i / 10)).strftime("%Y%m%d%H%M%S%f")[:17], "active")
+            for i, t in enumerate(times)]
+    df = _instants(rows).assign(duration_ms=[1000 + 100 * i for i in range(50)])
+    fig = charts.duration_figure(df)
+    assert [t.name for t in fig.data] == ["commit"]
+    assert list(fig.data[0].y[:3]) == [1.0, 1.1, 1.2]  # seconds, in requested order: a slow-down is a trend
+    assert fig.data[0].line.color == charts.ACTION_COLOURS["commit"]
+    bucketed = charts.duration_figure(df, max_points=10, buckets=5)
+    assert [t.name for t in bucketed.data] == ["commit median", "commit p95"]
+    assert len(bucketed.data[0].x) <= 6 and bucketed.data[0].y[0] < bucketed.data[0].y[-1]
+    assert charts.duration_figure(df.iloc[0:0]).layout.annotations[0].text == "no measured durations to show"
 
 
 def test_timeline_figure_aggregates_large_inputs() -> None:

@@ -1,10 +1,14 @@
 """Plotly figure builders for the dashboard. Pure: data in, figure out (unit-tested).
 
 The timeline chart draws one lane per action, a bar from requested to completion time per
-instant (pending instants run to the end of the chart, dashed), colours by state, shaded active
-and archived regions, and vertical markers (ECTR, EarliestCommitToNotArchive, savepoints, the
-archival boundary). Bars are WebGL (`Scattergl`), one trace per (source, state): 10,000 instants stay
-smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets (SVG: few points).
+instant in two shades of the action's colour (light from requested to inflight, full from inflight to
+completion; one full bar where the inflight time is unknown), pending instants dashed to the end of the
+chart in their state's colour, a point per instant coloured by state, shaded active and archived regions,
+and vertical markers (ECTR, EarliestCommitToNotArchive, savepoints, the archival boundary). Bars are WebGL
+(`Scattergl`), one trace per lane and phase and one per (source, state) for the points: 10,000 instants
+stay smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets (SVG: few
+points). The duration chart shows each action's instant durations over time (a slow-down shows as a
+trend), bucketed medians and 95th percentiles when an action has many instants.
 """
 
 from __future__ import annotations
@@ -35,6 +39,13 @@ MARKER_STYLES: dict[MarkerKind, tuple[str, str]] = {
     MarkerKind.ARCHIVAL_BOUNDARY: ("#37474f", "longdash"),
     MarkerKind.ARCHIVED_SPLIT: ("#607d8b", "dot"),
 }
+#: A colour per lane (action), for completed bars: full from inflight to completion, light before.
+ACTION_COLOURS = {"commit": "#1565c0", "deltacommit": "#00838f", "replacecommit": "#6a1b9a", "clustering": "#8e24aa",
+                  "compaction": "#ef6c00", "logcompaction": "#f9a825", "clean": "#6d4c41", "rollback": "#c62828",
+                  "restore": "#ad1457", "savepoint": "#2e7d32", "indexing": "#546e7a"}
+OTHER_ACTION_COLOUR = "#455a64"
+#: How much of the colour the light shade (requested -> inflight) keeps, mixed with white.
+LIGHT_SHADE = 0.4
 LANE_ORDER = ["commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction", "clean",
               "rollback", "restore", "savepoint", "indexing"]
 _PLANNED_LANES = {"compaction", "clustering", "logcompaction", "indexing"}
@@ -88,13 +99,19 @@ def prepare_instants(instants: pd.DataFrame) -> pd.DataFrame:
     df = instants.copy()
     if df.empty:
         for col, dtype in (("lane", "object"), ("start", "datetime64[ns]"), ("end", "datetime64[ns]"),
-                           ("duration_s", "float64")):
+                           ("duration_s", "float64"), ("inflight", "datetime64[ns]")):
             df[col] = pd.Series(dtype=dtype)
         return df
     df["lane"] = [lane_of(p, c) for p, c in zip(df["pending_action"], df["completed_action"], strict=True)]
     df["start"] = instant_datetimes(df["requested_time"]).to_numpy()
     df["end"] = instant_datetimes(df["completion_time"].fillna("")).to_numpy()
     df["duration_s"] = (df["end"] - df["start"]).dt.total_seconds()
+    # The inflight transition where it is known and in order (the engine's requested_to_inflight_ms).
+    if "requested_to_inflight_ms" in df:
+        ms = pd.to_numeric(df["requested_to_inflight_ms"], errors="coerce")
+        df["inflight"] = df["start"] + pd.to_timedelta(ms, unit="ms")
+    else:
+        df["inflight"] = pd.Series(pd.NaT, index=df.index, dtype="datetime64[ns]")
     if "source" not in df:
         df["source"] = "active"
     return df
@@ -146,9 +163,22 @@ def hover_texts(part: pd.DataFrame, replaced: Mapping[str, Sequence[str]]) -> np
         return np.array([], dtype=object)
     text = ("<b>" + part["action"].astype(str) + "</b> " + part["requested_time"].astype(str) + "<br>state "
             + part["state"].astype(str) + " (" + part["source"].astype(str) + ")")
+    if "inflight_time" in part:
+        inflight = part["inflight_time"].fillna("").astype(str)
+        src = part["inflight_time_source"].fillna("").astype(str) if "inflight_time_source" in part else ""
+        text = text + np.where(inflight != "", "<br>inflight " + inflight + " (" + src + ")", "")
     comp = part["completion_time"].fillna("").astype(str)
     dur = part["duration_s"].map(lambda v: f"<br>duration {v:.3f} s" if pd.notna(v) else "")
     text = text + np.where(comp != "", "<br>completed " + comp + dur, "")
+    for col, label in (("requested_to_inflight_ms", "requested → inflight"),
+                       ("inflight_to_completed_ms", "inflight → completed"),
+                       ("mdt_duration_ms", "metadata table delta commit")):
+        if col in part:
+            values = pd.to_numeric(part[col], errors="coerce")
+            text = text + values.map(lambda v, label=label: f"<br>{label} {v / 1000:.3f} s" if pd.notna(v) else "")
+    if "rollback_info" in part:
+        info = part["rollback_info"].fillna("").astype(str)
+        text = text + np.where(info != "", "<br>" + info, "")
     if "operation_type" in part:
         op = part["operation_type"].fillna("").astype(str)
         text = text + np.where(op != "", "<br>operation " + op, "")
@@ -168,6 +198,56 @@ def _colour(state: str, source: str) -> str:
     if source != "active" and state == "COMPLETED":
         return ARCHIVED_COLOUR
     return STATE_COLOURS.get(state, "#9e9e9e")
+
+
+def action_colour(lane: str) -> str:
+    """The colour of a lane's completed bars."""
+    return ACTION_COLOURS.get(lane, OTHER_ACTION_COLOUR)
+
+
+def light_shade(colour: str, keep: float = LIGHT_SHADE) -> str:
+    """`colour` (``#rrggbb``) mixed with white, keeping `keep` of it: the requested -> inflight shade."""
+    rgb = [int(colour[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(255 - (255 - c) * keep):02x}" for c in rgb)
+
+
+def _segments(start: np.ndarray, end: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x and y of one line trace drawing a segment per row (start -> end at y), gaps between them."""
+    n = len(start)
+    xs = np.full(3 * n, np.nan)
+    ys = np.full(3 * n, np.nan)
+    xs[0::3], xs[1::3] = start, end
+    ys[0::3], ys[1::3] = y, y
+    return xs, ys
+
+
+def _add_phase_bars(fig: go.Figure, done: pd.DataFrame, lane_y: Mapping[str, int], sub: Mapping[str, Any]) -> None:
+    """Completed instants, per lane: requested -> inflight in the light shade of the lane's colour, inflight ->
+    completion in the full colour, requested -> completion in the full colour where the inflight time is not
+    known (one WebGL trace per lane and phase)."""
+    for lane, part in done.groupby("lane", sort=True):
+        colour = action_colour(str(lane))
+        start, end = to_ms(part["start"]), to_ms(part["end"])
+        mid = to_ms(part["inflight"])
+        y = part["lane"].map(lane_y).to_numpy(dtype="float64")
+        known = ~np.isnan(mid)
+        for name, a, b, rows, shade in (
+                (f"{lane}: requested → inflight", start, mid, known, light_shade(colour)),
+                (f"{lane}: inflight → completed", mid, end, known, colour),
+                (f"{lane}: requested → completed", start, end, ~known, colour)):
+            if not rows.any():
+                continue
+            xs, ys = _segments(a[rows], b[rows], y[rows])
+            fig.add_trace(go.Scattergl(x=xs, y=ys, mode="lines", name=name, showlegend=False, hoverinfo="skip",
+                                       line={"color": shade, "width": 6}), **sub)
+
+
+def _phase_legend(fig: go.Figure) -> None:
+    """Two legend entries explaining the shades (in a neutral colour: each lane has its own)."""
+    for name, colour in (("requested → inflight", light_shade(OTHER_ACTION_COLOUR)),
+                         ("inflight → completed", OTHER_ACTION_COLOUR)):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=name, line={"color": colour, "width": 6},
+                                 hoverinfo="skip", legendgroup="phases"))
 
 
 def to_ms(values: Any) -> np.ndarray:
@@ -194,23 +274,19 @@ def _add_bars(fig: go.Figure, df: pd.DataFrame, replaced: Mapping[str, Sequence[
               lane_y: Mapping[str, int], row: int | None, showlegend: bool) -> None:
     sub = {"row": row, "col": 1} if row else {}
     end_ms = float(to_ms([chart_end])[0])
+    if "inflight" not in df:
+        df = df.assign(inflight=pd.Series(pd.NaT, index=df.index, dtype="datetime64[ns]"))
+    _add_phase_bars(fig, df[df["state"] == "COMPLETED"], lane_y, sub)
     for (source, state), part in df.groupby(["source", "state"], sort=True):
         colour = _colour(str(state), str(source))
         name = f"{state.lower()}" + ("" if source == "active" else f" ({source})")
         start = to_ms(part["start"])
-        end = to_ms(part["end"])
-        end[np.isnan(end)] = end_ms
         y = part["lane"].map(lane_y).to_numpy(dtype="float64")
-        n = len(part)
-        xs = np.full(3 * n, np.nan)
-        ys = np.full(3 * n, np.nan)
-        xs[0::3], xs[1::3] = start, end
-        ys[0::3], ys[1::3] = y, y
         pending = state != "COMPLETED"
-        fig.add_trace(go.Scattergl(x=xs, y=ys, mode="lines", name=name, legendgroup=name, showlegend=False,
-                                   line={"color": colour, "width": 6 if not pending else 3,
-                                         "dash": "dash" if pending else "solid"},
-                                   hoverinfo="skip"), **sub)
+        if pending:  # dashed to the chart's end in the state's colour
+            xs, ys = _segments(start, np.full(len(part), end_ms), y)
+            fig.add_trace(go.Scattergl(x=xs, y=ys, mode="lines", name=name, legendgroup=name, showlegend=False,
+                                       line={"color": colour, "width": 3, "dash": "dash"}, hoverinfo="skip"), **sub)
         fig.add_trace(go.Scattergl(
             x=start, y=y, mode="markers", name=name, legendgroup=name, showlegend=showlegend,
             marker={"color": colour, "size": 9 if pending else 7, "symbol": "diamond" if pending else "circle",
@@ -446,6 +522,8 @@ def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
             _aggregate(fig, df, max_buckets, lane_y, None, True)
         else:
             _add_bars(fig, df, replaced or {}, end, lane_y, None, True)
+            if (df["state"] == "COMPLETED").any():
+                _phase_legend(fig)
         _add_highlight(fig, df, highlight, highlight_label, lane_y, None)
     x_range = _x_range([df], markers)
     label_rows = _add_markers(fig, markers, None, "", x_range)
@@ -456,6 +534,56 @@ def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
     fig.update_layout(title={"text": title, "y": 1, "yanchor": "top", "pad": {"t": 6}} if title else None,
                       height=max(300, 150 + 48 * len(lanes) + top), hovermode="closest",
                       margin={"l": 10, "r": 10, "t": top, "b": 10}, legend=LEGEND, uirevision="timeline")
+    return fig
+
+
+def duration_figure(instants: pd.DataFrame, *, max_points: int = 2000, buckets: int = 200,
+                    timezone: str = "UTC") -> go.Figure:
+    """Each action's completed instants' durations (requested -> completion) over their requested time, one
+    series per action in its colour: every instant while an action has at most `max_points` of them, else the
+    median (solid) and 95th percentile (dotted) of each of `buckets` time buckets. A logarithmic axis when
+    the durations span more than two orders of magnitude."""
+    df = prepare_instants(instants)
+    fig = go.Figure()
+    if not df.empty:
+        seconds = (pd.to_numeric(df["duration_ms"], errors="coerce") / 1000.0 if "duration_ms" in df
+                   else df["duration_s"])
+        df = df.assign(seconds=seconds)
+        df = df[(df["state"] == "COMPLETED") & df["seconds"].notna() & df["start"].notna()]
+    if df.empty:
+        fig.add_annotation(text="no measured durations to show", showarrow=False, x=0.5, y=0.5, xref="paper",
+                           yref="paper")
+        fig.update_layout(height=260, margin={"l": 10, "r": 10, "t": 10, "b": 10})
+        return fig
+    span = (df["start"].max() - df["start"].min()) or pd.Timedelta(seconds=1)
+    freq = max(span / max(buckets, 1), pd.Timedelta(milliseconds=1))
+    for lane in lanes_in(df):
+        part = df[df["lane"] == lane].sort_values("start")
+        colour = action_colour(lane)
+        if len(part) <= max_points:
+            fig.add_trace(go.Scatter(
+                x=to_ms(part["start"]), y=part["seconds"].to_numpy(dtype="float64"), mode="lines+markers", name=lane,
+                line={"color": colour, "width": 1}, marker={"color": colour, "size": 5},
+                hovertext=(lane + " " + part["requested_time"].astype(str) + "<br>"
+                           + part["seconds"].map(lambda v: f"{v:.3f} s")).to_numpy(dtype=object),
+                hoverinfo="text"))
+            continue
+        grouped = part.groupby(part["start"].dt.floor(freq))["seconds"]
+        stats = pd.DataFrame({"median": grouped.median(), "p95": grouped.quantile(0.95), "n": grouped.size()})
+        x = to_ms(stats.index.to_series())
+        for column, dash, label in (("median", "solid", "median"), ("p95", "dot", "p95")):
+            fig.add_trace(go.Scatter(
+                x=x, y=stats[column].to_numpy(dtype="float64"), mode="lines", name=f"{lane} {label}",
+                legendgroup=lane, line={"color": colour, "dash": dash, "width": 2},
+                hovertext=np.array([f"{lane} {label} {v:.3f} s of {n} instants" for v, n in
+                                    zip(stats[column], stats["n"], strict=True)], dtype=object),
+                hoverinfo="text"))
+    low, high = float(df["seconds"][df["seconds"] > 0].min() or 0), float(df["seconds"].max())
+    log = low > 0 and high / low > 100
+    _time_axis(fig, _x_range([df]), timezone)
+    fig.update_yaxes(title={"text": "duration (s)", "font": {"size": 11}}, type="log" if log else "linear",
+                     rangemode="tozero" if not log else None, gridcolor="rgba(0,0,0,0.06)")
+    fig.update_layout(height=340, hovermode="closest", margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend=LEGEND)
     return fig
 
 

@@ -41,8 +41,10 @@ from hudi_core.services.duplicates import (
 from hudi_core.services.history import History, file_group_history
 from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
+from hudi_core.services.phases import PhaseSummary, phase_summary
 from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
+from hudi_core.table_config import TableConfiguration, read_table_configuration
 from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
@@ -388,3 +390,23 @@ def load_report_html(uri: str, engine_name: str = "local", redacted: bool = Fals
 def load_history(uri: str, file_id: str, partition: str | None, engine_name: str = "local") -> History:
     """`services.history.file_group_history` over the active and archived timelines."""
     return file_group_history(get_table(uri, engine_name), file_id, partition)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_phase_summary(uri: str, engine_name: str = "local") -> PhaseSummary:
+    """Instants per state, time span, durations per action and the slowest instants (issue 29)."""
+    arrow, _ = _instants_arrow(get_table(uri, engine_name))
+    return phase_summary(arrow)
+
+
+@st.cache_data(show_spinner="Drawing the durations…", max_entries=32, ttl=TTL_SECONDS)
+def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
+    """Each action's durations over time (`charts.duration_figure`)."""
+    instants, _ = load_instants(uri, engine_name)
+    return charts.duration_figure(instants, timezone=get_table(uri, engine_name).properties.timezone)
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_table_config(uri: str, engine_name: str = "local") -> TableConfiguration:
+    """Every `hoodie.properties` key with its meaning and default, and the backup's differences (issue 29)."""
+    return read_table_configuration(get_table(uri, engine_name).storage)

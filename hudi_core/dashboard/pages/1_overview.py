@@ -1,4 +1,4 @@
-"""Overview: table facts, counts by action and state, findings, markers and the timeline chart."""
+"""Overview: table facts and configuration, findings, phase timings, markers, the timeline chart and counts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import streamlit as st
 from hudi_core.dashboard import page_path
 from hudi_core.errors import Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
-from hudi_core.ui import charts, loaders, markers, picker, render, state
+from hudi_core.ui import charts, loaders, markers, phases, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
@@ -36,6 +36,38 @@ cols[5].metric("Pending", facts["pending_instants"])
 with st.expander(f"Table facts ({len(facts)})"):
     st.json(facts, expanded=False)
 
+# -- table configuration (issue 29) ----------------------------------------------------------------
+config = None
+with render.guard():
+    config = loaders.load_table_config(uri, eng)
+if config is not None:
+    unknown, differing = len(config.unknown_keys), len(config.backup_differences)
+    label = f"Table configuration ({len(config.entries)} keys" + (f", {unknown} unknown" if unknown else "") + (
+        f", {differing} differ from the backup" if differing else "") + ")"
+    with st.expander(label, expanded=bool(differing or config.findings)):
+        if config.findings:
+            for f in config.findings:
+                st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=":material/warning:")
+        if config.has_backup:
+            st.warning(f"`hoodie.properties.backup` is left over: an update of the table configuration did not "
+                       f"finish (Hudi writes the backup first and deletes it last). It differs in {differing} "
+                       "key(s).", icon=":material/warning:")
+            if differing:
+                render.table(phases.backup_frame(config), "properties_backup_differences", "config_backup")
+        c1, c2, c3 = st.columns([3, 1, 1])
+        state.init_widget(ss, qp, "config", "")
+        needle = c1.text_input("Filter keys", key="config", placeholder="key, value or meaning contains…")
+        state.remember(ss, qp, "config", needle, default="")
+        unknown_only = c2.checkbox("Unknown keys only", key="config_unknown", disabled=not unknown)
+        differs_only = c3.checkbox("Differs from backup", key="config_differs", disabled=not differing)
+        shown_config = phases.config_frame(config, needle, unknown_only, differs_only)
+        render.table(shown_config, "table_configuration", "config",
+                     caption=f"{len(shown_config)} of {len(config.entries)} keys of `{config.source}` · meaning and "
+                             "default from Hudi's table configuration docs (HoodieTableConfig); known = false: a key "
+                             "the inspector has no note for",
+                     column_config={"meaning": st.column_config.TextColumn(width="large"),
+                                    "value": st.column_config.TextColumn(width="medium")})
+
 if findings:
     with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
         for f in findings[:50]:
@@ -48,6 +80,31 @@ else:
     st.success("No findings: every timeline file was read as expected.")
 
 lanes, counts = loaders.load_lanes_and_counts(uri, eng)
+
+# -- phase timings (issue 29) ----------------------------------------------------------------------
+st.subheader("Phase timings")
+summary = None
+with render.guard():
+    summary = loaders.load_phase_summary(uri, eng)
+if summary is not None and summary.total:
+    render.facts(phases.state_facts(summary))
+    if summary.by_action:
+        st.caption("Duration (requested → completion) of each action's completed instants: median, 95th percentile, "
+                   "maximum, how many have one, and the metadata table's delta commit (mdt) where there is one.")
+        render.facts(phases.action_facts(summary))
+    st.plotly_chart(loaders.load_duration_figure(uri, eng), key="duration_chart", width="stretch",
+                    config={"displaylogo": False})
+    st.caption("Durations over time, one series per action (bucketed medians and 95th percentiles when an action "
+               "has many instants): a slow-down shows as a trend. Inflight times are the inflight files' "
+               "modification times (layout-1 archives keep them; layout-2 archives do not).")
+    slowest = phases.slowest_frame(summary)
+    if not slowest.empty:
+        with st.expander(f"The {len(slowest)} slowest instants", expanded=False):
+            render.table(slowest, "slowest_instants", "slowest")
+        with st.expander("Durations per action", expanded=False):
+            render.table(phases.durations_frame(summary), "durations_per_action", "durations")
+else:
+    st.caption("No instants.")
 
 # -- markers -------------------------------------------------------------------------------------
 st.subheader("Markers")
@@ -81,9 +138,10 @@ state.remember(ss, qp, "until", until, default="")
 with render.or_stop():
     fig, shown = loaders.load_timeline(uri, eng, tuple(actions_sel), tuple(states_sel), since, until)
 st.plotly_chart(fig, key="timeline_chart", width="stretch", config={"scrollZoom": True, "displaylogo": False})
-st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time; "
-           "pending instants are dashed to the chart's end · times in the table's timezone · hover an instant for "
-           "its instant times, a replacecommit for the groups it replaced, a marker label for its explanation.")
+st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time in the "
+           "action's colour, light until the instant went inflight where that time is known; pending instants are "
+           "dashed to the chart's end · times in the table's timezone · hover an instant for its instant times and "
+           "phases, a replacecommit for the groups it replaced, a marker label for its explanation.")
 
 # -- counts --------------------------------------------------------------------------------------
 left, right = st.columns([2, 3])
