@@ -138,13 +138,29 @@ def drifted_table(browser_cache: Path) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def schema_tables(browser_cache: Path) -> dict[str, Path]:
+    """Issue 29: the schema_evolution (changes archived and active) and schema_narrowing (changes that break
+    readers) scenarios, built at table version 9 into the cache root."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
+
+    out = {}
+    for name in ("schema_evolution", "schema_narrowing"):
+        target = browser_cache / f"built-{name}-v9"
+        if not (target / ".hoodie" / "hoodie.properties").is_file():
+            build_scenario(load_builtin(name), target, 9)
+        out[name] = target
+    return out
+
+
 #: The SQL page's query in the browser test: write stats per instant and action (a time chart, active and archived).
 SQL_QUERY = ("SELECT requested_time, action, source, count(*) AS files, sum(num_writes) AS records FROM write_stats "
              "GROUP BY ALL ORDER BY requested_time")
 
 
 def test_every_page_in_chromium(server: str, browser_path: str, table_path: object, generated_table: Path,
-                                drifted_table: Path) -> None:
+                                drifted_table: Path, schema_tables: dict[str, Path]) -> None:
     from playwright.sync_api import sync_playwright
 
     mor = urllib.parse.quote(str(table_path("v6_nonpartitioned_rollback")))  # type: ignore[operator]
@@ -174,6 +190,13 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         # the default query (a bar chart) on the demo.
         ("sql", f"sql?table={generated}&sql={urllib.parse.quote(SQL_QUERY)}", '[data-testid="stPlotlyChart"]'),
         ("sql_demo", "sql", '[data-testid="stPlotlyChart"]'),
+        # Issue 29: the Schema page: the history (archived and active changes) with a diff picked in the URL, the
+        # breaking changes of the narrowing scenario, and the demo (one schema).
+        ("schema", f"schema?table={urllib.parse.quote(str(schema_tables['schema_evolution']))}"
+                   "&schema_from=table_config", '[data-testid="stDataFrame"]'),
+        ("schema_narrowing", f"schema?table={urllib.parse.quote(str(schema_tables['schema_narrowing']))}",
+         '[data-testid="stDataFrame"]'),
+        ("schema_demo", "schema", '[data-testid="stDataFrame"]'),
     ]
     checks = {  # text the user must see whole (instant times are never cut off with an ellipsis)
         "overview": ["At a glance", "20240101000400000", "guard A3"],
@@ -191,6 +214,11 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         "drifted_overview": ["Files listed from the metadata table"],
         "sql": ["views computed: write_stats", "query-result.csv", "deltacommit"],
         "sql_demo": ["views computed: instants", "Example postmortem queries"],
+        "schema": ["Schema history", "Compare two versions", "5 change(s) from table_config to 20240101000600000",
+                   "Fields of 20240101000600000"],
+        "schema_narrowing": ["qty is type narrowed (long", "note is made required", "code is added",
+                             "Break readers"],
+        "schema_demo": ["Schema versions", "One schema version: every commit recorded the schema of table_config"],
     }
     ARTIFACTS.mkdir(exist_ok=True)
     problems: list[str] = []

@@ -44,6 +44,11 @@ render.table(render.frame(schema_ui.history_rows(history)), "schema-history", "s
 
 st.subheader("Compare two versions")
 labels = [v.label for v in versions]
+if len(labels) == 1:
+    st.info(f"One schema version: every commit recorded the schema of `{labels[0]}`; nothing to compare.")
+    with st.expander(f"Fields of {labels[0]}"):
+        render.table(render.frame(schema_ui.fields_rows(versions[0])), "schema-fields", "schema_fields")
+    st.stop()
 by_label = {v.label: v for v in versions}
 
 
