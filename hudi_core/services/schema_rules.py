@@ -495,7 +495,10 @@ def comparable(root: AvroType, skip_meta: bool = True) -> tuple[Any, ...]:
     name, and every non-meta field's name, type, nullability, default and aliases)."""
     def norm(t: AvroType) -> Any:
         if t.kind == "union":
-            return ("union", tuple(norm(b) for b in t.branches))
+            inner, nullable = t.stripped()  # the null branch's place in the union is no change
+            if inner.kind == "union":
+                return ("union", nullable, tuple(norm(b) for b in inner.branches))
+            return ("nullable" if nullable else "required", norm(inner))
         if t.kind == "record":
             return ("record", t.name, t.recursive, tuple((f.name, norm(f.type), f.has_default,
                                                           _hashable(f.default), f.aliases) for f in t.fields))
