@@ -13,7 +13,7 @@ from hudi_core.table_config import TableConfiguration
 from hudi_core.ui.render import Fact
 
 #: Columns of the configuration table, in order.
-CONFIG_COLUMNS = ["key", "value", "default", "known", "differs_from_backup", "meaning"]
+CONFIG_COLUMNS = ["key", "value", "meaning", "default", "known", "differs_from_backup"]
 
 
 def human_duration(ms: float | None) -> str:

@@ -62,6 +62,7 @@ if config is not None:
         differs_only = c3.checkbox("Differs from backup", key="config_differs", disabled=not differing)
         shown_config = phases.config_frame(config, needle, unknown_only, differs_only)
         render.table(shown_config, "table_configuration", "config",
+                     height=min(700, 40 + 35 * max(len(shown_config), 1)),
                      caption=f"{len(shown_config)} of {len(config.entries)} keys of `{config.source}` · meaning and "
                              "default from Hudi's table configuration docs (HoodieTableConfig); known = false: a key "
                              "the inspector has no note for",
