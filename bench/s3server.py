@@ -4,7 +4,7 @@ adds a fixed delay per request, counts requests by kind and can inject faults.
 Only 127.0.0.1 is ever bound. Control endpoints (never forwarded to moto):
 
 - ``GET /__stats``: JSON counts ``{"GET": n, "LIST": n, "HEAD": n, "PUT": n, "OTHER": n, "keys": {...}}``
-  (``keys`` counts GETs per object key, to prove no file is read twice);
+  (``keys`` counts GETs per object key, to prove no file is read twice; ``head_keys`` the HEADs);
 - ``POST /__reset``: zero the counts;
 - ``POST /__config?delay_ms=20&fail=503&fail_count=2&fail_prefix=KEY``: set the delay and arm a fault:
   the next `fail_count` requests whose key starts with `fail_prefix` get `fail` (503 = SlowDown,
@@ -222,6 +222,7 @@ class S3Middleware:
         self.lock = threading.Lock()
         self.counts: Counter[str] = Counter()
         self.keys: Counter[str] = Counter()
+        self.head_keys: Counter[str] = Counter()
         self.fail_status = 0
         self.fail_count = 0
         self.fail_prefix = ""
@@ -231,12 +232,14 @@ class S3Middleware:
         with self.lock:
             out: dict[str, Any] = {k: self.counts.get(k, 0) for k in ("GET", "LIST", "HEAD", "PUT", "OTHER")}
             out["keys"] = dict(self.keys)
+            out["head_keys"] = dict(self.head_keys)
             return out
 
     def reset(self) -> None:
         with self.lock:
             self.counts.clear()
             self.keys.clear()
+            self.head_keys.clear()
 
     def configure(self, query: dict[str, list[str]]) -> None:
         with self.lock:
@@ -281,6 +284,8 @@ class S3Middleware:
             self.counts[kind] += 1
             if kind == "GET":
                 self.keys[key] += 1
+            elif kind == "HEAD":
+                self.head_keys[key] += 1
             fail = 0
             if (self.fail_count > 0 and key.startswith(self.fail_prefix) and kind != "PUT"
                     and not (self.fail_status == 404 and kind == "LIST")):

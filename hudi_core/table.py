@@ -327,7 +327,14 @@ class HudiTable:
     def has_metadata_table(self) -> bool:
         """Whether `.hoodie/metadata/.hoodie/hoodie.properties` exists (asked once)."""
         if "_has_mdt" not in self.__dict__:
-            self.__dict__["_has_mdt"] = self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
+            timeline = self.__dict__.get("timeline")
+            if (timeline is not None and timeline.timeline_dir.rstrip("/") == METADATA_TABLE_PATH.rsplit("/", 1)[0]
+                    and METADATA_TABLE_PATH.rsplit("/", 1)[1] not in timeline.folders):
+                # Layout 1 lists `.hoodie` for its timeline: no `metadata` folder there, no metadata table
+                # (saves an object store a HEAD).
+                self.__dict__["_has_mdt"] = False
+            else:
+                self.__dict__["_has_mdt"] = self.storage.exists(f"{METADATA_TABLE_PATH}/{PROPERTIES_PATH}")
         return self.__dict__["_has_mdt"]
 
     def metadata_table(self) -> HudiTable | None:

@@ -10,6 +10,10 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 REPO = Path(__file__).resolve().parent.parent
 #: The dashboard's entry script, shipped in the package (its `pages/` beside it, the paths PAGES are relative to).
@@ -55,6 +59,12 @@ def without_mtimes(value: object, layout_1: bool) -> object:
     if isinstance(value, dict):
         return {k: without_mtimes(v, layout_1) for k, v in value.items() if k not in drop}
     return value
+
+
+def comparable_columns(table: pa.Table) -> pa.Table:
+    """An Arrow listing without what differs between a remote table and its local copy by nature: paths and
+    URIs, and the columns taken from modification times in every layout (:data:`MTIME_KEYS`)."""
+    return table.drop_columns([c for c in table.column_names if "path" in c or "uri" in c or c in MTIME_KEYS])
 
 
 def without_completion(value: object) -> object:

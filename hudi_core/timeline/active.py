@@ -116,6 +116,9 @@ class ActiveTimeline(Timeline):
     properties: TableProperties
     all_instants: list[Instant]
     findings: list[Finding] = field(default_factory=list)
+    #: Names of the folders the timeline's listing showed (in layout 1 the `.hoodie` folder's: `archived`,
+    #: `metadata`, ...), so a question about them needs no further request.
+    folders: frozenset[str] = frozenset()
     _bodies: dict[str, DecodedBody | None] = field(default_factory=dict, repr=False)
     _errors: dict[str, Finding] = field(default_factory=dict, repr=False)
 
@@ -291,7 +294,10 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
         raise StorageError(
             f"{storage.uri_of(props.timeline_dir)} is missing: table version {props.version} keeps its timeline "
             f"there (layout {props.timeline_layout_version}); Hudi cannot read this table either")
+    folders: set[str] = set()
     for info in storage.list(props.timeline_dir):
+        if info.is_dir:
+            folders.add(info.name)
         file, finding = _classify(info, props, storage)
         if finding:
             findings.append(finding)
@@ -313,7 +319,8 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
                     findings.append(bad_mtime_finding(storage.uri_of(top.path), top.mtime_ms))
         _check_group(inst, storage, findings)
     _set_inflight_times(instants, props.timezone)
-    return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings)
+    return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings,
+                          folders=frozenset(folders))
 
 
 def _set_inflight_times(instants: list[Instant], timezone: str) -> None:
