@@ -150,7 +150,7 @@ def layer_of(module: str) -> int:
     if module.startswith("hudi_core.services"):
         return _ANALYSIS
     if module in ("hudi_core.table", "hudi_core.fsview", "hudi_core.file_group", "hudi_core.facts",
-                  "hudi_core.discovery") or module.startswith("hudi_core.listing"):
+                  "hudi_core.discovery", "hudi_core.follow") or module.startswith("hudi_core.listing"):
         return _TABLE
     if module.startswith(("hudi_core.timeline", "hudi_core.logfile", "hudi_core.hfile", "hudi_core.mdt")):
         return _FORMATS

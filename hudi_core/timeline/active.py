@@ -150,11 +150,20 @@ class ActiveTimeline(Timeline):
             self._prefetch_like(file)
             if file.name in self._bodies:
                 return self._bodies[file.name]
+        try:
+            data: bytes | StorageError = self.storage.read(file.path)
+        except StorageError as exc:
+            data = exc
+        return self._take(file, data)
+
+    def _take(self, file: InstantFile, data: bytes | StorageError) -> DecodedBody | None:
+        """Decode one file's bytes (or take the error reading it raised) into the body cache."""
         from hudi_core.timeline.bodies import decode_body
 
         decoded: DecodedBody | None = None
         try:
-            data = self.storage.read(file.path)
+            if isinstance(data, StorageError):
+                raise data
             decoded = decode_body(data, file.action, file.state)
         except (DecodeError, StorageError) as exc:
             finding = Finding(
@@ -165,6 +174,17 @@ class ActiveTimeline(Timeline):
             self.findings.append(finding)
         self._bodies[file.name] = decoded
         return decoded
+
+    def read_bodies(self, files: Iterable[InstantFile]) -> None:
+        """Decode the not-yet-decoded `files` into the body cache, read together (one concurrent wave of GETs
+        on an object store, :meth:`ReadOnlyStorage.read_many`): the same bodies and findings as
+        :meth:`body_of_file` one by one. A follower reads a poll's new instant files this way (issue 27)."""
+        todo = [f for f in dict.fromkeys(files) if f.name not in self._bodies]
+        if not todo:
+            return
+        fetched = self.storage.read_many([f.path for f in todo])
+        for f in todo:
+            self._take(f, fetched[f.path])
 
     def _prefetch_like(self, file: InstantFile) -> None:
         """Decode, in bulk, every not-yet-decoded file of the same action and state as `file`."""
@@ -285,8 +305,6 @@ def _classify(
 
 def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> ActiveTimeline:
     """List and classify the active timeline of a table (no body is read here)."""
-    findings: list[Finding] = []
-    files: list[InstantFile] = []
     if props.timeline_layout_version >= 2 and not storage.is_dir(props.timeline_dir):
         # Hudi 1.x lists `.hoodie/<hoodie.timeline.path>` and fails when it is missing (the folder is
         # created with the table): a missing folder is damage, or a v6 table relabelled as layout 2,
@@ -294,8 +312,18 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
         raise StorageError(
             f"{storage.uri_of(props.timeline_dir)} is missing: table version {props.version} keeps its timeline "
             f"there (layout {props.timeline_layout_version}); Hudi cannot read this table either")
+    return timeline_from_listing(storage, props, storage.list(props.timeline_dir))
+
+
+def timeline_from_listing(storage: ReadOnlyStorage, props: TableProperties, listing: Iterable[FileInfo],
+                          bodies: dict[str, DecodedBody | None] | None = None) -> ActiveTimeline:
+    """The active timeline of a listing of the timeline folder (what :func:`load_active_timeline` lists), so a
+    caller that listed the folder itself (a follower, issue 27) gets the same instants, times and findings.
+    `bodies`: decoded bodies by file name to start the body cache with (files known not to have changed)."""
+    findings: list[Finding] = []
+    files: list[InstantFile] = []
     folders: set[str] = set()
-    for info in storage.list(props.timeline_dir):
+    for info in listing:
         if info.is_dir:
             folders.add(info.name)
         file, finding = _classify(info, props, storage)
@@ -320,7 +348,7 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
         _check_group(inst, storage, findings)
     _set_inflight_times(instants, props.timezone)
     return ActiveTimeline(storage=storage, properties=props, all_instants=instants, findings=findings,
-                          folders=frozenset(folders))
+                          folders=frozenset(folders), _bodies=dict(bodies or {}))
 
 
 def _set_inflight_times(instants: list[Instant], timezone: str) -> None:
