@@ -47,6 +47,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.ui",
     "hudi_core.cli.sql",
     "hudi_core.cli.schema",
+    "hudi_core.cli.watch",
 )
 
 

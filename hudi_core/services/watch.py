@@ -44,7 +44,7 @@ from hudi_core.facts import rollback_facts
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.doctor import DoctorContext, DoctorOptions, HealthFinding, run_doctor
-from hudi_core.services.markers import Marker, Markers, compute_markers, timeline_markers
+from hudi_core.services.markers import Marker, MarkerKind, Markers, compute_markers, timeline_markers
 from hudi_core.timeline.instant import SAVEPOINT, Instant, State
 
 if TYPE_CHECKING:
@@ -299,7 +299,8 @@ def marker_events(before: list[Marker], after: list[Marker], when: str) -> list[
     old = {_marker_key(m): m for m in before}
     new = {_marker_key(m): m for m in after}
     out = []
-    for key in sorted(set(old) | set(new), key=lambda k: (k[0], k[1])):
+    order = {kind.value: n for n, kind in enumerate(MarkerKind)}
+    for key in sorted(set(old) | set(new), key=lambda k: (order[k[0]], k[1])):
         a, b = old.get(key), new.get(key)
         if a is not None and b is not None and a.instant == b.instant:
             continue
