@@ -10,7 +10,7 @@ import pytest
 from test_archived_common import ScratchTable, instant_time, new_table
 
 from hudi_core import open_table
-from hudi_core.timeline.archive_writer import archive_instants
+from hudi_core.scenarios.archive_writer import archive_instants
 from hudi_core.timeline.unified import ArchivedTimeline
 
 ARCHIVED = ".hoodie/archived"

@@ -1,4 +1,4 @@
-"""Archive writers (`hudi_core.timeline.archive_writer`): structure of the bytes written for both
+"""Archive writers (`hudi_core.scenarios.archive_writer`): structure of the bytes written for both
 layouts, LSM compaction and cleaning, and round trips back through the archived-timeline reader.
 
 Tables come from the scale generator with tiny parameters (real bodies, files on disk)."""
@@ -18,10 +18,11 @@ import pytest
 from hudi_core import open_table
 from hudi_core.logfile.format import BlockType
 from hudi_core.logfile.reader import read_log_blocks
+from hudi_core.scenarios import archive_writer as aw
 from hudi_core.scenarios.scale import ScaleParams, generate_table
 from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline import archive_writer as aw
+from hudi_core.timeline import archive_encode as ae
 from hudi_core.timeline import encode as enc
 from hudi_core.timeline.bodies import decode_body
 from hudi_core.timeline.instant import State
@@ -103,28 +104,28 @@ def test_layout1_archive_log_blocks(tmp_path: Path) -> None:
 
 def test_layout1_payload_fields_by_action(tmp_path: Path) -> None:
     ts = ["20260101000000000", "20260101000100000"]
-    clean = aw.InstantBodies(ts[0], ts[1], {
+    clean = ae.InstantBodies(ts[0], ts[1], {
         State.REQUESTED: ("clean", enc.encode_body(enc.cleaner_plan({"p": ["file:/t/p/a.parquet"]}),
                                                    "HoodieCleanerPlan", "avro", 6)),
         State.INFLIGHT: ("clean", b""),
         State.COMPLETED: ("clean", enc.encode_body(enc.clean_metadata(ts[1], {"p": ["a.parquet"]}),
                                                    "HoodieCleanMetadata", "avro", 6)),
     })
-    entries = aw.archived_meta_entries(clean, 6)
+    entries = ae.archived_meta_entries(clean, 6)
     assert [e["hoodieCleanerPlan"] is not None for e in entries] == [True, True, False]
     assert entries[2]["hoodieCleanMetadata"]["partitionMetadata"]["p"]["successDeleteFiles"] == ["a.parquet"]
-    compaction = aw.InstantBodies(ts[0], ts[1], {
+    compaction = ae.InstantBodies(ts[0], ts[1], {
         State.REQUESTED: ("compaction", enc.encode_body(enc.compaction_plan(
             [enc.compaction_operation("p", "f", ts[0], "b.parquet", [])]), "HoodieCompactionPlan", "avro", 6)),
         State.INFLIGHT: ("compaction", b""),
         State.COMPLETED: ("commit", enc.encode_body(enc.commit_metadata([], "COMPACT", compacted=True),
                                                     "HoodieCommitMetadata", "json", 6)),
     })
-    entries = aw.archived_meta_entries(compaction, 6)
+    entries = ae.archived_meta_entries(compaction, 6)
     assert [e["actionType"] for e in entries] == ["compaction", "compaction", "commit"]
     assert entries[1]["hoodieCompactionPlan"]["operations"][0]["fileId"] == "f"
     assert entries[2]["hoodieCommitMetadata"]["operationType"] == "COMPACT"
-    replace = aw.InstantBodies(ts[0], ts[1], {
+    replace = ae.InstantBodies(ts[0], ts[1], {
         State.REQUESTED: ("replacecommit", enc.encode_body(enc.requested_replace_metadata(
             "CLUSTER", [[enc.slice_info("p", "f")]]), "HoodieRequestedReplaceMetadata", "avro", 6)),
         State.INFLIGHT: ("replacecommit", enc.encode_body(enc.commit_metadata([], "CLUSTER"),
@@ -132,11 +133,11 @@ def test_layout1_payload_fields_by_action(tmp_path: Path) -> None:
         State.COMPLETED: ("replacecommit", enc.encode_body(enc.commit_metadata(
             [], "CLUSTER", replaced_file_ids={"p": ["f"]}), "HoodieReplaceCommitMetadata", "json", 6)),
     })
-    e0, e1, e2 = aw.archived_meta_entries(replace, 6)
+    e0, e1, e2 = ae.archived_meta_entries(replace, 6)
     assert e0["hoodieRequestedReplaceMetadata"]["operationType"] == "CLUSTER"
     assert e1["HoodieInflightReplaceMetadata"]["operationType"] == "CLUSTER"
     assert e2["hoodieReplaceCommitMetadata"]["partitionToReplaceFileIds"] == {"p": ["f"]}
-    block = aw.archive_block([e0, e1, e2], 6)  # the inlined entry schema encodes every payload
+    block = ae.archive_block([e0, e1, e2], 6)  # the inlined entry schema encodes every payload
     assert block[:6] == b"#HUDI#"
 
 
@@ -192,19 +193,19 @@ def test_lsm_row_plan_rules() -> None:
     inflight = enc.encode_body(enc.commit_metadata([], "CLUSTER"), "HoodieCommitMetadata", "avro", 9)
     done = enc.encode_body(enc.commit_metadata([], "CLUSTER", replaced_file_ids={"p": ["f"]}),
                            "HoodieReplaceCommitMetadata", "avro", 9)
-    row = aw.lsm_instant_row(aw.InstantBodies(t, c, {State.REQUESTED: ("clustering", plan),
+    row = ae.lsm_instant_row(ae.InstantBodies(t, c, {State.REQUESTED: ("clustering", plan),
                                                      State.INFLIGHT: ("clustering", b""),
                                                      State.COMPLETED: ("replacecommit", done)}))
     assert (row["action"], row["plan"], row["metadata"]) == ("replacecommit", plan, done)
-    row = aw.lsm_instant_row(aw.InstantBodies(t, c, {State.REQUESTED: ("replacecommit", plan),
+    row = ae.lsm_instant_row(ae.InstantBodies(t, c, {State.REQUESTED: ("replacecommit", plan),
                                                      State.INFLIGHT: ("replacecommit", inflight),
                                                      State.COMPLETED: ("replacecommit", done)}))
     assert row["plan"] == inflight  # a non-empty inflight body overwrites the plan
-    row = aw.lsm_instant_row(aw.InstantBodies(t, c, {State.REQUESTED: ("commit", b""),
+    row = ae.lsm_instant_row(ae.InstantBodies(t, c, {State.REQUESTED: ("commit", b""),
                                                      State.COMPLETED: ("commit", done)}))
     assert row["plan"] is None
     with pytest.raises(ValueError):
-        aw.lsm_instant_row(aw.InstantBodies(t, None, {State.REQUESTED: ("commit", b"")}))
+        ae.lsm_instant_row(ae.InstantBodies(t, None, {State.REQUESTED: ("commit", b"")}))
 
 
 @pytest.mark.parametrize("version", [6, 8, 9])

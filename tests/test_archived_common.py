@@ -2,7 +2,7 @@
 
 A table here is `hoodie.properties` plus timeline files whose bodies are encoded as Hudi 1.1 writes
 them for the table version (`hudi_core.timeline.encode`). The archive bytes themselves are built
-by the tests (by hand, following spec `04`) or by `hudi_core.timeline.archive_writer`.
+by the tests (by hand, following spec `04`) or by `hudi_core.scenarios.archive_writer`.
 """
 
 from __future__ import annotations

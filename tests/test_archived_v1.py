@@ -18,9 +18,9 @@ from hudi_core.errors import Severity
 from hudi_core.logfile.content import encode_avro_content
 from hudi_core.logfile.format import BlockType, HeaderKey
 from hudi_core.logfile.writer import encode_block
+from hudi_core.scenarios.archive_writer import archive_instants
 from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline import encode
-from hudi_core.timeline.archive_writer import archive_instants
 from hudi_core.timeline.archived_v1 import list_archive_log_files, order_archive_files, payload_field
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.records import CleanMetadata, CommitMetadata, CompactionPlan

@@ -15,9 +15,9 @@ from test_archived_common import ScratchTable, instant_time, new_table
 from hudi_core import open_table
 from hudi_core.errors import Severity
 from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.scenarios.archive_writer import archive_instants
 from hudi_core.storage import ReadOnlyStorage
 from hudi_core.timeline import encode
-from hudi_core.timeline.archive_writer import archive_instants
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.unified import list_archive_files, load_archived_timeline
 

@@ -305,7 +305,7 @@ def test_log_file_of_repeated_magic_is_linear(tmp_path: Path) -> None:
 
 
 def test_log_blocks_on_repeated_magic_finishes(tmp_path: Path) -> None:
-    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
 
     base = Path(build_log_scenario_table(tmp_path / "t", 9).path)
     log = next(p for p in sorted(base.rglob(".*.log.*")) if ".hoodie" not in p.parts)
@@ -521,7 +521,7 @@ def test_envelope_carries_rows_and_findings(tmp_path: Path, capsys: pytest.Captu
                                             command: str) -> None:
     """`--format json --envelope`: the same rows as the list, plus the findings that bear on them, in
     one document; nothing on stderr; exit 1 when incomplete, as without the envelope."""
-    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
 
     base = Path(build_log_scenario_table(tmp_path / "t", 9).path)
     code, healthy, _ = run(capsys, command, str(base), "--format", "json", "--envelope")

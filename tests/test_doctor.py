@@ -17,9 +17,9 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
 from hudi_core.errors import Severity
-from hudi_core.logfile.scenarios import build_log_scenario_table
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
+from hudi_core.scenarios.log_tables import build_log_scenario_table
 from hudi_core.scenarios.model import scenario_from_dict
 from hudi_core.scenarios.writer import encode_instant_body
 from hudi_core.services.doctor import (

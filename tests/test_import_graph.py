@@ -133,14 +133,12 @@ def test_typing_imports_point_one_way_where_made_so() -> None:
 #: The layers, bottom to top (README "Layout"): a module imports only from its own layer or below.
 #: `pipeline` (executors) sits just above the bytes; the CLI package (`cli`), the Arrow API (`inspect`),
 #: the every-stage `scan` and the dashboard (`ui`, `dashboard`) are the faces; the scenario writers stand beside
-#: the engine (they import it; only faces import them), except `scenarios.scratch`, the one storage
-#: that writes, which is bytes-level.
+#: the engine (they import it; only faces import them), `scenarios.scratch`, the one storage that writes,
+#: included: no format or table module reaches up into the writers.
 _BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
 
 
 def layer_of(module: str) -> int:
-    if module == "hudi_core.scenarios.scratch":
-        return _BYTES
     faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo",
              "hudi_core.sql")
     if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui", "hudi_core.dashboard")):
@@ -171,6 +169,36 @@ def test_imports_point_down_the_layers() -> None:
                 upward.append(f"{module} -> {target}")
     assert upward == []
     assert layer_of("hudi_core.table") < layer_of("hudi_core.inspect")  # the table never builds its Arrow face
+
+
+#: The readers' side (issue 27): bytes-level names and storage, the format packages and the table layer.
+_READER_PACKAGES = ("hudi_core.timeline", "hudi_core.logfile", "hudi_core.hfile", "hudi_core.mdt", "hudi_core.listing")
+_READER_MODULES = ("hudi_core.storage", "hudi_core.properties", "hudi_core.filenames", "hudi_core.table",
+                   "hudi_core.fsview")
+
+
+def test_no_format_or_table_module_imports_a_scenario_writer() -> None:
+    """Issue 27: what writes tables lives in `hudi_core.scenarios`; codecs (encode beside decode) stay with
+    the formats. No format, bytes-level or table module imports a writer at run time, lazy imports included."""
+    graph = import_graph()
+    readers = sorted(m for m in graph if m in _READER_MODULES or m in _READER_PACKAGES
+                     or m.startswith(tuple(f"{p}." for p in _READER_PACKAGES)))
+    assert {"hudi_core.timeline.archive_encode", "hudi_core.logfile.writer", "hudi_core.table",
+            "hudi_core.storage", "hudi_core.listing", "hudi_core.mdt"} <= set(readers)
+    reaching = [f"{m} -> {t}" for m in readers for t in sorted(graph[m]) if t.startswith("hudi_core.scenarios")]
+    assert reaching == []
+    # The table writers moved out of the format packages; the writers import the codecs, not the reverse.
+    assert "hudi_core.timeline.archive_writer" not in graph and "hudi_core.logfile.scenarios" not in graph
+    assert "hudi_core.timeline.archive_encode" in graph["hudi_core.scenarios.archive_writer"]
+    assert "hudi_core.logfile.writer" in graph["hudi_core.scenarios.log_tables"]
+
+
+def test_the_writer_check_sees_a_lazy_import() -> None:
+    """The visitor counts an import inside a function body, where a lazy upward import would hide."""
+    visitor = _Imports("hudi_core.timeline")
+    source = "def f():\n    from hudi_core.scenarios.scratch import ScratchDir\n    return ScratchDir\n"
+    visitor.visit(ast.parse(source))
+    assert visitor.names == ["hudi_core.scenarios.scratch.ScratchDir"]
 
 
 def test_the_cli_is_one_package_and_no_lower_layer_speaks_argparse() -> None:

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from hudi_core.cli import main
-from hudi_core.logfile.scenarios import build_log_scenario_table
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.scenarios.log_tables import build_log_scenario_table
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "json_keys.json"
 #: Object keys that are data, not names: instant times, file names, partition paths.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hudi_core.cli import main
-from hudi_core.logfile.scenarios import build_log_scenario_table
+from hudi_core.scenarios.log_tables import build_log_scenario_table
 
 BLOCK_KEYS = {"path", "offset", "size", "block_type", "instant_time", "attempt", "seq", "corrupt"}
 FINDING_KEYS = {"partition", "file_id", "instant_time", "attempts", "verdict_proposal", "verdict_hudi_014",

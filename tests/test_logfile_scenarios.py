@@ -10,8 +10,8 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.logfile.inventory import scan_log_files
-from hudi_core.logfile.scenarios import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
 from hudi_core.logfile.writer import avro_data_block, partial_block, rollback_block
+from hudi_core.scenarios.log_tables import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
 from hudi_core.scenarios.scratch import ScratchError
 from hudi_core.services.duplicates import (
     InstantBlocks,

@@ -1,7 +1,7 @@
 """The LSM side of the archiver dry run (`plan-archive` → `lsm_timeline`), table versions 8 and 9.
 
 Each test names the Hudi test or class whose behaviour it reproduces. Where a test archives for real, it
-does so with the scenario builder's writer (:func:`hudi_core.timeline.archive_writer.archive_instants`) and
+does so with the scenario builder's writer (:func:`hudi_core.scenarios.archive_writer.archive_instants`) and
 checks that the dry run predicted exactly what that run then wrote and deleted.
 """
 
@@ -17,11 +17,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from services_tables import T, TableWriter
 
+from hudi_core.scenarios import archive_writer as aw
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.lsm_archive import LsmStepKind
 from hudi_core.services.releases import compare_releases
-from hudi_core.timeline import archive_writer as aw
+from hudi_core.timeline import archive_encode as ae
 from hudi_core.timeline import lsm_rules
 from hudi_core.timeline.archived_v2 import resolve_snapshot
 
@@ -192,7 +193,7 @@ def _six_snapshots(tmp_path: Path) -> TableWriter:
     table = w.open()
     for inst in list(table.timeline)[:6]:
         writer = aw.LSMTimelineWriter(w.scratch, HISTORY, compaction_batch=99, clean=False)
-        writer.append([aw.lsm_instant_row(b) for b in aw.collect_instant_bodies(w.scratch, table.properties, [inst])])
+        writer.append([ae.lsm_instant_row(b) for b in aw.collect_instant_bodies(w.scratch, table.properties, [inst])])
         for f in inst.files:
             w.scratch.delete(f"{table.properties.timeline_dir}/{f.name}")
     return w

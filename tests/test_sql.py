@@ -23,9 +23,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core.cli import main
-from hudi_core.logfile.scenarios import C1, C2, KEYS, SCENARIOS, build_log_scenario_table
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.scenarios.log_tables import C1, C2, KEYS, SCENARIOS, build_log_scenario_table
 from hudi_core.sql import VIEW_DOCS, SqlError, referenced_views, run_query
 from hudi_core.table import open_table
 from hudi_core.timeline.write_stats import _add_slow, _Rows, write_stats_of_bodies

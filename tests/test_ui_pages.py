@@ -271,7 +271,7 @@ def test_log_blocks_on_a_mor_fixture(ui_env: dict[str, Path], table_path: Callab
 
 
 def test_log_blocks_verdicts_and_risk_flags_on_the_hudi6758_table(ui_env: dict[str, Path]) -> None:
-    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
 
     root = ui_env["extra"] / "hudi6758"
     build_log_scenario_table(root, 9, ["s2_retry_longer", "speculative_lower_committed"])
@@ -299,7 +299,7 @@ def test_log_blocks_large_tables_are_cut_riskiest_first_and_shared_across_sessio
         ui_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 10k-log-file table the page sends the riskiest pairs and the first slices only (limits made small
     here: one row), says so, and a second session (a reload) reuses the analysis instead of rescanning."""
-    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
     from hudi_core.ui import loaders, render
 
     root = ui_env["extra"] / "hudi6758_cut"
@@ -611,7 +611,8 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from services_tables import T, TableWriter
 
-    from hudi_core.timeline import archive_writer as aw
+    from hudi_core.scenarios import archive_writer as aw
+    from hudi_core.timeline import archive_encode as ae
 
     w = TableWriter(ui_env["extra"] / "lsm", version=9)
     for n in range(1, 16):
@@ -619,7 +620,7 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
     table = w.open()
     for inst in list(table.timeline)[:6]:  # six archivals of one instant each: manifests 1..6, no cleaning
         writer = aw.LSMTimelineWriter(w.scratch, ".hoodie/timeline/history", compaction_batch=99, clean=False)
-        writer.append([aw.lsm_instant_row(b) for b in aw.collect_instant_bodies(w.scratch, table.properties, [inst])])
+        writer.append([ae.lsm_instant_row(b) for b in aw.collect_instant_bodies(w.scratch, table.properties, [inst])])
         for f in inst.files:
             w.scratch.delete(f"{table.properties.timeline_dir}/{f.name}")
     at = open_page(CLEANER, w.scratch.root)

@@ -13,8 +13,8 @@ from hudi_core.cli import main
 from hudi_core.errors import Severity
 from hudi_core.inspect import TableInspector
 from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.scenarios.archive_writer import archive_instants
 from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline.archive_writer import archive_instants
 from hudi_core.timeline.instant import State
 from hudi_core.timeline.unified import load_archived_timeline, load_unified_timeline
 

@@ -108,7 +108,7 @@ def cmd_duplicates(args: argparse.Namespace) -> int:
 def cmd_log_scenarios(args: argparse.Namespace) -> int:
     """`log-scenarios OUT`: write the HUDI-6758 scenario table into a new directory."""
     from hudi_core.cli import EXIT_OK
-    from hudi_core.logfile.scenarios import build_log_scenario_table
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
 
     built = build_log_scenario_table(args.out, args.table_version, args.scenario or None)
     print(built.path)

@@ -5,7 +5,7 @@ inflight (data files written) → completed unless the step stops earlier; clean
 :func:`hudi_core.services.clean.plan_clean` on the table as built so far and then applied
 (requested, inflight, files deleted, completed); archival is decided by
 :func:`hudi_core.services.archive.plan_archive` and written by
-:func:`hudi_core.timeline.archive_writer.archive_instants` into the layout's archived timeline.
+:func:`hudi_core.scenarios.archive_writer.archive_instants` into the layout's archived timeline.
 `upto_step=k` stops after step k, so the table before and after each step can be shown.
 """
 
@@ -709,8 +709,8 @@ class ScenarioBuilder:
     # -- archival -----------------------------------------------------------------------------------
 
     def _op_archive(self, step: Step) -> dict[str, Any]:
+        from hudi_core.scenarios.archive_writer import archive_instants
         from hudi_core.services.archive import plan_archive
-        from hudi_core.timeline.archive_writer import archive_instants
 
         table = self._open()
         guard = bool(step.get("savepoint_guard", True))

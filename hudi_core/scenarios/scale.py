@@ -55,8 +55,9 @@ import pyarrow.parquet as pq
 
 from hudi_core.errors import HudiInspectError
 from hudi_core.logfile.writer import avro_data_block
+from hudi_core.scenarios import archive_writer as aw
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline import archive_writer as aw
+from hudi_core.timeline import archive_encode as ae
 from hudi_core.timeline import encode as enc
 from hudi_core.timeline import instant as ia
 from hudi_core.timeline import lsm_rules
@@ -608,9 +609,9 @@ def _archived_specs(i: int, t: str, mor: bool, fids: Sequence[str], parts: Seque
 
 
 def _archived_instant(i: int, t: str, completion: str, mor: bool, fids: Sequence[str], parts: Sequence[str],
-                      table_version: int, prev: str) -> aw.InstantBodies:
+                      table_version: int, prev: str) -> ae.InstantBodies:
     """The state files of archived instant `i` encoded as the active timeline held them."""
-    inst = aw.InstantBodies(t, completion)
+    inst = ae.InstantBodies(t, completion)
     for state, action, record_type, record in _archived_specs(i, t, mor, fids, parts, prev):
         fmt, _ = enc.body_format_for(table_version, action, state)
         if record_type is None or fmt == "empty":
@@ -628,7 +629,7 @@ _PAYLOAD = {
 
 
 def _fast_entries(specs: Sequence[_Spec], t: str, completion: str, inflight: str) -> list[dict[str, Any]]:
-    """`archive_writer.archived_meta_entries` straight from the records (no encode/decode round):
+    """`archive_encode.archived_meta_entries` straight from the records (no encode/decode round):
     pending clean and compaction states carry the requested plan, as Hudi's archiver reads it; each
     record's stateTransitionTime is its state file's modification time (requested, `inflight`, completion)."""
     plan = specs[0][3] if specs[0][2] in ("HoodieCleanerPlan", "HoodieCompactionPlan") else None
@@ -669,10 +670,10 @@ def _write_layout1(scratch: ScratchDir, table_version: int, mor: bool, times: Se
 
     def flush_file() -> None:
         if batch:
-            blocks.append(aw.archive_block_of_datums(batch, schema_json))
+            blocks.append(ae.archive_block_of_datums(batch, schema_json))
             batch.clear()
         if blocks:
-            rel = f"{archive_dir}/{aw.archive_file_name(len(written) + 1)}"
+            rel = f"{archive_dir}/{ae.archive_file_name(len(written) + 1)}"
             scratch.write_bytes(rel, b"".join(blocks))
             written.append(rel)
             blocks.clear()
@@ -684,7 +685,7 @@ def _write_layout1(scratch: ScratchDir, table_version: int, mor: bool, times: Se
             batch.append(enc.encode_datum(entry, "HoodieArchivedMetaEntry", table_version))
             in_file += 1
             if len(batch) >= GENERATOR_ARCHIVAL_BATCH:
-                blocks.append(aw.archive_block_of_datums(batch, schema_json))
+                blocks.append(ae.archive_block_of_datums(batch, schema_json))
                 batch.clear()
         if in_file >= ARCHIVE_ENTRIES_PER_FILE:
             flush_file()
@@ -711,12 +712,12 @@ def _write_lsm(scratch: ScratchDir, table_version: int, mor: bool, times: Sequen
     for lvl in range(len(digits) - 1, -1, -1):
         plan.extend([(lvl, 10 ** lvl)] * digits[lvl])
     writer = aw.LSMTimelineWriter(scratch, ".hoodie/timeline/history", codec=codec)
-    entries: list[aw.LsmFile] = []
+    entries: list[ae.LsmFile] = []
     written: list[str] = []
     start = 0
     def batches(lo: int, hi: int) -> Iterator[list[dict[str, Any]]]:
         for b in range(lo, hi, LSM_ROWS_PER_GROUP):
-            yield [aw.lsm_instant_row(_archived_instant(i, times[i], completions[i], mor, fids, parts, table_version,
+            yield [ae.lsm_instant_row(_archived_instant(i, times[i], completions[i], mor, fids, parts, table_version,
                                                         times[i - 1] if i else "null"))
                    for i in range(b, min(hi, b + LSM_ROWS_PER_GROUP))]
 
@@ -730,9 +731,9 @@ def _write_lsm(scratch: ScratchDir, table_version: int, mor: bool, times: Sequen
             break
     # Snapshot number as if every run and compaction had been its own snapshot.
     version = runs + sum(runs // 10 ** lvl for lvl in range(1, len(digits)))
-    scratch.write_text(f"{writer.history_dir}/manifest_{version}", aw.manifest_json(entries))
-    scratch.write_text(f"{writer.history_dir}/{aw.VERSION_FILE}", str(version))
-    written += [f"{writer.history_dir}/manifest_{version}", f"{writer.history_dir}/{aw.VERSION_FILE}"]
+    scratch.write_text(f"{writer.history_dir}/manifest_{version}", ae.manifest_json(entries))
+    scratch.write_text(f"{writer.history_dir}/{ae.VERSION_FILE}", str(version))
+    written += [f"{writer.history_dir}/manifest_{version}", f"{writer.history_dir}/{ae.VERSION_FILE}"]
     return written
 
 

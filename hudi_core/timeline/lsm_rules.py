@@ -1,7 +1,7 @@
 """The rules Hudi's `LSMTimelineWriter` applies after an archival: compaction and snapshot cleaning.
 
 One place for them, used by the archiver dry run (:mod:`hudi_core.services.lsm_archive`) and by the
-scenario builder's writer (:class:`hudi_core.timeline.archive_writer.LSMTimelineWriter`).
+scenario builder's writer (:class:`hudi_core.scenarios.archive_writer.LSMTimelineWriter`).
 
 After each archival that wrote an L0 file, `compactAndClean` runs: for level 0, 1, 2 … while the
 manifest holds at least `hoodie.timeline.compaction.batch.size` files of that level, the candidates
