@@ -11,12 +11,13 @@ the rendered Plotly charts), and saves a full-height screenshot per page to `tes
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -71,6 +72,16 @@ def _wait_idle(page: object, timeout_ms: int) -> None:
     """Wait until Streamlit's "running" indicator is gone (the script run finished)."""
     page.wait_for_function(  # type: ignore[attr-defined]
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+
+
+def _wait_for_texts(page: object, needles: Iterable[str], timeout_ms: int) -> None:
+    """Wait until the page's main area shows every text of `needles` (up to `timeout_ms` in all)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    with contextlib.suppress(PlaywrightTimeout):  # the caller reports each missing text by name
+        page.wait_for_function(  # type: ignore[attr-defined]
+            "(ns) => { const m = document.querySelector('[data-testid=\"stMain\"]') || document.body;"
+            " return ns.every(n => m.innerText.includes(n)); }", arg=list(needles), timeout=timeout_ms)
 
 
 #: The marker labels (annotations on a y "domain" above a plot) and the plot areas of every Plotly chart, as
@@ -236,6 +247,10 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 started = time.monotonic()
                 page.goto(f"{server}/{path}", wait_until="domcontentloaded")
                 page.wait_for_selector(ready, timeout=120_000)
+                _wait_idle(page, 120_000)
+                # Streamlit shows its "running" widget only after a moment, so an idle page may still be
+                # filling in: wait for what the page must show (missing text is reported below).
+                _wait_for_texts(page, checks.get(name, ()), 60_000)
                 _wait_idle(page, 120_000)
                 page.wait_for_timeout(500)
                 height = page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]')"
