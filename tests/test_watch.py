@@ -1,0 +1,282 @@
+"""`hudi-inspect watch` and the watcher's events (issue 27): a scenario written faster than the poll interval gives
+every transition once, in order, none invented; markers, guards and alerts as they change; the JSON lines' keys;
+the table removed (one line, exit 1); Ctrl-C; exit codes as doctor's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_follow import StepPlayer, sync_tree
+
+from hudi_core.follow import TableFollower
+from hudi_core.scenarios.build import build_scenario
+from hudi_core.services.watch import EventKind, TableWatcher, WatchEvent
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = [sys.executable, "-m", "hudi_core"]
+
+#: The keys of each event's JSON line (README, "Following a table live").
+EVENT_KEYS = {
+    "requested": ["time", "event", "instant", "action", "state", "file"],
+    "inflight": ["time", "event", "instant", "action", "state", "file"],
+    "completed": ["time", "event", "instant", "action", "state", "file", "completion_time"],
+    "rolled_back": ["time", "event", "instant", "action", "state", "by", "by_action"],
+    "archived": ["time", "event", "instant", "action", "state", "completion_time"],
+    "marker_moved": ["time", "event", "instant", "action", "marker", "label", "from", "to", "source", "explanation",
+                     "guard"],
+    "guard": ["time", "event", "instant", "action", "guard", "status", "boundary", "detail"],
+    "alert": ["time", "event", "instant", "action", "check", "severity", "status", "title", "instants",
+              "file_groups"],
+}
+
+
+class Prebuilt:
+    """Every step of a scenario built beforehand, so the steps can be written into the watched table faster than
+    a poll interval (each step synced in a few milliseconds)."""
+
+    def __init__(self, name: str, version: int, work: Path) -> None:
+        self.player = StepPlayer(name, version, work)
+        self.dirs = []
+        for k in range(self.player.steps):
+            built = work / f"built{k}"
+            build_scenario(self.player.scenario, built, version, upto_step=k)
+            self.dirs.append(built)
+        self.out = self.player.out
+
+    def apply(self, k: int) -> None:
+        sync_tree(self.dirs[k], self.out)
+
+
+def _instant_events(events: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    kinds = {"requested", "inflight", "completed", "rolled_back", "archived"}
+    return [(e["event"], e["instant"], e["action"]) for e in events if e["event"] in kinds]
+
+
+def _expected_case_a(t: Any) -> list[tuple[str, str, str]]:
+    """hudi7779_case_a's instant events at table version 6, from its steps."""
+    out = []
+    for label in ("t1", "t2", "t3"):
+        out += [("requested", t(label), "commit"), ("inflight", t(label), "commit"), ("completed", t(label), "commit")]
+    out += [("inflight", t("t3"), "savepoint"), ("completed", t("t3"), "savepoint")]  # no requested file
+    for label in ("t4", "t5", "t6", "t7", "t8", "t9", "t10"):
+        out += [("requested", t(label), "commit"), ("inflight", t(label), "commit"), ("completed", t(label), "commit")]
+    out += [("requested", t("t10.1"), "clean"), ("inflight", t("t10.1"), "clean"), ("completed", t("t10.1"), "clean")]
+    out += [("archived", t("t1"), "commit"), ("archived", t("t2"), "commit")]
+    out += [("archived", t(x), "commit") for x in ("t3", "t4", "t5")]
+    return out
+
+
+def _reader(proc: subprocess.Popen[str], lines: list[str]) -> threading.Thread:
+    def run() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _wait_for(lines: list[str], count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while len(lines) < count:
+        assert time.monotonic() < deadline, f"only {len(lines)} lines: {lines}"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def case_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prebuilt]:
+    yield Prebuilt("hudi7779_case_a", 6, tmp_path_factory.mktemp("case_a"))
+
+
+def test_watch_reports_every_transition_once_in_order(case_a: Prebuilt) -> None:
+    """The steps are written every 0.05 s, the watcher polls every 0.5 s: several steps fall between two polls,
+    and every state an instant went through is still reported, once, in order, nothing else."""
+    case_a.apply(0)
+    proc = subprocess.Popen([*CLI, "watch", str(case_a.out), "--format", "jsonl", "--interval", "0.5",
+                             "--until-idle", "2.5", "--from-start", *(f"--conf={k}={v}" for k, v in
+                                                                      case_a.player.scenario.conf.items())],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    lines: list[str] = []
+    reader = _reader(proc, lines)
+    _wait_for(lines, 3)  # t1 requested, inflight, completed: the first poll is done
+    for k in range(1, case_a.player.steps):
+        case_a.apply(k)
+        time.sleep(0.05)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
+    reader.join(timeout=10)
+    events = [json.loads(line) for line in lines]
+    assert _instant_events(events) == _expected_case_a(case_a.player.time)
+    for e in events:
+        assert list(e) == EVENT_KEYS[e["event"]], e
+        assert e["time"].endswith("Z") and len(e["time"]) == len("2024-01-01T00:00:00.000Z")
+    assert not [e for e in events if e["event"] == "alert"]
+
+
+def test_watcher_markers_and_guards_step_by_step(tmp_path: Path) -> None:
+    """One poll per step of hudi7779_case_a: the savepoint's marker comes and goes, the savepoint holds archival
+    from the first step that triggers it until it is deleted, the archival boundary follows."""
+    player = StepPlayer("hudi7779_case_a", 6, tmp_path)
+    player.apply(0)
+    watcher = TableWatcher(TableFollower(str(player.out)), player.scenario.conf)
+    watcher.poll()
+    per_step: dict[int, list[WatchEvent]] = {}
+    for k in range(1, player.steps):
+        player.apply(k)
+        per_step[k] = [e for e in watcher.poll().events if e.event in (EventKind.MARKER_MOVED, EventKind.GUARD)]
+    t = player.time
+    ops = [s.op for s in player.scenario.steps]
+
+    def found(kind: str, **fields: Any) -> list[int]:
+        return [k for k, events in per_step.items() for e in events if e.fields.get("marker", e.event.value) == kind
+                and all(e.fields.get(f) == v for f, v in fields.items())]
+
+    assert found("savepoint", to=t("t3")) == [ops.index("savepoint")]
+    assert found("savepoint", **{"from": t("t3"), "to": None}) == [ops.index("delete_savepoint")]
+    holding = found("guard", guard="savepoint", status="holding")
+    assert holding == [ops.index("upsert", ops.index("savepoint")) + 3]  # t7: 7 completed commits > keep.max 6
+    assert found("guard", guard="savepoint", status="released") == [ops.index("delete_savepoint")]
+    assert found("archival_boundary", to=t("t3")) == holding
+    assert found("active_start", to=t("t3")) == [ops.index("archive")]
+    (recorded,) = [e for e in per_step[ops.index("clean")] if e.fields.get("marker") == "ectr_recorded"]
+    assert (recorded.instant, recorded.fields["from"], recorded.fields["to"]) == (t("t7"), None, t("t7"))
+    assert all(e.action is None for events in per_step.values() for e in events)
+
+
+def test_watcher_events_step_by_step_and_alerts(tmp_path: Path) -> None:
+    """Library API, one poll per step: pending compaction moving through its states, and HUDI-7779's exposure
+    alert raised the moment the savepoint is deleted (archiver without the guard)."""
+    player = StepPlayer("blog_async_compaction", 9, tmp_path / "mor")
+    player.apply(0)
+    watcher = TableWatcher(TableFollower(str(player.out)), player.scenario.conf)
+    assert watcher.poll().events == []  # the baseline
+    seen: list[tuple[str, str, str]] = []
+    for k in range(1, player.steps):
+        player.apply(k)
+        update = watcher.poll()
+        assert update.changed
+        seen.append((player.scenario.steps[k].op, *[f"{e.event.value} {e.action}" for e in update.events
+                                                     if e.event in (EventKind.REQUESTED, EventKind.INFLIGHT,
+                                                                    EventKind.COMPLETED)]))
+    t = player.time
+    assert seen == [
+        ("upsert", "requested deltacommit", "inflight deltacommit", "completed deltacommit"),
+        ("schedule_compaction", "requested compaction"),
+        ("upsert", "requested deltacommit"),
+        ("start", "inflight deltacommit"),
+        ("run_compaction", "inflight compaction"),
+        ("complete", "completed deltacommit"),
+        ("complete", "completed commit"),
+    ]
+    logged, next_seq = watcher.events_since(0)
+    assert next_seq == len(logged) and watcher.events_since(next_seq) == ([], next_seq)
+    assert [e.instant for e in logged if e.event in (EventKind.REQUESTED, EventKind.INFLIGHT, EventKind.COMPLETED)] == [
+        t("t95"), t("t95"), t("t95"), t("t100"), t("t110"), t("t110"), t("t100"), t("t110"), t("t100")]
+
+    case_b = StepPlayer("hudi7779_case_b", 9, tmp_path / "case_b")
+    case_b.apply(0)
+    watcher = TableWatcher(TableFollower(str(case_b.out)), case_b.scenario.conf, savepoint_guard=False)
+    watcher.poll()
+    alerts: dict[int, list[WatchEvent]] = {}
+    for k in range(1, case_b.steps):
+        case_b.apply(k)
+        alerts[k] = [e for e in watcher.poll().events if e.event is EventKind.ALERT]
+    delete_savepoint = next(k for k, s in enumerate(case_b.scenario.steps) if s.op == "delete_savepoint")
+    assert [k for k, found in alerts.items() if found] == [delete_savepoint]
+    (alert,) = alerts[delete_savepoint]
+    assert alert.to_dict()["check"] == "archival_exposes_replaced" and alert.fields["status"] == "raised"
+    assert alert.instant == case_b.time("t4") and alert.fields["severity"] == "error"
+    assert watcher.analysis is not None and watcher.analysis.exit_code == 2
+
+
+def test_rollback_and_restore_report_rolled_back(tmp_path: Path) -> None:
+    player = StepPlayer("blog_rollback_t20", 8, tmp_path / "rb")
+    player.apply(1)
+    watcher = TableWatcher(TableFollower(str(player.out)), analyse=False)
+    watcher.poll()
+    player.apply(2)
+    events = [(e.event.value, e.instant, e.action, e.fields.get("by")) for e in watcher.poll().events]
+    t = player.time
+    assert events == [("requested", t("t25"), "rollback", None), ("inflight", t("t25"), "rollback", None),
+                      ("completed", t("t25"), "rollback", None), ("rolled_back", t("t20"), "commit", t("t25"))]
+
+    restore = StepPlayer("blog_restore_t40", 6, tmp_path / "restore")
+    restore.apply(10)
+    watcher = TableWatcher(TableFollower(str(restore.out)), analyse=False)
+    watcher.poll()
+    restore.apply(11)
+    events = watcher.poll().events
+    t = restore.time
+    rolled = [(e.instant, e.fields["by"], e.fields["by_action"]) for e in events if e.event is EventKind.ROLLED_BACK]
+    assert rolled == [(t(x), t("t120"), "restore") for x in ("t50", "t60", "t70", "t80", "t90", "t100")]
+
+
+def test_watch_text_lines_and_ctrl_c(case_a: Prebuilt) -> None:
+    case_a.apply(case_a.player.steps - 1)
+    proc = subprocess.Popen([*CLI, "watch", str(case_a.out), "--interval", "0.2", "--from-start"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    lines: list[str] = []
+    reader = _reader(proc, lines)
+    _wait_for(lines, 10)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) == 0
+    reader.join(timeout=10)
+    assert proc.stderr is not None and proc.stderr.read() == ""  # no traceback, nothing at all
+    t6 = case_a.player.time("t6")
+    assert f" requested    {t6} commit\n" in "".join(lines)
+    first = lines[0].split()
+    assert first[1:4] == ["requested", t6, "commit"] and first[0].endswith("Z")
+
+
+def test_watch_table_removed_one_line_exit_1(tmp_path: Path) -> None:
+    player = StepPlayer("blog_rollback_t20", 6, tmp_path)
+    player.apply(0)
+    proc = subprocess.Popen([*CLI, "watch", str(player.out), "--interval", "0.2", "--from-start"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    lines: list[str] = []
+    reader = _reader(proc, lines)
+    _wait_for(lines, 3)
+    import shutil
+
+    shutil.rmtree(player.out)
+    assert proc.wait(timeout=60) == 1
+    reader.join(timeout=10)
+    assert proc.stderr is not None
+    err = proc.stderr.read().splitlines()
+    assert err == [f"hudi-inspect: {player.out} was removed while followed: {player.out}/.hoodie/hoodie.properties "
+                   "is gone"]
+
+
+def test_watch_missing_table_and_exit_code_of_alerts(tmp_path: Path) -> None:
+    missing = subprocess.run([*CLI, "watch", str(tmp_path / "nope"), "--until-idle", "0"], capture_output=True,
+                             text=True, cwd=REPO, timeout=60)
+    assert missing.returncode == 1 and missing.stderr.strip() == f"hudi-inspect: {tmp_path / 'nope'} does not exist"
+    case_b = tmp_path / "case_b"
+    from hudi_core.scenarios.builtin import load_builtin
+
+    scenario = load_builtin("hudi7779_case_b")
+    step = next(k for k, s in enumerate(scenario.steps) if s.op == "delete_savepoint")
+    build_scenario(scenario, case_b, 9, upto_step=step)
+    conf = [f"--conf={k}={v}" for k, v in scenario.conf.items()]
+    guarded = subprocess.run([*CLI, "watch", str(case_b), "--until-idle", "0", *conf], capture_output=True,
+                             text=True, cwd=REPO, timeout=60)
+    unguarded = subprocess.run([*CLI, "watch", str(case_b), "--until-idle", "0", "--format", "jsonl",
+                                "--from-start", "--without-savepoint-guard", *conf],
+                               capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert (guarded.returncode, guarded.stdout, guarded.stderr) == (0, "", "")
+    assert unguarded.returncode == 2, unguarded.stderr  # doctor's code for an error
+    alerts = [json.loads(x) for x in unguarded.stdout.splitlines() if json.loads(x)["event"] == "alert"]
+    assert [(a["check"], a["severity"], a["status"]) for a in alerts] == [("archival_exposes_replaced", "error",
+                                                                           "raised")]
+    assert os.path.isdir(case_b)
