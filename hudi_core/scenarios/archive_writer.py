@@ -16,7 +16,7 @@ new snapshot; then levels holding >= 10 files are compacted into the next level 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -142,21 +142,17 @@ class LSMTimelineWriter:
         return version
 
     def _write_parquet(self, name: str, table: pa.Table) -> LsmFile:
-        rel = f"{self.history_dir}/{name}"
-        path = self.scratch.path(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, str(path), compression=self.codec, use_dictionary=["action"],
-                       write_statistics=["instantTime", "completionTime", "action"])
+        with self.scratch.writing(f"{self.history_dir}/{name}") as path:
+            pq.write_table(table, str(path), compression=self.codec, use_dictionary=["action"],
+                           write_statistics=["instantTime", "completionTime", "action"])
         return LsmFile(name, path.stat().st_size)
 
     def write_batches(self, name: str, batches: Iterable[Sequence[Mapping[str, Any]]]) -> LsmFile:
         """Write one LSM data file from row batches (one parquet row group each), streaming, so a
         file of a million instants never sits in memory at once. Does not touch the manifest."""
-        rel = f"{self.history_dir}/{name}"
-        path = self.scratch.path(rel)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with pq.ParquetWriter(str(path), LSM_ARROW_SCHEMA, compression=self.codec, use_dictionary=["action"],
-                              write_statistics=["instantTime", "completionTime", "action"]) as writer:
+        with self.scratch.writing(f"{self.history_dir}/{name}") as path, \
+                pq.ParquetWriter(str(path), LSM_ARROW_SCHEMA, compression=self.codec, use_dictionary=["action"],
+                                 write_statistics=["instantTime", "completionTime", "action"]) as writer:
             for batch in batches:
                 if batch:
                     writer.write_table(lsm_table(batch))
@@ -219,11 +215,14 @@ class LSMTimelineWriter:
                 deleted.append(rel)
         return deleted
 
-    def append(self, rows: Sequence[Mapping[str, Any]]) -> list[str]:
-        """What one archiver run does: write L0, then compact and clean. Returns written paths
-        (data files, manifests, `_version_`)."""
+    def append(self, rows: Sequence[Mapping[str, Any]], after_write: Callable[[], None] | None = None) -> list[str]:
+        """What one archiver run does: write L0 (and its snapshot), then compact and clean. `after_write`
+        runs in between, where `TimelineArchiverV2.archiveIfRequired` deletes the archived active files.
+        Returns written paths (data files, manifests, `_version_`)."""
         before = set(self.manifest_versions())
         written = [self.write_l0(rows)]
+        if after_write is not None:
+            after_write()
         written.extend(self.compact())
         new_versions = [v for v in self.manifest_versions() if v not in before]
         if self.clean_enabled:
@@ -272,9 +271,11 @@ def archive_instants(
 
     Reads the instants' state files, appends them to the archive of the table's layout (layout 1:
     archive log `HoodieArchivedMetaEntry` blocks, `new_file` to roll over to a new log file;
-    layout 2: one L0 parquet file, then LSM compaction and cleaning), then deletes the archived
-    active files, pending states first and the completed file last (as `deleteArchivedInstants`).
-    Returns the root-relative paths written.
+    layout 2: one L0 parquet file and its snapshot), then deletes the archived active files, then (layout 2)
+    compacts and cleans the LSM history, in the order of Hudi 1.1's `TimelineArchiverV1/V2.archiveIfRequired`.
+    The active files go pending states of every instant first, then the completed files in ascending order
+    (`deleteArchivedInstants` / `deleteArchivedActions`: a completed file removed before its pending ones would
+    make a pending instant appear; HUDI-7207). Returns the root-relative paths written.
     """
     if not instants:
         return []
@@ -285,12 +286,20 @@ def archive_instants(
     if properties.timeline_layout_version >= 2:
         writer = LSMTimelineWriter(scratch, properties.archive_dir, compaction_batch,
                                    codec or _parquet_codec(properties))
-        written = writer.append([lsm_instant_row(b) for b in bodies])
-    else:
-        log_writer = ArchiveLogWriter(scratch, properties.archive_dir, properties.version, batch_size)
-        entries = [e for b in bodies for e in archived_meta_entries(b, properties.version)]
-        written = [log_writer.append(entries, new_file=new_file)]
-    for inst in instants:
-        for f in sorted(inst.files, key=lambda f: int(f.state)):
-            scratch.delete(f"{properties.timeline_dir}/{f.name}")
+        return writer.append([lsm_instant_row(b) for b in bodies],
+                             after_write=lambda: _delete_archived(scratch, properties, instants))
+    log_writer = ArchiveLogWriter(scratch, properties.archive_dir, properties.version, batch_size)
+    entries = [e for b in bodies for e in archived_meta_entries(b, properties.version)]
+    written = [log_writer.append(entries, new_file=new_file)]
+    _delete_archived(scratch, properties, instants)
     return written
+
+
+def _delete_archived(scratch: ScratchDir, properties: TableProperties, instants: Sequence[Instant]) -> None:
+    """Delete the archived instants' active files: every pending state file, then the completed files, ascending."""
+    ordered = sorted(instants, key=Instant.sort_key)
+    by_state = [sorted(inst.files, key=lambda f: int(f.state)) for inst in ordered]
+    files = [f for inst_files in by_state for f in inst_files if f.state is not State.COMPLETED]
+    files += [f for inst_files in by_state for f in inst_files if f.state is State.COMPLETED]
+    for f in files:
+        scratch.delete(f"{properties.timeline_dir}/{f.name}")

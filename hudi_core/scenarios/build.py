@@ -21,7 +21,7 @@ from typing import Any
 
 from hudi_core.scenarios.mdt_writer import MetadataTableWriter
 from hudi_core.scenarios.model import Scenario, ScenarioError, Step, epoch_ms_to_time
-from hudi_core.scenarios.scratch import ScratchDir
+from hudi_core.scenarios.scratch import FileObserver, ScratchDir
 from hudi_core.scenarios.writer import FileGroupState, InstantState, SliceState, TableWriter
 from hudi_core.timeline import encode
 from hudi_core.timeline import instant as ia
@@ -148,6 +148,7 @@ class _Model:
 class ScenarioBuilder:
     """Applies scenario steps one by one to a table in a new scratch directory.
 
+    `observer` hears of every file written or deleted, in order (:mod:`hudi_core.scenarios.play`).
     With `metadata_table` (table versions 8 and 9) the table gets a metadata table (`files` partition) kept as
     Hudi 1.1 keeps it (:mod:`hudi_core.scenarios.mdt_writer`): initialised when the first write starts, then a
     delta commit for every completed write and clean (before the data-table instant completes), a rollback or
@@ -155,7 +156,7 @@ class ScenarioBuilder:
     """
 
     def __init__(self, scenario: Scenario, out_dir: str | Path, table_version: int,
-                 metadata_table: bool = False) -> None:
+                 metadata_table: bool = False, observer: FileObserver | None = None) -> None:
         if table_version not in scenario.table_versions:
             versions = ", ".join(map(str, scenario.table_versions))
             raise ScenarioError(f"scenario {scenario.name} is written for table versions {versions}, "
@@ -164,7 +165,7 @@ class ScenarioBuilder:
             raise ScenarioError(f"the scenario builder writes a metadata table for table versions 8 and 9, "
                                 f"not {table_version}")
         self.scenario = scenario
-        self.scratch = ScratchDir.create(out_dir)
+        self.scratch = ScratchDir.create(out_dir, observer=observer)
         self.w = TableWriter(self.scratch, scenario.name, scenario.table_type, table_version, scenario.partitions)
         self.model = _Model(self.w)
         self.mdt = MetadataTableWriter(self.scratch, scenario.name, table_version, clock=self.w.tick) \
@@ -672,13 +673,16 @@ class ScenarioBuilder:
         plan = encode.rollback_plan((target.time, target.action), preview)
         self.w.write_state(inst, State.REQUESTED, plan)
         self.w.write_state(inst, State.INFLIGHT, None)
-        deleted, rb_logs, _ = self._undo(target, inst.time)
         removed = list(target.file_names)
-        self.w.remove_instant_files(target)
+        # Hudi's order: the completed file goes first, then the data files, the metadata table's rollback,
+        # the target's inflight and requested files, and the rollback completes last (BaseRollbackActionExecutor).
+        self.w.remove_instant_files(target, completed_only=True)
+        deleted, rb_logs, _ = self._undo(target, inst.time)
         record = encode.rollback_metadata(inst.time, [(target.time, target.action)], deleted,
                                           rollback_log_files=rb_logs)
         if self.mdt is not None and self.mdt.initialized:
             self.mdt.apply_rollback(inst.time, target.time)
+        self.w.remove_instant_files(target)
         self.w.write_state(inst, State.COMPLETED, record)
         return {"target": target.time, "deleted": deleted, "timeline_files_removed": removed}
 
@@ -695,7 +699,8 @@ class ScenarioBuilder:
         self.w.write_state(inst, State.REQUESTED, plan)
         self.w.write_state(inst, State.INFLIGHT, None)
         rollbacks: dict[str, list[dict[str, Any]]] = {}
-        for t in targets:
+        for t in targets:  # each as a rollback without its own timeline entry, newest first
+            self.w.remove_instant_files(t, completed_only=True)
             deleted, rb_logs, _ = self._undo(t, inst.time)
             self.w.remove_instant_files(t)
             rollbacks[t.time] = [encode.rollback_metadata(inst.time, [(t.time, t.action)], deleted,

@@ -4,6 +4,9 @@ Everything else reads tables through :class:`~hudi_core.storage.ReadOnlyStorage`
 writes. Scenario tables, archive writers, log writers and the scale generator write through a
 :class:`ScratchDir` instead: it is created new (an existing non-empty directory is refused, so the
 tool can never write into a table it inspects), and every path is confined under its root.
+
+An optional observer hears of every file written or deleted, after the fact and in file-system order
+(:mod:`hudi_core.scenarios.play` paces and reports a scenario played in real time with it).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from hudi_core.errors import HudiInspectError
@@ -20,17 +25,24 @@ class ScratchError(HudiInspectError):
     """A scratch-directory operation was refused or failed."""
 
 
+#: Called with a root-relative path and ``"write"`` or ``"delete"`` once the change is on disk.
+FileObserver = Callable[[str, str], None]
+
+
 class ScratchDir:
     """A new local directory that only the scenario builder and generators write into.
 
-    Paths are root-relative POSIX paths; ``..`` and absolute paths are refused.
+    Paths are root-relative POSIX paths; ``..`` and absolute paths are refused. `observer`, when set,
+    is called after every file write, append or delete (a rename is a delete then a write).
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, observer: FileObserver | None = None) -> None:
         self.root = root.resolve()
+        self.observer = observer
 
     @classmethod
-    def create(cls, root: str | os.PathLike[str], allow_empty_existing: bool = True) -> ScratchDir:
+    def create(cls, root: str | os.PathLike[str], allow_empty_existing: bool = True,
+               observer: FileObserver | None = None) -> ScratchDir:
         """Create `root` (and parents). Refuse a directory that already has content.
 
         An existing *empty* directory is accepted when `allow_empty_existing` (a temp dir made by
@@ -43,7 +55,11 @@ class ScratchDir:
             if any(path.iterdir()) or not allow_empty_existing:
                 raise ScratchError(f"{path} already exists and is not empty; refusing to write into it")
         path.mkdir(parents=True, exist_ok=True)
-        return cls(path)
+        return cls(path, observer)
+
+    def _changed(self, rel: str, kind: str) -> None:
+        if self.observer is not None:
+            self.observer(posixpath.normpath(rel.replace(os.sep, "/")), kind)
 
     def path(self, rel: str) -> Path:
         """Absolute local path of root-relative `rel`, confined under the root."""
@@ -70,7 +86,17 @@ class ScratchDir:
         p.write_bytes(data)
         if mtime_ms is not None:
             self.set_mtime(rel, mtime_ms)
+        self._changed(rel, "write")
         return p
+
+    @contextmanager
+    def writing(self, rel: str) -> Iterator[Path]:
+        """The local path for a library that writes the file itself (parquet writers); the observer
+        hears of it when the block ends."""
+        p = self.path(rel)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        yield p
+        self._changed(rel, "write")
 
     def write_text(self, rel: str, text: str, mtime_ms: int | None = None) -> Path:
         """Write UTF-8 text."""
@@ -82,6 +108,7 @@ class ScratchDir:
         p.parent.mkdir(parents=True, exist_ok=True)
         with p.open("ab") as fh:
             fh.write(data)
+        self._changed(rel, "write")
         return p
 
     def set_mtime(self, rel: str, mtime_ms: int) -> None:
@@ -102,9 +129,14 @@ class ScratchDir:
             shutil.rmtree(p)
         elif p.exists():
             p.unlink()
+        else:
+            return
+        self._changed(rel, "delete")
 
     def rename(self, src: str, dst: str) -> None:
         """Rename within the root (instant state transitions)."""
         target = self.path(dst)
         target.parent.mkdir(parents=True, exist_ok=True)
         self.path(src).rename(target)
+        self._changed(src, "delete")
+        self._changed(dst, "write")

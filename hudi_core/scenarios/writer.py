@@ -352,9 +352,18 @@ class TableWriter:
                 return inst
         return None
 
-    def remove_instant_files(self, inst: InstantState) -> None:
-        """Delete every timeline file of `inst` (rollback, restore, savepoint deletion)."""
-        for name in inst.file_names:
+    def remove_instant_files(self, inst: InstantState, completed_only: bool = False) -> None:
+        """Delete the timeline files of `inst` (rollback, restore, savepoint deletion), the newest state first.
+
+        A rollback unpublishes a completed instant before it deletes data files (`completed_only`: Hudi's
+        `revertToInflight` in `CopyOnWriteRollbackActionExecutor.executeRollback`) and deletes the pending
+        files afterwards, inflight before requested (`BaseRollbackActionExecutor.deleteInflightAndRequestedInstant`).
+        """
+        if completed_only:
+            if inst.state is State.COMPLETED and len(inst.file_names) > 1:
+                self.scratch.delete(f"{self.timeline_dir}/{inst.file_names.pop()}")
+            return
+        for name in reversed(inst.file_names):
             self.scratch.delete(f"{self.timeline_dir}/{name}")
         inst.file_names = []
         inst.removed = True
