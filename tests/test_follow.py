@@ -5,7 +5,6 @@ poll on S3 is one LIST request; memory stays flat over many polls."""
 from __future__ import annotations
 
 import datetime as dt
-import filecmp
 import gc
 import json
 import os
@@ -23,6 +22,7 @@ from hudi_core.cli import instant_json
 from hudi_core.follow import TableFollower, TableRemovedError
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.scenarios.play import PlayedStep, PlayResult, play_scenario
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
 from hudi_core.services.markers import compute_markers
@@ -32,49 +32,14 @@ from hudi_core.table import HudiTable
 NOW = dt.datetime(2024, 6, 1, tzinfo=dt.UTC)
 
 
-# -- a scenario written step by step into one directory -----------------------------------------------
+# -- a scenario played into a new directory ---------------------------------------------------------------
 
 
-def sync_tree(src: Path, dst: Path) -> None:
-    """Make `dst` hold what `src` holds: new and changed files copied (timeline files in name order, so a
-    state file never comes before the files of earlier states), then files `src` lacks removed."""
-    for root, _dirs, names in os.walk(src):
-        rel = Path(root).relative_to(src)
-        (dst / rel).mkdir(parents=True, exist_ok=True)
-        for name in sorted(names):
-            s, d = Path(root) / name, dst / rel / name
-            if not d.exists() or not filecmp.cmp(s, d, shallow=False):
-                shutil.copyfile(s, d)
-    for root, _dirs, names in os.walk(dst, topdown=False):
-        rel = Path(root).relative_to(dst)
-        for name in names:
-            if not (src / rel / name).exists():
-                os.remove(Path(root) / name)
-
-
-class StepPlayer:
-    """Applies a built-in scenario's steps one at a time to `out` (each step built afresh, then synced in)."""
-
-    def __init__(self, name: str, version: int, work: Path) -> None:
-        self.scenario = load_builtin(name)
-        self.version = version
-        self.work = work
-        self.out = work / "table"
-        self.step = -1
-
-    @property
-    def steps(self) -> int:
-        return len(self.scenario.steps)
-
-    def apply(self, k: int) -> None:
-        built = self.work / f"step{k}"
-        build_scenario(self.scenario, built, self.version, upto_step=k)
-        sync_tree(built, self.out)
-        shutil.rmtree(built)
-        self.step = k
-
-    def time(self, label: str) -> str:
-        return self.scenario.time(label)
+def play(name: str, out: Path, version: int, on_step: Any = None, on_file: Any = None,
+         on_start: Any = None) -> PlayResult:
+    """Play a built-in scenario into `out` at once (no pause between steps), calling back as it writes."""
+    return play_scenario(load_builtin(name), out, version, interval=0, on_step=on_step, on_file=on_file,
+                         on_start=on_start)
 
 
 # -- comparing a follower's state with a fresh read -------------------------------------------------------
@@ -98,22 +63,55 @@ def answers(table: HudiTable, conf: dict[str, str]) -> dict[str, Any]:
                                                ("blog_async_compaction", 8), ("blog_restore_t40", 9),
                                                ("blog_rollback_t20", 6)])
 def test_poll_state_equals_a_fresh_read_after_every_step(tmp_path: Path, name: str, version: int) -> None:
-    player = StepPlayer(name, version, tmp_path)
-    conf = dict(player.scenario.conf)
-    player.apply(0)
-    follower = TableFollower(str(player.out))
-    first = follower.poll()
-    assert first.kind == "first" and first.changed and first.state.version == 1
-    assert answers(first.state.table, conf) == answers(open_table(str(player.out)), conf)
-    for k in range(1, player.steps):
-        player.apply(k)
+    out = tmp_path / "t"
+    conf = dict(load_builtin(name).conf)
+    follower = TableFollower(str(out))
+    seen: list[int] = []
+
+    def started(_result: PlayResult) -> None:
+        first = follower.poll()
+        assert first.kind == "first" and first.changed and first.state.version == 1
+        assert answers(first.state.table, conf) == answers(open_table(str(out)), conf)
+
+    def step(played: PlayedStep) -> None:
         result = follower.poll()
-        assert result.changed, f"step {k} ({player.scenario.steps[k].op}) not seen"
-        assert result.state.version == result.previous.version + 1
+        assert result.changed, f"step {played.index} ({played.result.op}) not seen"
+        assert result.previous is not None and result.state.version == result.previous.version + 1
         assert result.state.table is not result.previous.table  # a state's table never changes
-        assert answers(result.state.table, conf) == answers(open_table(str(player.out)), conf), f"step {k}"
+        assert answers(result.state.table, conf) == answers(open_table(str(out)), conf), f"step {played.index}"
         idle = follower.poll()
         assert not idle.changed and idle.state is result.state and idle.requests.reads == 0
+        seen.append(played.index)
+
+    played = play(name, out, version, on_step=step, on_start=started)
+    assert seen == list(range(len(played.scenario.steps)))
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_poll_state_equals_a_fresh_read_after_every_file(tmp_path: Path, version: int) -> None:
+    """Polled after every single file the writer writes or deletes, in Hudi's order (a requested file without its
+    inflight, an archival half done): the active timeline, archived listing and markers equal a fresh read."""
+    out = tmp_path / "t"
+    conf = dict(load_builtin("hudi7779_case_b").conf)
+    follower = TableFollower(str(out))
+    polls = {"changed": 0, "idle": 0}
+
+    def changed(path: str, _kind: str) -> None:
+        if follower.state is None:
+            return  # the table being created (hoodie.properties before its timeline folder): no table yet
+        result = follower.poll()
+        polls["changed" if result.changed else "idle"] += 1
+        table, fresh = result.state.table, open_table(str(out))
+        assert [instant_json(i) for i in table.timeline] == [instant_json(i) for i in fresh.timeline], path
+        assert (table.archived_timeline().listing.drop_columns(["archive_file"]).to_pylist()
+                == fresh.archived_timeline().listing.drop_columns(["archive_file"]).to_pylist()), path
+        timeline_file = path.startswith(".hoodie/") and "/" not in path[len(".hoodie/"):].removeprefix("timeline/")
+        if result.changed or timeline_file:
+            assert compute_markers(table, conf, now=NOW).to_dict() == compute_markers(fresh, conf, now=NOW).to_dict()
+
+    play("hudi7779_case_b", out, version, on_file=changed, on_start=lambda _r: follower.poll())
+    # Data files are no change to the timeline; every timeline file is.
+    assert polls["changed"] >= 40 and polls["idle"] >= 10, polls
 
 
 def _reads(storage: ReadOnlyStorage) -> list[str]:
@@ -130,37 +128,48 @@ def _reads(storage: ReadOnlyStorage) -> list[str]:
 
 
 def test_a_poll_after_one_commit_reads_that_commits_files_only(tmp_path: Path) -> None:
-    player = StepPlayer("hudi7779_case_a", 6, tmp_path)
-    for k in range(5):
-        player.apply(k)
-    follower = TableFollower(str(player.out))
-    state = follower.poll().state
-    state.timeline.decode_all()  # every body of the state decoded: nothing left to read lazily
-    reads = _reads(state.table.storage)
-    assert not follower.poll().changed and reads == []
-    player.apply(5)  # upsert t5: requested, inflight, completed
-    result = follower.poll()
-    t5 = player.time("t5")
-    assert result.added == (f"{t5}.commit", f"{t5}.commit.requested", f"{t5}.inflight")
-    assert result.removed == () and result.modified == ()
-    assert sorted(reads) == [f".hoodie/{t5}.commit", f".hoodie/{t5}.commit.requested", f".hoodie/{t5}.inflight"]
-    assert result.requests.reads == 3 and result.requests.lists == 2  # .hoodie and .hoodie/archived
-    # Bodies of unchanged files were carried over, not decoded again.
-    before = state.timeline._bodies
-    after = result.state.timeline._bodies
-    assert all(after[n] is before[n] for n in before)
-    assert set(after) - set(before) == {f"{t5}.commit", f"{t5}.commit.requested", f"{t5}.inflight"}
+    out = tmp_path / "t"
+    follower = TableFollower(str(out))
+    t5 = load_builtin("hudi7779_case_a").time("t5")
+    checked: list[str] = []
+    box: dict[str, Any] = {}
+
+    def step(played: PlayedStep) -> None:
+        if played.index == 3:  # the savepoint on t3: every body decoded, nothing left to read lazily
+            state = follower.poll().state
+            state.timeline.decode_all()
+            box["reads"] = _reads(state.table.storage)
+            assert not follower.poll().changed and box["reads"] == []
+        elif played.index == 4:  # t4
+            follower.poll()
+            box["reads"].clear()
+            box["before"] = dict(follower.state.timeline._bodies) if follower.state else {}
+        elif played.index == 5:  # upsert t5: requested, inflight, completed
+            result = follower.poll()
+            reads = box["reads"]
+            assert result.added == (f"{t5}.commit", f"{t5}.commit.requested", f"{t5}.inflight")
+            assert result.removed == () and result.modified == ()
+            assert sorted(reads) == [f".hoodie/{t5}.commit", f".hoodie/{t5}.commit.requested", f".hoodie/{t5}.inflight"]
+            assert result.requests.reads == 3 and result.requests.lists == 2  # .hoodie and .hoodie/archived
+            # Bodies of unchanged files were carried over, not decoded again.
+            before, after = box["before"], result.state.timeline._bodies
+            assert all(after[n] is before[n] for n in before)
+            assert set(after) - set(before) == {f"{t5}.commit", f"{t5}.commit.requested", f"{t5}.inflight"}
+            checked.append("t5")
+
+    play("hudi7779_case_a", out, 6, on_step=step, on_start=lambda _r: follower.poll())
+    assert checked == ["t5"]
 
 
 def test_a_half_written_file_is_read_again(tmp_path: Path) -> None:
-    player = StepPlayer("hudi7779_case_a", 9, tmp_path)
-    for k in range(3):
-        player.apply(k)
-    follower = TableFollower(str(player.out))
+    scenario = load_builtin("hudi7779_case_a")
+    out = tmp_path / "t"
+    build_scenario(scenario, out, 9, upto_step=2)
+    follower = TableFollower(str(out))
     follower.poll()
     done = tmp_path / "full"
-    build_scenario(player.scenario, done, 9, upto_step=3)  # the savepoint on t3
-    timeline = player.out / ".hoodie" / "timeline"
+    build_scenario(scenario, done, 9, upto_step=3)  # the savepoint on t3
+    timeline = out / ".hoodie" / "timeline"
     (new,) = [p for p in (done / ".hoodie" / "timeline").iterdir()
               if p.name.endswith(".savepoint") and not (timeline / p.name).exists()]
     body = new.read_bytes()
@@ -177,7 +186,7 @@ def test_a_half_written_file_is_read_again(tmp_path: Path) -> None:
     whole = follower.poll()
     assert whole.changed and whole.modified == (new.name,)
     assert not [f for f in whole.state.table.findings if f.code == "body_decode_failed"]
-    assert whole.state.timeline.body_of_file(whole.state.timeline.get(player.time("t3"), "savepoint").files[-1])
+    assert whole.state.timeline.body_of_file(whole.state.timeline.get(scenario.time("t3"), "savepoint").files[-1])
     # The same size and modification time as a damaged version (a listing cannot tell): read once more anyway.
     stamp = os.stat(timeline / new.name)
     (timeline / new.name).write_bytes(b"\0" * len(body))
@@ -189,42 +198,40 @@ def test_a_half_written_file_is_read_again(tmp_path: Path) -> None:
     again = follower.poll()
     assert again.changed and again.added == again.removed == again.modified == ()
     assert not again.state.timeline._errors and again.requests.reads == 1
-    assert answers(again.state.table, {}) == answers(open_table(str(player.out)), {})
+    assert answers(again.state.table, {}) == answers(open_table(str(out)), {})
 
 
 def test_the_table_removed_while_followed(tmp_path: Path) -> None:
-    player = StepPlayer("blog_rollback_t20", 6, tmp_path)
-    player.apply(0)
-    follower = TableFollower(str(player.out))
+    out = tmp_path / "t"
+    build_scenario(load_builtin("blog_rollback_t20"), out, 6, upto_step=0)
+    follower = TableFollower(str(out))
     follower.poll()
-    shutil.rmtree(player.out)
+    shutil.rmtree(out)
     with pytest.raises(TableRemovedError, match="was removed while followed"):
         follower.poll()
 
 
 def test_memory_stays_flat_over_many_polls(tmp_path: Path) -> None:
-    """1,000 polls, every 100th after a change: the process's resident memory does not grow with the polls."""
-    player = StepPlayer("blog_restore_t40", 6, tmp_path)
-    player.apply(0)
-    follower = TableFollower(str(player.out))
-    follower.poll()
-    step = 0
+    """1,100 polls, 100 after each of the scenario's steps: resident memory does not grow with the polls."""
+    out = tmp_path / "t"
+    follower = TableFollower(str(out))
+    samples: list[int] = []
 
     def rss_kb() -> int:
         with open("/proc/self/statm") as fh:
             return int(fh.read().split()[1]) * resource.getpagesize() // 1024
 
-    samples = []
-    for n in range(1, 1001):
-        if n % 100 == 0 and step + 1 < 10:
-            step += 1
-            player.apply(step)
-        follower.poll()
-        if n % 250 == 0:
+    def step(played: PlayedStep) -> None:
+        assert follower.poll().changed
+        for _ in range(99):
+            assert not follower.poll().changed
+        if played.index % 3 == 2:
             gc.collect()
             samples.append(rss_kb())
-    assert follower.state is not None and follower.state.version == 10
-    # After the warm-up (first quarter) the polls add no memory beyond noise (a few MB of allocator slack).
+
+    play("blog_restore_t40", out, 6, on_step=step, on_start=lambda _r: follower.poll())
+    assert follower.state is not None and follower.state.version == 13 and follower.polls == 1201
+    # After the first steps the polls add no memory beyond noise (a few MB of allocator slack).
     assert samples[-1] - samples[0] < 8 * 1024, samples
 
 

@@ -11,15 +11,15 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from test_follow import StepPlayer, sync_tree
+from test_follow import play
 
 from hudi_core.follow import TableFollower
 from hudi_core.scenarios.build import build_scenario
+from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.scenarios.play import PlayedStep, PlayResult, play_scenario
 from hudi_core.services.watch import EventKind, TableWatcher, WatchEvent
 
 REPO = Path(__file__).resolve().parent.parent
@@ -38,23 +38,6 @@ EVENT_KEYS = {
     "alert": ["time", "event", "instant", "action", "check", "severity", "status", "title", "instants",
               "file_groups"],
 }
-
-
-class Prebuilt:
-    """Every step of a scenario built beforehand, so the steps can be written into the watched table faster than
-    a poll interval (each step synced in a few milliseconds)."""
-
-    def __init__(self, name: str, version: int, work: Path) -> None:
-        self.player = StepPlayer(name, version, work)
-        self.dirs = []
-        for k in range(self.player.steps):
-            built = work / f"built{k}"
-            build_scenario(self.player.scenario, built, version, upto_step=k)
-            self.dirs.append(built)
-        self.out = self.player.out
-
-    def apply(self, k: int) -> None:
-        sync_tree(self.dirs[k], self.out)
 
 
 def _instant_events(events: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
@@ -94,48 +77,59 @@ def _wait_for(lines: list[str], count: int, timeout: float = 60) -> None:
         time.sleep(0.05)
 
 
-@pytest.fixture(scope="module")
-def case_a(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prebuilt]:
-    yield Prebuilt("hudi7779_case_a", 6, tmp_path_factory.mktemp("case_a"))
-
-
-def test_watch_reports_every_transition_once_in_order(case_a: Prebuilt) -> None:
-    """The steps are written every 0.05 s, the watcher polls every 0.5 s: several steps fall between two polls,
-    and every state an instant went through is still reported, once, in order, nothing else."""
-    case_a.apply(0)
-    proc = subprocess.Popen([*CLI, "watch", str(case_a.out), "--format", "jsonl", "--interval", "0.5",
-                             "--until-idle", "2.5", "--from-start", *(f"--conf={k}={v}" for k, v in
-                                                                      case_a.player.scenario.conf.items())],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+def test_watch_reports_every_transition_once_in_order(tmp_path: Path) -> None:
+    """The scenario is played with 0.05 s between steps (`play_scenario`, each step's files in Hudi's order) while
+    `watch` polls every 0.5 s: several steps fall between two polls, and every state an instant went through is
+    still reported, once, in order, and nothing else."""
+    scenario = load_builtin("hudi7779_case_a")
+    out = tmp_path / "t"
     lines: list[str] = []
-    reader = _reader(proc, lines)
-    _wait_for(lines, 3)  # t1 requested, inflight, completed: the first poll is done
-    for k in range(1, case_a.player.steps):
-        case_a.apply(k)
-        time.sleep(0.05)
-    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""
-    reader.join(timeout=10)
+    procs: list[subprocess.Popen[str]] = []
+
+    def started(_result: PlayResult) -> None:
+        procs.append(subprocess.Popen([*CLI, "watch", str(out), "--format", "jsonl", "--interval", "0.5",
+                                       "--until-idle", "2.5", "--from-start",
+                                       *(f"--conf={k}={v}" for k, v in scenario.conf.items())],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO))
+        procs.append(_reader(procs[0], lines))  # type: ignore[arg-type]
+
+    def step(played: PlayedStep) -> None:
+        if played.index == 0:
+            _wait_for(lines, 3)  # t1 requested, inflight, completed: the watcher is polling
+
+    play_scenario(scenario, out, 6, interval=0.05, on_start=started, on_step=step)
+    proc, reader = procs
+    assert proc.wait(timeout=120) == 0, proc.stderr.read() if proc.stderr else ""  # type: ignore[union-attr]
+    reader.join(timeout=10)  # type: ignore[union-attr]
     events = [json.loads(line) for line in lines]
-    assert _instant_events(events) == _expected_case_a(case_a.player.time)
+    assert _instant_events(events) == _expected_case_a(scenario.time)
     for e in events:
         assert list(e) == EVENT_KEYS[e["event"]], e
         assert e["time"].endswith("Z") and len(e["time"]) == len("2024-01-01T00:00:00.000Z")
-    assert not [e for e in events if e["event"] == "alert"]
+    # A write caught pending is "stale" (the scenario's instants are dated 2024): raised, then cleared once done.
+    alerts = [(e["check"], e["status"], e["instant"]) for e in events if e["event"] == "alert"]
+    assert sorted(alerts) == sorted({(c, s, i) for c, _, i in alerts for s in ("raised", "cleared")})
+    assert {c for c, _, _ in alerts} <= {"pending_instant"}
 
 
 def test_watcher_markers_and_guards_step_by_step(tmp_path: Path) -> None:
     """One poll per step of hudi7779_case_a: the savepoint's marker comes and goes, the savepoint holds archival
     from the first step that triggers it until it is deleted, the archival boundary follows."""
-    player = StepPlayer("hudi7779_case_a", 6, tmp_path)
-    player.apply(0)
-    watcher = TableWatcher(TableFollower(str(player.out)), player.scenario.conf)
-    watcher.poll()
+    scenario = load_builtin("hudi7779_case_a")
+    watchers: list[TableWatcher] = []
     per_step: dict[int, list[WatchEvent]] = {}
-    for k in range(1, player.steps):
-        player.apply(k)
-        per_step[k] = [e for e in watcher.poll().events if e.event in (EventKind.MARKER_MOVED, EventKind.GUARD)]
-    t = player.time
-    ops = [s.op for s in player.scenario.steps]
+
+    def started(result: PlayResult) -> None:
+        watchers.append(TableWatcher(TableFollower(str(result.path)), scenario.conf))
+        watchers[0].poll()
+
+    def step(played: PlayedStep) -> None:
+        per_step[played.index] = [e for e in watchers[0].poll().events
+                                  if e.event in (EventKind.MARKER_MOVED, EventKind.GUARD)]
+
+    play("hudi7779_case_a", tmp_path / "t", 6, on_start=started, on_step=step)
+    t = scenario.time
+    ops = [s.op for s in scenario.steps]
 
     def found(kind: str, **fields: Any) -> list[int]:
         return [k for k, events in per_step.items() for e in events if e.fields.get("marker", e.event.value) == kind
@@ -154,22 +148,27 @@ def test_watcher_markers_and_guards_step_by_step(tmp_path: Path) -> None:
 
 
 def test_watcher_events_step_by_step_and_alerts(tmp_path: Path) -> None:
-    """Library API, one poll per step: pending compaction moving through its states, and HUDI-7779's exposure
+    """Library API, one poll per step: a pending compaction moving through its states, and HUDI-7779's exposure
     alert raised the moment the savepoint is deleted (archiver without the guard)."""
-    player = StepPlayer("blog_async_compaction", 9, tmp_path / "mor")
-    player.apply(0)
-    watcher = TableWatcher(TableFollower(str(player.out)), player.scenario.conf)
-    assert watcher.poll().events == []  # the baseline
-    seen: list[tuple[str, str, str]] = []
-    for k in range(1, player.steps):
-        player.apply(k)
-        update = watcher.poll()
+    scenario = load_builtin("blog_async_compaction")
+    box: dict[str, Any] = {}
+    seen: list[tuple[str, ...]] = []
+
+    def started(result: PlayResult) -> None:
+        box["w"] = TableWatcher(TableFollower(str(result.path)), scenario.conf)
+        assert box["w"].poll().events == []  # the baseline: an empty timeline
+
+    def step(played: PlayedStep) -> None:
+        update = box["w"].poll()
         assert update.changed
-        seen.append((player.scenario.steps[k].op, *[f"{e.event.value} {e.action}" for e in update.events
-                                                     if e.event in (EventKind.REQUESTED, EventKind.INFLIGHT,
-                                                                    EventKind.COMPLETED)]))
-    t = player.time
+        seen.append((played.result.op, *[f"{e.event.value} {e.action}" for e in update.events
+                                          if e.event in (EventKind.REQUESTED, EventKind.INFLIGHT,
+                                                         EventKind.COMPLETED)]))
+
+    play("blog_async_compaction", tmp_path / "mor", 9, on_start=started, on_step=step)
+    t = scenario.time
     assert seen == [
+        ("insert", "requested deltacommit", "inflight deltacommit", "completed deltacommit"),
         ("upsert", "requested deltacommit", "inflight deltacommit", "completed deltacommit"),
         ("schedule_compaction", "requested compaction"),
         ("upsert", "requested deltacommit"),
@@ -178,52 +177,66 @@ def test_watcher_events_step_by_step_and_alerts(tmp_path: Path) -> None:
         ("complete", "completed deltacommit"),
         ("complete", "completed commit"),
     ]
+    watcher = box["w"]
     logged, next_seq = watcher.events_since(0)
     assert next_seq == len(logged) and watcher.events_since(next_seq) == ([], next_seq)
-    assert [e.instant for e in logged if e.event in (EventKind.REQUESTED, EventKind.INFLIGHT, EventKind.COMPLETED)] == [
-        t("t95"), t("t95"), t("t95"), t("t100"), t("t110"), t("t110"), t("t100"), t("t110"), t("t100")]
+    transitions = (EventKind.REQUESTED, EventKind.INFLIGHT, EventKind.COMPLETED)
+    assert [e.instant for e in logged if e.event in transitions] == [
+        t("t90"), t("t90"), t("t90"), t("t95"), t("t95"), t("t95"), t("t100"), t("t110"), t("t110"), t("t100"),
+        t("t110"), t("t100")]
 
-    case_b = StepPlayer("hudi7779_case_b", 9, tmp_path / "case_b")
-    case_b.apply(0)
-    watcher = TableWatcher(TableFollower(str(case_b.out)), case_b.scenario.conf, savepoint_guard=False)
-    watcher.poll()
+    case_b = load_builtin("hudi7779_case_b")
     alerts: dict[int, list[WatchEvent]] = {}
-    for k in range(1, case_b.steps):
-        case_b.apply(k)
-        alerts[k] = [e for e in watcher.poll().events if e.event is EventKind.ALERT]
-    delete_savepoint = next(k for k, s in enumerate(case_b.scenario.steps) if s.op == "delete_savepoint")
+
+    def started_b(result: PlayResult) -> None:
+        box["b"] = TableWatcher(TableFollower(str(result.path)), case_b.conf, savepoint_guard=False)
+        box["b"].poll()
+
+    def step_b(played: PlayedStep) -> None:
+        alerts[played.index] = [e for e in box["b"].poll().events if e.event is EventKind.ALERT]
+
+    play("hudi7779_case_b", tmp_path / "case_b", 9, on_start=started_b, on_step=step_b)
+    delete_savepoint = next(k for k, s in enumerate(case_b.steps) if s.op == "delete_savepoint")
     assert [k for k, found in alerts.items() if found] == [delete_savepoint]
     (alert,) = alerts[delete_savepoint]
     assert alert.to_dict()["check"] == "archival_exposes_replaced" and alert.fields["status"] == "raised"
     assert alert.instant == case_b.time("t4") and alert.fields["severity"] == "error"
-    assert watcher.analysis is not None and watcher.analysis.exit_code == 2
+    assert box["b"].analysis is not None and box["b"].analysis.exit_code == 2
+
+
+def _events_of_last_step(name: str, out: Path, version: int) -> tuple[Any, list[WatchEvent]]:
+    """The instant events of a scenario's last step, the watcher polling before it and after it."""
+    scenario = load_builtin(name)
+    last = len(scenario.steps) - 1
+    box: dict[str, Any] = {}
+
+    def step(played: PlayedStep) -> None:
+        if played.index == last - 1:
+            box["w"] = TableWatcher(TableFollower(str(out)), analyse=False)
+            box["w"].poll()
+        elif played.index == last:
+            box["events"] = box["w"].poll().events
+
+    play(name, out, version, on_step=step)
+    return scenario, box["events"]
 
 
 def test_rollback_and_restore_report_rolled_back(tmp_path: Path) -> None:
-    player = StepPlayer("blog_rollback_t20", 8, tmp_path / "rb")
-    player.apply(1)
-    watcher = TableWatcher(TableFollower(str(player.out)), analyse=False)
-    watcher.poll()
-    player.apply(2)
-    events = [(e.event.value, e.instant, e.action, e.fields.get("by")) for e in watcher.poll().events]
-    t = player.time
+    scenario, found = _events_of_last_step("blog_rollback_t20", tmp_path / "rb", 8)
+    events = [(e.event.value, e.instant, e.action, e.fields.get("by")) for e in found]
+    t = scenario.time
     assert events == [("requested", t("t25"), "rollback", None), ("inflight", t("t25"), "rollback", None),
                       ("completed", t("t25"), "rollback", None), ("rolled_back", t("t20"), "commit", t("t25"))]
-
-    restore = StepPlayer("blog_restore_t40", 6, tmp_path / "restore")
-    restore.apply(10)
-    watcher = TableWatcher(TableFollower(str(restore.out)), analyse=False)
-    watcher.poll()
-    restore.apply(11)
-    events = watcher.poll().events
-    t = restore.time
-    rolled = [(e.instant, e.fields["by"], e.fields["by_action"]) for e in events if e.event is EventKind.ROLLED_BACK]
+    scenario, found = _events_of_last_step("blog_restore_t40", tmp_path / "restore", 6)
+    t = scenario.time
+    rolled = [(e.instant, e.fields["by"], e.fields["by_action"]) for e in found if e.event is EventKind.ROLLED_BACK]
     assert rolled == [(t(x), t("t120"), "restore") for x in ("t50", "t60", "t70", "t80", "t90", "t100")]
 
 
-def test_watch_text_lines_and_ctrl_c(case_a: Prebuilt) -> None:
-    case_a.apply(case_a.player.steps - 1)
-    proc = subprocess.Popen([*CLI, "watch", str(case_a.out), "--interval", "0.2", "--from-start"],
+def test_watch_text_lines_and_ctrl_c(tmp_path: Path) -> None:
+    scenario = load_builtin("hudi7779_case_a")
+    table = build_scenario(scenario, tmp_path / "t", 6).path
+    proc = subprocess.Popen([*CLI, "watch", str(table), "--interval", "0.2", "--from-start"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     lines: list[str] = []
     reader = _reader(proc, lines)
@@ -233,28 +246,30 @@ def test_watch_text_lines_and_ctrl_c(case_a: Prebuilt) -> None:
     assert proc.wait(timeout=60) == 0
     reader.join(timeout=10)
     assert proc.stderr is not None and proc.stderr.read() == ""  # no traceback, nothing at all
-    t6 = case_a.player.time("t6")
+    t6 = scenario.time("t6")
     assert f" requested    {t6} commit\n" in "".join(lines)
     first = lines[0].split()
     assert first[1:4] == ["requested", t6, "commit"] and first[0].endswith("Z")
 
 
 def test_watch_table_removed_one_line_exit_1(tmp_path: Path) -> None:
-    player = StepPlayer("blog_rollback_t20", 6, tmp_path)
-    player.apply(0)
-    proc = subprocess.Popen([*CLI, "watch", str(player.out), "--interval", "0.2", "--from-start"],
+    table = build_scenario(load_builtin("blog_rollback_t20"), tmp_path / "t", 6, upto_step=0).path
+    proc = subprocess.Popen([*CLI, "watch", str(table), "--interval", "0.2", "--from-start"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     lines: list[str] = []
     reader = _reader(proc, lines)
     _wait_for(lines, 3)
     import shutil
 
-    shutil.rmtree(player.out)
+    # Gone at once (renamed away, then deleted): a removal caught halfway is a real state of the table, whose
+    # instants a poll may see leave before its hoodie.properties goes.
+    os.rename(table, tmp_path / "gone")
+    shutil.rmtree(tmp_path / "gone")
     assert proc.wait(timeout=60) == 1
     reader.join(timeout=10)
     assert proc.stderr is not None
     err = proc.stderr.read().splitlines()
-    assert err == [f"hudi-inspect: {player.out} was removed while followed: {player.out}/.hoodie/hoodie.properties "
+    assert err == [f"hudi-inspect: {table} was removed while followed: {table}/.hoodie/hoodie.properties "
                    "is gone"]
 
 
@@ -263,8 +278,6 @@ def test_watch_missing_table_and_exit_code_of_alerts(tmp_path: Path) -> None:
                              text=True, cwd=REPO, timeout=60)
     assert missing.returncode == 1 and missing.stderr.strip() == f"hudi-inspect: {tmp_path / 'nope'} does not exist"
     case_b = tmp_path / "case_b"
-    from hudi_core.scenarios.builtin import load_builtin
-
     scenario = load_builtin("hudi7779_case_b")
     step = next(k for k, s in enumerate(scenario.steps) if s.op == "delete_savepoint")
     build_scenario(scenario, case_b, 9, upto_step=step)

@@ -58,7 +58,9 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
                 failures += 1
                 if failures >= MAX_FAILED_POLLS:
                     raise HudiInspectError(f"{args.table}: {failures} polls failed in a row: {exc}") from exc
-                print(f"hudi-inspect: warning: poll failed ({exc}); trying again", file=sys.stderr, flush=True)
+                if failures > 1:  # one failure alone is often a table caught while it is being removed
+                    print(f"hudi-inspect: warning: {failures} polls failed ({exc}); trying again", file=sys.stderr,
+                          flush=True)
             else:
                 for event in update.events:
                     out.write((_line(event.to_dict()) if args.format == "jsonl" else event.text()) + "\n")

@@ -451,7 +451,10 @@ class TableWatcher:
     def _analysis_events(self, before: LiveAnalysis | None, after: LiveAnalysis, first: bool,
                          when: str) -> list[WatchEvent]:
         if first and not self.from_start:
-            after.evaluate_alerts()  # the baseline: alerts in force now are not news
+            # The baseline: what is in force now is not news. Computed now (the archived timeline behind the
+            # archived | active split included), so the first change costs only what it changed.
+            _ = after.timeline_markers, after.holding_guard
+            after.evaluate_alerts()
             return []
         if before is None:
             return (marker_events([], after.timeline_markers, when) + guard_events(None, after.holding_guard, when)
