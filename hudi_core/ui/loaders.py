@@ -5,6 +5,10 @@ caches its typed result: the opened :class:`~hudi_core.table.HudiTable` is a sha
 (`st.cache_resource`, one per table URI and engine); derived results are `st.cache_data` keyed by
 the same pair (dataclasses and frames pickle), so switching pages or filters never re-reads the
 table. "Reload" clears both.
+
+The work behind each loader is a plain function of an opened table (`facts_of`, `instants_frame_of`,
+`timeline_of`, `dry_run_of`, `before_after_of`, ...): "Follow live" (`hudi_core.ui.live`) calls the same
+functions on each state of a followed table.
 """
 
 from __future__ import annotations
@@ -110,7 +114,11 @@ def clear_caches() -> None:
 @st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
 def load_facts(uri: str, engine_name: str = "local") -> tuple[dict[str, Any], list[Finding]]:
     """`table.describe()` and the findings noticed while reading the timeline (active and archived)."""
-    table = get_table(uri, engine_name)
+    return facts_of(get_table(uri, engine_name))
+
+
+def facts_of(table: HudiTable) -> tuple[dict[str, Any], list[Finding]]:
+    """:func:`load_facts` of an opened table."""
     facts = table.describe()
     _instants_arrow(table)  # decodes bodies and reads the archive: their problems become findings
     return facts, list(dict.fromkeys(table.findings))
@@ -141,7 +149,12 @@ def load_instants(uri: str, engine_name: str = "local") -> tuple[pd.DataFrame, s
     List columns (`files`, `errors`) are joined with ``;`` into strings: the frame is cached and
     unpickled on every rerun, and object columns of lists unpickle ~100 times slower.
     """
-    arrow, note = _instants_arrow(get_table(uri, engine_name))
+    return instants_frame_of(get_table(uri, engine_name))
+
+
+def instants_frame_of(table: HudiTable) -> tuple[pd.DataFrame, str]:
+    """:func:`load_instants` of an opened table."""
+    arrow, note = _instants_arrow(table)
     return frames.flatten_lists(arrow).to_pandas(), note
 
 
@@ -209,7 +222,12 @@ def load_dry_run(uri: str, conf: tuple[tuple[str, str], ...], savepoint_guard: b
                  engine_name: str = "local", hudi_release: str = DEFAULT_HUDI_RELEASE) -> DryRun:
     """Cleaner and archiver dry runs for one configuration and emulated Hudi release (the guard's other
     setting too), and the markers before and after the planned archival."""
-    table = get_table(uri, engine_name)
+    return dry_run_of(get_table(uri, engine_name), conf, savepoint_guard, hudi_release)
+
+
+def dry_run_of(table: HudiTable, conf: tuple[tuple[str, str], ...], savepoint_guard: bool,
+               hudi_release: str = DEFAULT_HUDI_RELEASE) -> DryRun:
+    """:func:`load_dry_run` of an opened table."""
     config = ServiceConfig.from_layers([("dashboard", dict(conf))], hudi_release)
     archive = plan_archive(table, config, savepoint_guard=savepoint_guard)
     markers = compute_markers(table, config)
@@ -235,14 +253,18 @@ def load_before_after(uri: str, conf: tuple[tuple[str, str], ...], savepoint_gua
     newest archived instants (cached: a rerun of the page does not rebuild the figure)."""
     instants, _ = load_instants(uri, engine_name)
     result = load_dry_run(uri, conf, savepoint_guard, engine_name, hudi_release)
+    return before_after_of(instants, result, get_table(uri, engine_name).properties.timezone)
+
+
+def before_after_of(instants: pd.DataFrame, result: DryRun, timezone: str) -> BeforeAfter:
+    """:func:`load_before_after` of an instants frame and a dry run."""
     shown, not_drawn = frames.archival_window(instants)
     to_archive = result.archive.to_archive
     after = frames.instants_after_archival(shown, to_archive)
     figure = charts.before_after_figure(shown, after, result.markers_before, result.markers_after,
                                         highlight=[i.requested_time for i in to_archive],
                                         highlight_label="archived by this plan",
-                                        titles=("Before", "After the planned archival"),
-                                        timezone=get_table(uri, engine_name).properties.timezone)
+                                        titles=("Before", "After the planned archival"), timezone=timezone)
     return BeforeAfter(figure, not_drawn)
 
 
@@ -330,7 +352,11 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_lanes_and_counts(uri: str, engine_name: str = "local") -> tuple[list[str], pd.DataFrame]:
     """Lanes present in the timeline and the counts by action and state."""
-    instants, _ = load_instants(uri, engine_name)
+    return lanes_and_counts_of(load_instants(uri, engine_name)[0])
+
+
+def lanes_and_counts_of(instants: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
+    """:func:`load_lanes_and_counts` of an instants frame."""
     return charts.lanes_in(charts.prepare_instants(instants)), charts.counts_by_action_and_state(instants)
 
 
@@ -340,9 +366,21 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
     """The overview's timeline figure for one filter, and the filtered instants (cached: reruns
     and other sessions on the same table and filter skip building the figure)."""
     instants, _ = load_instants(uri, engine_name)
-    shown = charts.filter_instants(instants, actions, states, since, until)
-    timezone = get_table(uri, engine_name).properties.timezone
-    return charts.timeline_figure(shown, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
+    return timeline_of(instants, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
+                       get_table(uri, engine_name).properties.timezone, (actions, states, since, until))
+
+
+#: The Overview's timeline filter: actions, states, since, until.
+TimelineFilter = tuple[tuple[str, ...], tuple[str, ...], str, str]
+
+
+def timeline_of(instants: pd.DataFrame, markers: list[Marker], replaced: dict[str, list[str]], timezone: str,
+                timeline_filter: TimelineFilter, highlight: tuple[Any, ...] = (),
+                highlight_label: str = "highlighted") -> tuple[go.Figure, pd.DataFrame]:
+    """:func:`load_timeline` of an instants frame, its markers and replaced groups; `highlight` circles instants
+    (requested times or (requested time, action) pairs)."""
+    shown = charts.filter_instants(instants, *timeline_filter)
+    return charts.timeline_figure(shown, markers, replaced, highlight=highlight, highlight_label=highlight_label,
                                   timezone=timezone), shown
 
 
@@ -395,8 +433,12 @@ def load_history(uri: str, file_id: str, partition: str | None, engine_name: str
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_phase_summary(uri: str, engine_name: str = "local") -> PhaseSummary:
     """Instants per state, time span, durations per action and the slowest instants (issue 29)."""
-    arrow, _ = _instants_arrow(get_table(uri, engine_name))
-    return phase_summary(arrow)
+    return phase_summary_of(get_table(uri, engine_name))
+
+
+def phase_summary_of(table: HudiTable) -> PhaseSummary:
+    """:func:`load_phase_summary` of an opened table."""
+    return phase_summary(_instants_arrow(table)[0])
 
 
 @st.cache_data(show_spinner="Drawing the durations…", max_entries=32, ttl=TTL_SECONDS)

@@ -1,172 +1,19 @@
-"""Overview: table facts and configuration, findings, phase timings, markers, the timeline chart and counts."""
+"""Overview: table facts and configuration, findings, phase timings, markers, the timeline chart and counts
+(the view is `hudi_core.ui.overview`); "Follow live" redraws it in place while the table is written."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.dashboard import page_path
-from hudi_core.errors import Severity
-from hudi_core.services.config import DEFAULT_HUDI_RELEASE
-from hudi_core.ui import charts, loaders, markers, phases, picker, render, state
+from hudi_core.ui import live, loaders, overview, picker, render
+from hudi_core.ui.sources import SnapshotSource
 
 uri, eng = picker.require_table()
-ss, qp = st.session_state, st.query_params
-with render.or_stop():
-    loaders.ensure_decoded(uri, eng)
-    facts, findings = loaders.load_facts(uri, eng)
-    instants, source_note = loaders.load_instants(uri, eng)
-
-st.title(f"{facts['name']}")
-render.incomplete_warning(findings)
-# Readers and dry runs emulate different releases by default (the table formats did not change in 1.2).
-st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
-           f"{DEFAULT_HUDI_RELEASE}.x (Cleaner & archival: release selector) · {source_note}")
-st.caption(f"Files listed from **{'the metadata table' if facts['listing'] == 'metadata' else 'storage'}**: "
-           f"{facts['listing_reason']}" + (" · its check against storage is on the Health page"
-                                           if facts["listing"] == "metadata" else ""))
-cols = st.columns(6)
-cols[0].metric("Type", {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"]),
-               help=str(facts["table_type"]))
-cols[1].metric("Table version", facts["version"])
-cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
-cols[3].metric("Active instants", facts["active_instants"])
-cols[4].metric("Archived instants", int((instants["source"] != "active").sum()))
-cols[5].metric("Pending", facts["pending_instants"])
-
-with st.expander(f"Table facts ({len(facts)})"):
-    st.json(facts, expanded=False)
-
-# -- table configuration (issue 29) ----------------------------------------------------------------
-config = None
-with render.guard():
-    config = loaders.load_table_config(uri, eng)
-if config is not None:
-    unknown, differing = len(config.unknown_keys), len(config.backup_differences)
-    label = f"Table configuration ({len(config.entries)} keys" + (f", {unknown} unknown" if unknown else "") + (
-        f", {differing} differ from the backup" if differing else "") + ")"
-    with st.expander(label, expanded=bool(differing or config.findings)):
-        if config.findings:
-            for f in config.findings:
-                st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=":material/warning:")
-        if config.has_backup:
-            st.warning(f"`hoodie.properties.backup` is left over: an update of the table configuration did not "
-                       f"finish (Hudi writes the backup first and deletes it last). It differs in {differing} "
-                       "key(s).", icon=":material/warning:")
-            if differing:
-                render.table(phases.backup_frame(config), "properties_backup_differences", "config_backup")
-        c1, c2, c3 = st.columns([3, 1, 1])
-        state.init_widget(ss, qp, "config", "")
-        needle = c1.text_input("Filter keys", key="config", placeholder="key, value or meaning contains…")
-        state.remember(ss, qp, "config", needle, default="")
-        unknown_only = c2.checkbox("Unknown keys only", key="config_unknown", disabled=not unknown)
-        differs_only = c3.checkbox("Differs from backup", key="config_differs", disabled=not differing)
-        shown_config = phases.config_frame(config, needle, unknown_only, differs_only)
-        render.table(shown_config, "table_configuration", "config",
-                     height=min(700, 40 + 35 * max(len(shown_config), 1)),
-                     caption=f"{len(shown_config)} of {len(config.entries)} keys of `{config.source}` · meaning and "
-                             "default from Hudi's table configuration docs (HoodieTableConfig); known = false: a key "
-                             "the inspector has no note for",
-                     column_config={"meaning": st.column_config.TextColumn(width="large"),
-                                    "value": st.column_config.TextColumn(width="medium")})
-
-if findings:
-    with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
-        for f in findings[:50]:
-            icon = ":material/dangerous:" if f.severity is Severity.ERROR else ":material/warning:"
-            st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=icon)
-        if len(findings) > 50:
-            render.table(render.frame([f.to_dict() for f in findings]), "findings", "findings",
-                         caption=f"all {len(findings)} findings")
+follow = live.follow_controls("overview")
+if follow.on:
+    live.run(uri, eng, follow, overview.page)
 else:
-    st.success("No findings: every timeline file was read as expected.")
-
-lanes, counts = loaders.load_lanes_and_counts(uri, eng)
-
-# -- phase timings (issue 29) ----------------------------------------------------------------------
-st.subheader("Phase timings")
-summary = None
-with render.guard():
-    summary = loaders.load_phase_summary(uri, eng)
-if summary is not None and summary.total:
-    render.facts(phases.state_facts(summary))
-    if summary.by_action:
-        st.caption("Duration (requested → completion) of each action's completed instants: median, 95th percentile, "
-                   "maximum, how many have one, and the metadata table's delta commit (mdt) where there is one.")
-        render.facts(phases.action_facts(summary))
-    st.plotly_chart(loaders.load_duration_figure(uri, eng), key="duration_chart", width="stretch",
-                    config={"displaylogo": False})
-    st.caption("Durations over time, one series per action (bucketed medians and 95th percentiles when an action "
-               "has many instants): a slow-down shows as a trend. Inflight times are the inflight files' "
-               "modification times (layout-1 archives keep them; layout-2 archives do not).")
-    slowest = phases.slowest_frame(summary)
-    if not slowest.empty:
-        with st.expander(f"The {len(slowest)} slowest instants", expanded=False):
-            render.table(slowest, "slowest_instants", "slowest")
-        with st.expander("Durations per action", expanded=False):
-            render.table(phases.durations_frame(summary), "durations_per_action", "durations")
-else:
-    st.caption("No instants.")
-
-# -- markers -------------------------------------------------------------------------------------
-st.subheader("Markers")
-marks = []
-with render.guard():
-    marks = loaders.load_markers(uri, eng)
-if marks:
-    st.markdown("**At a glance**: " + markers.at_a_glance(marks))
-    render.table(render.frame(markers.marker_rows(marks)), "markers", "markers",
-                 column_config={"detail": st.column_config.TextColumn(width="large")})
-else:
-    st.caption("No markers: the table has no completed clean, savepoint or archived part.")
-
-# -- filters -------------------------------------------------------------------------------------
-st.subheader("Timeline")
-states = list(charts.STATE_COLOURS)
-f1, f2, f3, f4 = st.columns([3, 2, 1, 1])
-state.init_widget(ss, qp, "actions", [], state.decode_list, valid=lambda v: set(v) <= set(lanes))
-state.init_widget(ss, qp, "states", [], state.decode_list, valid=lambda v: set(v) <= set(states))
-state.init_widget(ss, qp, "since", "")
-state.init_widget(ss, qp, "until", "")
-actions_sel = f1.multiselect("Actions", lanes, key="actions", placeholder="all actions")
-states_sel = f2.multiselect("States", states, key="states", placeholder="all states")
-since = f3.text_input("Since", key="since", help="requested time ≥ this (prefix of yyyyMMddHHmmssSSS)")
-until = f4.text_input("Until", key="until", help="requested time ≤ this (prefix)")
-state.remember(ss, qp, "actions", actions_sel, default=[], encode=state.encode_list)
-state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_list)
-state.remember(ss, qp, "since", since, default="")
-state.remember(ss, qp, "until", until, default="")
-
-with render.or_stop():
-    fig, shown = loaders.load_timeline(uri, eng, tuple(actions_sel), tuple(states_sel), since, until)
-st.plotly_chart(fig, key="timeline_chart", width="stretch", config={"scrollZoom": True, "displaylogo": False})
-st.caption(f"{len(shown)} of {len(instants)} instants shown · bars run from requested to completion time in the "
-           "action's colour, light until the instant went inflight where that time is known; pending instants are "
-           "dashed to the chart's end · times in the table's timezone · hover an instant for its instant times and "
-           "phases, a replacecommit for the groups it replaced, a marker label for its explanation.")
-
-# -- counts --------------------------------------------------------------------------------------
-left, right = st.columns([2, 3])
-with left:
-    st.subheader("Counts by action and state")
-    render.table(counts, "counts", "counts")
-with right:
-    st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
-
-# -- instants table ------------------------------------------------------------------------------
-# A browser holds a few thousand rows and options well; a 100k-instant timeline sent whole made every
-# reload of this page take seconds (issue 11). The newest rows are shown; the CSV holds every row.
-newest = shown.tail(render.MAX_SHOWN_ROWS)
-with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
-    render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,
-                 caption=None if len(newest) == len(shown) else
-                 f"The newest {len(newest):,} of {len(shown):,} instants: narrow the filters above to see "
-                 f"older ones; the CSV holds all {len(shown):,}.")
-default = state.kept(ss, "instant")
-options = state.picker_options(newest["requested_time"].tolist(), default, set(shown["requested_time"]))
-if options:
-    c1, c2 = st.columns([3, 1])
-    pick = c1.selectbox("Instant", options, index=options.index(default) if default in options else len(options) - 1,
-                        key="overview_instant")
-    if c2.button("Open instant detail", width="stretch"):
-        state.keep(ss, "instant", pick)
-        st.switch_page(page_path("instant"))
+    live.forget_viewers(st.session_state)
+    with render.or_stop():
+        loaders.ensure_decoded(uri, eng)
+    overview.page(SnapshotSource(uri, eng))
