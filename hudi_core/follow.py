@@ -6,9 +6,11 @@ names, sizes and modification times with the previous listing. Nothing changed: 
 :class:`TableState` is returned as it is. Something changed: a new state is built from the new listing with
 the same code a fresh read uses (:func:`~hudi_core.timeline.active.timeline_from_listing`), carrying over what
 did not change: decoded bodies of unchanged instant files, the archived timeline while the archive folder
-and `hoodie.properties` are unchanged, whether a metadata table exists. New or changed instant files are
-read at once (one concurrent wave on an object store), so a poll after one commit reads that commit's
-files and nothing else; `hoodie.properties` is read again only when it changed. A poll's state answers
+and `hoodie.properties` are unchanged (when it changed, layout 2 reads only the LSM files it has not read
+before; layout 1's archive index keeps the rows of unchanged archive files), whether a metadata table
+exists. New or changed instant files are read at once (one concurrent wave on an object store), so a poll
+after one commit reads that commit's files and nothing else; `hoodie.properties` is read again only when it
+changed. A poll's state answers
 exactly as a table opened afresh at that moment would (tests/test_follow.py checks it after every step of
 a played scenario).
 
@@ -395,6 +397,11 @@ class TableFollower:
         else:
             timeline = load_active_timeline(storage, props)  # empty: raises as a fresh read does when it must
         table.__dict__["timeline"] = timeline
+        if props.timeline_layout_version >= 2:
+            # LSM files already read (by an earlier state) are not read again when the archive changes: each state
+            # gets its own copy of the rows per file, so states loaded in different threads never share one dict.
+            known = previous.table.__dict__.get("archive_file_rows") if previous is not None else None
+            table.__dict__["archive_file_rows"] = dict(known or {})
         if previous is not None:
             old_table = previous.table
             if carry_archive and "_archived" in old_table.__dict__:

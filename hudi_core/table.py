@@ -127,7 +127,8 @@ class HudiTable:
 
         cache: dict[tuple[str | None, str | None], ArchivedTimeline] = self.__dict__.setdefault("_archived", {})
         if (since, until) not in cache:
-            cache[(since, until)] = load_archived_timeline(self.storage, self.properties, since, until, self._executor)
+            cache[(since, until)] = load_archived_timeline(self.storage, self.properties, since, until, self._executor,
+                                                           file_rows=self.__dict__.get("archive_file_rows"))
         return cache[(since, until)]
 
     def unified_timeline(self, since: str | None = None, until: str | None = None) -> UnifiedTimeline:

@@ -314,3 +314,39 @@ def test_idle_poll_on_s3_is_one_list_request_and_a_commit_costs_its_files(s3: An
         assert not follower.poll().changed
         stats = _stats(s3)
         assert (stats["LIST"], stats["GET"], stats["HEAD"]) == (lists, 0, 0)
+
+
+def test_layout_2_archive_files_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two archivals of hudi7779_case_a at table version 9: after each, the follower's archived timeline reads the
+    LSM file the archival wrote and none it read before, and equals a fresh read."""
+    from hudi_core.timeline import archived_v2
+
+    out = tmp_path / "t"
+    follower = TableFollower(str(out))
+    original = archived_v2.read_lsm_file_rows
+    read: list[str] = []
+    counting = {"on": False}
+
+    def counted(storage: Any, path: str, time_range: Any = None) -> Any:
+        if counting["on"]:
+            read.append(path.rsplit("/", 1)[1])
+        return original(storage, path, time_range)
+
+    monkeypatch.setattr(archived_v2, "read_lsm_file_rows", counted)
+    per_archival: list[list[str]] = []
+
+    def step(played: PlayedStep) -> None:
+        counting["on"] = True
+        state = follower.poll().state
+        listing = state.archived_timeline().listing
+        counting["on"] = False
+        if played.result.op == "archive":
+            per_archival.append(sorted(read))
+            assert (listing.drop_columns(["archive_file"]).to_pylist()
+                    == open_table(str(out)).archived_timeline().listing.drop_columns(["archive_file"]).to_pylist())
+        read.clear()
+
+    play("hudi7779_case_a", out, 9, on_step=step, on_start=lambda _r: follower.poll())
+    lsm = sorted(p.name for p in (out / ".hoodie" / "timeline" / "history").glob("*.parquet"))
+    assert len(per_archival) == 2 and all(len(files) == 1 for files in per_archival), per_archival
+    assert sorted(per_archival[0] + per_archival[1]) == lsm  # each file read once, when it appeared

@@ -319,16 +319,22 @@ def _good_rows(rows: pa.Table) -> pa.Table:
 
 
 def load_archived_timeline(storage: ReadOnlyStorage, props: TableProperties, since: str | None = None,
-                           until: str | None = None, executor: Executor | None = None) -> ArchivedTimeline:
+                           until: str | None = None, executor: Executor | None = None,
+                           file_rows: dict[str, pa.Table] | None = None) -> ArchivedTimeline:
     """Read the archived timeline of a table (layout from its properties); metadata is not decoded.
 
     `since`/`until` bound requested times (inclusive). Layout 2 prunes files by the range in their
     names; layout 1 reads files newest first and stops at the first file with nothing in range
     after one that had some, as `ArchivedTimelineLoaderV1` does.
+
+    `file_rows` (layout 2, whole range): listing rows per LSM file path that a caller keeps between loads (a
+    follower, issue 27). An LSM file is never rewritten under its name (compaction writes new files), so the
+    files read before are not read again; files that left the snapshot are dropped from it, files whose rows
+    name damage are not kept. (Layout 1 keeps its rows per file version in the archive index.)
     """
     time_range = TimeRange(since, until)
     if props.timeline_layout_version >= 2:
-        return _load_v2(storage, props, time_range, executor)
+        return _load_v2(storage, props, time_range, executor, file_rows if time_range.is_open else None)
     return _load_v1(storage, props, time_range, executor)
 
 
@@ -654,13 +660,27 @@ _COMPLETES_AS = (("compaction", "commit"), ("logcompaction", "deltacommit"), ("c
 
 
 def _load_v2(storage: ReadOnlyStorage, props: TableProperties, time_range: TimeRange,
-             executor: Executor | None) -> ArchivedTimeline:
+             executor: Executor | None, file_rows: dict[str, pa.Table] | None = None) -> ArchivedTimeline:
     history = props.archive_dir
     snap = v2.resolve_snapshot(storage, history)
     findings = list(snap.findings)
     paths = [v2.lsm_file_path(history, f.name) for f in v2.prune_files(snap.files, time_range)]
     fn = functools.partial(v2.list_lsm_files, since=time_range.since, until=time_range.until)
-    rows = run_batches(executor, fn, storage.spec, paths, 1, ARCHIVE_LISTING_SCHEMA)
+    if file_rows is None:
+        rows = run_batches(executor, fn, storage.spec, paths, 1, ARCHIVE_LISTING_SCHEMA)
+    else:
+        missing = [p for p in paths if p not in file_rows]
+        read = run_batches(executor, fn, storage.spec, missing, 1, ARCHIVE_LISTING_SCHEMA) if missing else None
+        by_file = _split_by_file(read, missing) if read is not None else {}
+        for gone in set(file_rows) - set(paths):
+            del file_rows[gone]
+        for path in missing:
+            part = by_file.get(path, ARCHIVE_LISTING_SCHEMA.empty_table())
+            if part["error"].null_count == part.num_rows:
+                file_rows[path] = part
+        # In snapshot order, as one batch per file gives them; a damaged file's rows (which name it) are read again.
+        tables = [file_rows[p] if p in file_rows else by_file[p] for p in paths if p in file_rows or p in by_file]
+        rows = pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
     findings.extend(_error_findings(storage, rows))
     good = _good_rows(rows)
     n = good.num_rows
