@@ -6,7 +6,7 @@ PORT ?= 8501
 # The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (README: the proxy section).
 DASHBOARD_HOST ?= 127.0.0.1
 
-.PHONY: install install-dev run test lint bench bench-breakdown fuzz clean
+.PHONY: install install-dev run demo test lint bench bench-breakdown fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
@@ -25,6 +25,17 @@ install-dev: $(VENV)/.installed-dev
 
 run: install
 	$(VENV)/bin/streamlit run app.py --server.address $(DASHBOARD_HOST) --server.port $(PORT) --server.headless true
+
+# Issue 27: a writer plays the HUDI-7779 scenario into a new folder under the inspector's cache
+# (demo-live/<time>) while the dashboard follows it live; the URL with ?follow=1 is printed, the writer starts
+# START seconds later, one step every INTERVAL seconds. GUARD=off: the writer archives without the HUDI-7779 guard
+# and the alerts plan archival without it (the exposure alert). Ctrl-C stops both. README: "Presenting the guards live".
+INTERVAL ?= 5
+GUARD ?= on
+START ?= 10
+demo: install
+	$(PY) -m hudi_core.dashboard.demo_live --interval $(INTERVAL) --guard $(GUARD) --start-delay $(START) \
+		--port $(PORT) --host $(DASHBOARD_HOST)
 
 test: install-dev
 	$(VENV)/bin/ruff check .

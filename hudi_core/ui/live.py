@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import streamlit as st
 
-from hudi_core.errors import HudiInspectError, Severity
+from hudi_core.errors import HudiInspectError, Severity, TableNotFoundError
 from hudi_core.follow import TableFollower, TableRemovedError
 from hudi_core.services.releases import compare_releases
 from hudi_core.services.watch import EventKind, HoldingGuard, TableWatcher, WatchEvent, WatchUpdate
@@ -490,7 +490,8 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
                 log = event_rows(events)
                 render.table(log, "live_events", "live_events", height=min(260, 40 + 35 * max(len(log), 1)),
                              csv_frame=lambda: event_rows(events, limit=len(events)),
-                             column_config={"details": st.column_config.TextColumn(width="large")})
+                             column_config={"event": st.column_config.TextColumn(width=120),
+                                            "details": st.column_config.TextColumn(width="large")})
         view(LiveSource(table, update, new_instants(events)))
 
     live_view()
@@ -507,6 +508,12 @@ def _poll(table: LiveTable, interval_s: float) -> WatchUpdate | None:
         return None
     except HudiInspectError as exc:
         last = table.watcher.last_update
+        if last is None and isinstance(exc, TableNotFoundError):
+            # Following a table about to be written (`make demo` opens the page before its writer starts).
+            st.info(f"Waiting for the table to appear at `{table.watcher.follower.uri}` (looked at "
+                    f"{dt.datetime.now(dt.UTC).strftime('%H:%M:%S')} UTC; again every {interval_s:g} s).",
+                    icon=":material/hourglass_empty:")
+            return None
         if last is None:
             render.show_error(exc)
             return None
