@@ -117,7 +117,7 @@ class S3Lister:
             if path.endswith("/"):
                 continue  # a folder marker object, as s3fs skips it
             entry = {"name": f"{self._bucket}/{path}", "size": obj["size"], "type": "file",
-                     "last_modified": obj["last_modified"]}
+                     "last_modified": obj["last_modified"], "e_tag": obj.get("e_tag")}
             self._listed[entry["name"]] = entry
             entries.append(entry)
         return entries
@@ -130,7 +130,7 @@ class S3Lister:
 
         meta = obstore.head(self._store, _key(name))
         entry = {"name": f"{self._bucket}/{meta['path']}", "size": meta["size"], "type": "file",
-                 "last_modified": meta["last_modified"]}
+                 "last_modified": meta["last_modified"], "e_tag": meta.get("e_tag")}
         self._listed[entry["name"]] = entry
         return entry
 

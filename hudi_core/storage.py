@@ -25,7 +25,7 @@ import posixpath
 import stat as stat_mode
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from hudi_core.errors import Finding, ReadOnlyViolation, Severity, StorageError
@@ -110,6 +110,8 @@ class FileInfo:
     size: int
     mtime_ms: int | None
     is_dir: bool
+    #: The object store's ETag where its listing gives one (``None`` on local disk): a version key for caches.
+    etag: str | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
@@ -136,6 +138,15 @@ def bad_mtime_finding(where: str, mtime_ms: int | None) -> Finding:
                    "be: taken as unknown; "
                    "the file is still listed, and where its modification time is the completion time (layout 1) "
                    "that completion time is unknown")
+
+
+def _etag(info: dict[str, Any]) -> str | None:
+    """The ETag a listing entry carries (S3 `ETag`, obstore `e_tag`, GCS and Azure `etag`), or ``None``."""
+    for key in ("ETag", "e_tag", "etag"):
+        value = info.get(key)
+        if value:
+            return str(value)
+    return None
 
 
 def _mtime_ms(info: dict[str, Any]) -> int | None:
@@ -469,6 +480,7 @@ class ReadOnlyStorage:
             size=int(raw.get("size") or 0),
             mtime_ms=_mtime_ms(raw),
             is_dir=raw.get("type") == "directory",
+            etag=_etag(raw),
         )
 
     # -- reading --------------------------------------------------------------------------------
@@ -599,7 +611,7 @@ class ReadOnlyStorage:
             name = obj["Key"][len(key_prefix):]
             if not name or name.endswith("/"):
                 continue  # the folder's own marker object, as `list` skips it
-            infos.append(FileInfo(base + name, int(obj.get("Size") or 0), _mtime_ms(obj), False))
+            infos.append(FileInfo(base + name, int(obj.get("Size") or 0), _mtime_ms(obj), False, _etag(obj)))
         return sorted(infos, key=lambda i: i.path), bool(page.get("IsTruncated"))
 
     def walk_files(self, path: str = "", skip_dirs: frozenset[str] = frozenset()) -> Iterator[FileInfo]:

@@ -25,16 +25,22 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = tempfile.mkdtemp(prefix="hti-archive-index-")
         os.environ["HUDI_INSPECTOR_ARCHIVE_INDEX"] = folder
         config._hti_archive_index = folder  # type: ignore[attr-defined]
+    if "HUDI_INSPECTOR_ACTIVE_INDEX" not in os.environ:  # the active-timeline index likewise (issue 26)
+        folder = tempfile.mkdtemp(prefix="hti-active-index-")
+        os.environ["HUDI_INSPECTOR_ACTIVE_INDEX"] = folder
+        config._hti_active_index = folder  # type: ignore[attr-defined]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the run's archive index folder (made by :func:`pytest_configure`)."""
+    """Remove the run's index folders (made by :func:`pytest_configure`)."""
     import shutil
 
-    folder = getattr(config, "_hti_archive_index", None)
-    if folder:
-        shutil.rmtree(folder, ignore_errors=True)
-        os.environ.pop("HUDI_INSPECTOR_ARCHIVE_INDEX", None)
+    for attr, env in (("_hti_archive_index", "HUDI_INSPECTOR_ARCHIVE_INDEX"),
+                      ("_hti_active_index", "HUDI_INSPECTOR_ACTIVE_INDEX")):
+        folder = getattr(config, attr, None)
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+            os.environ.pop(env, None)
 
 
 def fixtures_root() -> Path | None:

@@ -515,6 +515,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # last resort: one line, never a traceback
         print(f"hudi-inspect: unexpected {type(exc).__name__}: {_one_line(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        # What this command decoded goes to the active-timeline index before `run` exits with `os._exit`.
+        from hudi_core.timeline.active import flush_index_writes
+
+        flush_index_writes()
 
 
 def _library_logging() -> None:

@@ -22,6 +22,7 @@ from hudi_core.timeline import instant as ia
 from hudi_core.timeline.instant import Instant, InstantFile, State, epoch_ms_to_instant_time
 
 if TYPE_CHECKING:  # the body decoders (fastavro, the record types) load when a body is first read
+    from hudi_core.timeline.active_index import ActiveIndex
     from hudi_core.timeline.bodies import DecodedBody
     from hudi_core.timeline.records import CommitMetadata
 
@@ -108,9 +109,50 @@ class Timeline:
         return [i.requested_time for i in self.instants]
 
 
+class IndexSlot:
+    """The active-timeline index of one listing (:mod:`hudi_core.timeline.active_index`), opened when a body is
+    first needed (it brings pyarrow, which listing a timeline never needs) and shared by the timelines derived
+    from that listing (:meth:`ActiveTimeline.without`)."""
+
+    def __init__(self, instants: list[Instant]) -> None:
+        self.files = [f for i in instants for f in i.files]
+        # Requested and inflight files of completed instants: kept in the index without their write stats.
+        self.superseded = [f.name for i in instants if i.is_completed for f in i.files
+                           if f.state is not State.COMPLETED]
+        self.index: ActiveIndex | None = None
+        self.opened = False
+
+    def open(self, storage: ReadOnlyStorage, timeline_dir: str, findings: list[Finding]) -> ActiveIndex | None:
+        """The index (``None`` when ``HUDI_INSPECTOR_ACTIVE_INDEX`` turns it off or the timeline is small, see
+        :func:`~hudi_core.timeline.index_paths.active_index_wanted`); its findings (a damaged index file rebuilt)
+        join `findings`."""
+        if not self.opened:
+            self.opened = True
+            from hudi_core.timeline.index_paths import active_index_wanted
+
+            if active_index_wanted(len(self.files)):
+                from hudi_core.timeline.active_index import ActiveIndex
+
+                self.index = ActiveIndex(storage.uri_of(timeline_dir), self.files, self.superseded)
+                findings.extend(self.index.findings)
+        return self.index
+
+
+def flush_index_writes() -> None:
+    """Write what this process added to any active-timeline index (a no-op when none was opened: no pyarrow)."""
+    import sys
+
+    module = sys.modules.get("hudi_core.timeline.active_index")
+    if module is not None:
+        module.flush_all()
+
+
 @dataclass
 class ActiveTimeline(Timeline):
-    """The active timeline of one table, with lazy, cached body decoding."""
+    """The active timeline of one table, with lazy, cached body decoding.
+
+    A body is taken from the active-timeline index (:mod:`hudi_core.timeline.active_index`) when the index has
+    this version of its file, else decoded (and recorded there). Either way the same body and findings."""
 
     storage: ReadOnlyStorage
     properties: TableProperties
@@ -121,9 +163,37 @@ class ActiveTimeline(Timeline):
     folders: frozenset[str] = frozenset()
     _bodies: dict[str, DecodedBody | None] = field(default_factory=dict, repr=False)
     _errors: dict[str, Finding] = field(default_factory=dict, repr=False)
+    _index: IndexSlot | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         Timeline.__init__(self, self.all_instants)
+        if self._index is None:
+            self._index = IndexSlot(self.all_instants)
+
+    def summaries(self) -> ActiveIndex | None:
+        """The active-timeline index of this listing (opened on first use), or ``None`` when it is off."""
+        return self._index.open(self.storage, self.timeline_dir, self.findings)  # type: ignore[union-attr]
+
+    def _from_index(self, file: InstantFile) -> bool:
+        """Take `file`'s body from the index when the index has this version of it."""
+        index = self.summaries()
+        row = index.lookup(file) if index is not None else None
+        if row is None:
+            return False
+        self._bodies[file.name] = index.body(row, functools.partial(self._decode_raw, file))  # type: ignore[union-attr]
+        return True
+
+    def _decode_raw(self, file: InstantFile) -> dict[str, Any]:
+        """The decoded field dict of `file` (a record from the index has its typed fields only)."""
+        from hudi_core.timeline.bodies import decode_body
+
+        record = decode_body(self.storage.read(file.path), file.action, file.state).record
+        return record.raw if record is not None else {}
+
+    def _record_error(self, file: InstantFile, message: str) -> None:
+        finding = Finding(Severity.ERROR, "body_decode_failed", self.storage.uri_of(file.path), message)
+        self._errors[file.name] = finding
+        self.findings.append(finding)
 
     @property
     def timeline_dir(self) -> str:
@@ -142,6 +212,8 @@ class ActiveTimeline(Timeline):
 
     def body_of_file(self, file: InstantFile) -> DecodedBody | None:
         if file.name in self._bodies:
+            return self._bodies[file.name]
+        if self._from_index(file):
             return self._bodies[file.name]
         if not self.storage.is_local:
             # On an object store one GET costs a round trip: a command that needs one body of a kind
@@ -166,25 +238,29 @@ class ActiveTimeline(Timeline):
                 raise data
             decoded = decode_body(data, file.action, file.state)
         except (DecodeError, StorageError) as exc:
-            finding = Finding(
-                Severity.ERROR, "body_decode_failed", self.storage.uri_of(file.path),
-                f"cannot decode {file.name} ({file.action} {file.state.name}): {exc}",
-            )
-            self._errors[file.name] = finding
-            self.findings.append(finding)
+            self._record_error(file, f"cannot decode {file.name} ({file.action} {file.state.name}): {exc}")
         self._bodies[file.name] = decoded
+        index = self.summaries()
+        if index is not None and decoded is not None:  # a body that failed is read again next time
+            index.record(file, decoded)
         return decoded
 
     def read_bodies(self, files: Iterable[InstantFile]) -> None:
         """Decode the not-yet-decoded `files` into the body cache, read together (one concurrent wave of GETs
         on an object store, :meth:`ReadOnlyStorage.read_many`): the same bodies and findings as
         :meth:`body_of_file` one by one. A follower reads a poll's new instant files this way (issue 27)."""
-        todo = [f for f in dict.fromkeys(files) if f.name not in self._bodies]
+        todo = [f for f in dict.fromkeys(files) if f.name not in self._bodies and not self._from_index(f)]
         if not todo:
             return
         fetched = self.storage.read_many([f.path for f in todo])
         for f in todo:
             self._take(f, fetched[f.path])
+        self._save_index()
+
+    def _save_index(self) -> None:
+        index = self._index.index if self._index is not None else None
+        if index is not None and index.dirty:
+            index.save()
 
     def _prefetch_like(self, file: InstantFile) -> None:
         """Decode, in bulk, every not-yet-decoded file of the same action and state as `file`."""
@@ -206,6 +282,12 @@ class ActiveTimeline(Timeline):
             self._errors[name] = finding
             self.findings.append(finding)
             self._bodies[name] = None
+        index = self.summaries()
+        if index is not None:
+            by_name = {f.name: f for f in self._index.files}  # type: ignore[union-attr]
+            for name, body in decoded.items():  # failures are read again next time, as by `_take`
+                if name in by_name and body is not None:
+                    index.record(by_name[name], body)
 
     def decode_all(self, executor: Executor | None = None, instants: Iterable[Instant] | None = None,
                    batch_size: int = 256, only: tuple[str, State] | None = None) -> None:
@@ -225,10 +307,14 @@ class ActiveTimeline(Timeline):
             # thirds of the time: 1,000 commit bodies took 6.3 s that way, 2 s directly).
             for f in files:
                 self.body_of_file(f)
+            self._save_index()
             return
-        paths = [f.path for f in files]
-        fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
-        self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA))
+        files = [f for f in files if not self._from_index(f)]
+        if files:
+            paths = [f.path for f in files]
+            fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
+            self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA))
+        self._save_index()
 
     def prime_from_rows(self, rows: Any) -> None:
         """Take the rows of :func:`~hudi_core.timeline.bulk.decode_instant_files` (an Arrow table)."""
@@ -274,7 +360,8 @@ class ActiveTimeline(Timeline):
         gone = {i.key() for i in instants}
         return ActiveTimeline(storage=self.storage, properties=self.properties,
                               all_instants=[i for i in self.all_instants if i.key() not in gone],
-                              findings=self.findings, _bodies=self._bodies, _errors=self._errors)
+                              findings=self.findings, _bodies=self._bodies, _errors=self._errors,
+                              _index=self._index)
 
 
 def _classify(
@@ -300,6 +387,7 @@ def _classify(
         size=info.size,
         mtime_ms=info.mtime_ms,
         path=info.path,
+        etag=info.etag,
     ), None
 
 

@@ -32,8 +32,9 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 from hudi_core.errors import Finding, Severity
+from hudi_core.timeline.index_paths import CACHE_ENV, cache_folder, switch_enabled
 
-CACHE_ENV = "HUDI_INSPECTOR_CACHE"
+__all__ = ["CACHE_ENV", "INDEX_FORMAT", "SWITCH_ENV", "ArchiveIndex", "IndexKey", "index_dir", "index_enabled"]
 SWITCH_ENV = "HUDI_INSPECTOR_ARCHIVE_INDEX"
 #: Bumped whenever the listing rows of a file would change for the same bytes (reader fixes).
 INDEX_FORMAT = 1
@@ -41,17 +42,11 @@ INDEX_FORMAT = 1
 
 def index_dir() -> Path:
     """Where index entries live (see the module doc)."""
-    switch = os.environ.get(SWITCH_ENV, "").strip()
-    if switch and switch.lower() not in _OFF and switch.lower() not in ("1", "true", "yes", "on"):
-        return Path(switch).expanduser()
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "hudi-inspector").expanduser() / "archive-index"
-
-
-_OFF = ("0", "false", "no", "off")
+    return cache_folder(SWITCH_ENV, "archive-index")
 
 
 def index_enabled() -> bool:
-    return os.environ.get(SWITCH_ENV, "1").strip().lower() not in _OFF
+    return switch_enabled(SWITCH_ENV)
 
 
 @dataclass(frozen=True)

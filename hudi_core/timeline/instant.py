@@ -76,7 +76,8 @@ _NAME_V2 = re.compile(r"^([0-9]+)(?:_([0-9]+))?(\.[A-Za-z0-9_]+)(\.[^0-9]+)?\Z")
 class InstantFile:
     """One timeline file: an instant in one state.
 
-    `completion_time` comes from the file name (layout 2) and is ``None`` otherwise.
+    `completion_time` comes from the file name (layout 2) and is ``None`` otherwise; `etag` is the
+    object store's, where its listing gives one.
     """
 
     name: str
@@ -87,6 +88,7 @@ class InstantFile:
     size: int = 0
     mtime_ms: int | None = None
     path: str = ""
+    etag: str | None = None
 
 
 def parse_instant_file_name(name: str, layout_version: int) -> InstantFile | None:
