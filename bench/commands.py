@@ -79,6 +79,8 @@ COMMANDS: dict[str, list[str]] = {
                         "FROM write_stats GROUP BY file_id ORDER BY writes DESC, file_id LIMIT 20", "--format", "json"],
     # Issue 29: every commit's recorded schema (active and archived bodies, operationType and extraMetadata.schema).
     "schema_history": ["schema-history", "{T}", "--format", "json"],
+    # Issue 26: every health check (at a fixed time, so rounds answer alike).
+    "doctor": ["doctor", "{T}", "--now", "20300101000000000", "--format", "json"],
 }
 #: The reference each command is compared with (besides the floor, for whole-table commands).
 HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "fsview_unchecked": "hudi_rs_fsview", "fsview_storage":
@@ -160,8 +162,12 @@ os._exit(0)  # obstore's runtime threads can abort a finalising interpreter (exi
 """
 
 
+#: The checkout whose engine the commands run (``--code-root``: another checkout, for before/after comparisons).
+CODE_ROOT = REPO_ROOT
+
+
 def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(CODE_ROOT), os.environ.get("PYTHONPATH")]))}
     env.setdefault("PYSPARK_PYTHON", sys.executable)
     # Measure what a user's shell gives: compiled bytecode cached after the first run. A session or CI
     # that sets PYTHONDONTWRITEBYTECODE would recompile every module of the engine in every process
@@ -170,7 +176,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_process(argv: list[str], out_dir: Path) -> dict[str, Any]:
+def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
     """One process, timed from spawn to exit; stdout goes to a file as a user's redirect would."""
     out_path = out_dir / "stdout"
     err_path = out_dir / "stderr"
@@ -181,7 +187,8 @@ def run_process(argv: list[str], out_dir: Path) -> dict[str, Any]:
     timer = ["/usr/bin/time", "-f", "%M", "-o", str(rss_path)] if os.path.exists("/usr/bin/time") else []
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen([*timer, *argv], stdout=out, stderr=err, env=_env(), cwd=REPO_ROOT)
+        proc = subprocess.Popen([*timer, *argv], stdout=out, stderr=err, env={**_env(), **(extra_env or {})},
+                                cwd=CODE_ROOT)
         try:
             _pid, status, usage = os.wait4(proc.pid, 0)
         except KeyboardInterrupt:
@@ -278,6 +285,36 @@ def bench_table(label: str, table: str, rounds: int, commands: list[str], storag
     return {"table": label, "path": table, "commands": results}
 
 
+def bench_cache_modes(label: str, table: str, rounds: int, commands: list[str]) -> dict[str, Any]:
+    """Issue 26: each command with an empty inspector cache (``first``: a new ``HUDI_INSPECTOR_CACHE``, so no
+    archive index and no active-timeline index) and right after, in the same cache (``warm``), `rounds` times;
+    ranges (min, max) and medians. The floor runs once per round beside them."""
+    samples: dict[str, dict[str, list[dict[str, Any]]]] = {n: {"first": [], "warm": []} for n in commands}
+    floor: list[dict[str, Any]] = []
+    floor_argv = _references(table, {}, {})["floor"]
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-cache-") as tmp:
+        for round_no in range(rounds):
+            floor.append(run_process(floor_argv, Path(tmp)))
+            for name in commands:
+                cache = Path(tmp) / f"cache-{round_no}-{name}"
+                env = {"HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ARCHIVE_INDEX": "1",
+                       "HUDI_INSPECTOR_ACTIVE_INDEX": "1"}
+                for mode in ("first", "warm"):
+                    samples[name][mode].append(run_process(_ours(name, table, []), Path(tmp), env))
+                    print(f"bench: {label} {name} {mode} round {round_no + 1}: {samples[name][mode][-1]}",
+                          file=sys.stderr)
+    out: dict[str, Any] = {}
+    for name, modes in samples.items():
+        out[name] = {}
+        for mode, runs in modes.items():
+            summary = _median(runs)
+            if "runs" in summary:
+                summary["range_s"] = [min(summary["runs"]), max(summary["runs"])]
+            out[name][mode] = summary
+    floor_summary = _median(floor)
+    return {"table": label, "path": table, "code_root": str(CODE_ROOT), "floor": floor_summary, "commands": out}
+
+
 def _refs_of(name: str, refs: dict[str, list[str]], floor_after: str | None,
              commands: list[str] | None = None) -> list[str]:
     """The references run right after `name`: hudi-rs after the first command it is compared with, the
@@ -369,10 +406,13 @@ DASHBOARD_PAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overview") -> dict[str, Any]:
+def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overview",
+                    restarts: int = 0) -> dict[str, Any]:
     """One dashboard page in Chromium on `table`: seconds from navigation until the page's main element
     is drawn and the script run is over, first with empty caches (a fresh server), then reloads with
-    the table cached. Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
+    the table cached. `restarts` (issue 26): that many more fresh servers on the same inspector cache (a
+    restarted dashboard: the derived indexes warm, nothing in the server's memory), first render each.
+    Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
     import shutil
 
     browser_path = next((p for p in (os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium") if p and
@@ -383,15 +423,23 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
 
     with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-") as tmp:
         env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
+        restarted: list[float] = []
         try:
+            path, ready = DASHBOARD_PAGES[page]
             with streamlit_server(env) as base:
-                path, ready = DASHBOARD_PAGES[page]
                 times = _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready, browser_path,
                                    f"{label} {page}", reloads)
+            for n in range(restarts):
+                with streamlit_server(env) as base:
+                    restarted += _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready,
+                                            browser_path, f"{label} {page} restart {n + 1}", 0)
         except RuntimeError as exc:
             return {"error": str(exc)}
-    return {"first_render_s": times[0], "cached_reload_s": times[1:],
-            "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+    out = {"first_render_s": times[0], "cached_reload_s": times[1:],
+           "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+    if restarts:
+        out["restarted_first_render_s"] = restarted
+    return out
 
 
 #: Issue 28: `hudi-inspect ui TABLE` started until the Overview has rendered.
@@ -569,7 +617,8 @@ def summary_rows(doc: dict[str, Any]) -> str:
 
 
 def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], s3: list[str],
-        delay_ms: float, dashboard: list[str] | None = None, pages: list[str] | None = None) -> dict[str, Any]:
+        delay_ms: float, dashboard: list[str] | None = None, pages: list[str] | None = None,
+        restarts: int = 0) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector whole commands",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -589,7 +638,8 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
         for layout in layouts:
             doc["tables"].append(bench_s3(size, layout, rounds, delay_ms, commands))
     doc["dashboard"] = {f"{size}-layout{layout}-mor {page}": bench_dashboard(_scale_table(size, layout),
-                                                                             f"{size}-{layout}", page=page)
+                                                                             f"{size}-{layout}", page=page,
+                                                                             restarts=restarts)
                         for size in dashboard or [] for layout in layouts for page in pages or ["overview"]}
     doc["wall_s"] = round(time.perf_counter() - started, 1)
     doc["summary_markdown"] = summary_rows(doc)
@@ -607,9 +657,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dashboard", default="", help="sizes whose dashboard pages are timed in Chromium, e.g. M")
     parser.add_argument("--dashboard-pages", default="overview",
                         help="pages timed with --dashboard: comma list of " + ",".join(DASHBOARD_PAGES))
+    parser.add_argument("--dashboard-restarts", type=int, default=0,
+                        help="with --dashboard: time that many restarted servers on the same (warm) cache too")
+    parser.add_argument("--cache-modes", action="store_true",
+                        help="issue 26: each command with an empty inspector cache (first) and then warm (--commands)")
+    parser.add_argument("--code-root", default=str(REPO_ROOT),
+                        help="the checkout whose engine runs (a worktree of an older commit, for before/after)")
     parser.add_argument("--ui-start", action="store_true",
                         help="only time `hudi-inspect ui TABLE` until the Overview renders in Chromium (--rounds)")
     args = parser.parse_args(argv)
+    global CODE_ROOT
+    CODE_ROOT = Path(args.code_root).resolve()
+    if args.cache_modes:
+        chosen = [c.strip() for c in args.commands.split(",") if c.strip()]
+        cache_doc: dict[str, Any] = {
+            "benchmark": "first run (empty inspector cache) and warm run per command",
+            "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                        "load_avg_at_start": os.getloadavg()},
+            "rounds": args.rounds, "code_root": str(CODE_ROOT),
+            "tables": [bench_cache_modes(f"{size}-layout{layout}-mor", _scale_table(size, int(layout)),
+                                         max(1, args.rounds), chosen)
+                       for size in args.sizes.split(",") for layout in args.layouts.split(",")],
+        }
+        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+        out = RESULTS_DIR / f"cache-modes-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+        out.write_text(json.dumps(cache_doc, indent=1) + "\n")
+        cache_doc["results_file"] = str(out.relative_to(REPO_ROOT))
+        print(json.dumps(cache_doc, indent=1))
+        return 0
     if args.ui_start:
         ui_doc = {"benchmark": "hudi-inspect ui start to Overview",
                   "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -633,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
               [int(v) for v in args.layouts.split(",") if v.strip()], max(1, args.rounds), commands,
               [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms,
               [s.strip() for s in args.dashboard.split(",") if s.strip()],
-              [p.strip() for p in args.dashboard_pages.split(",") if p.strip()])
+              [p.strip() for p in args.dashboard_pages.split(",") if p.strip()], max(0, args.dashboard_restarts))
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / f"commands-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")

@@ -283,3 +283,39 @@ def test_small_timelines_and_the_switch_keep_pyarrow_out(tables: dict[str, Path]
     assert table.timeline.summaries() is None
     monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
     assert not active_index_wanted(10**6)
+
+
+@pytest.mark.parametrize("page", ["pages/1_overview.py", "pages/3_cleaner.py"])
+def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], index_env: Path, page: str,
+                                                      decodes: collections.Counter[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Overview and Cleaner pages on a table whose index a first server filled: a restarted server (its
+    Streamlit caches empty) reads no active body, and renders the same elements."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    from hudi_core import dashboard
+
+    table = tables["hudi7779_case_b-v9"]
+    monkeypatch.setenv("HUDI_INSPECTOR_ROOTS", str(table.parent))
+
+    def render() -> list[str]:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+        at = AppTest.from_file(str(dashboard.APP), default_timeout=120)
+        at.query_params["table"] = str(table)
+        at.run()
+        if page != "pages/1_overview.py":
+            at.switch_page(page).run()
+        assert not at.exception and not at.error
+        return [m.value for m in at.metric] + [m.value for m in at.markdown]
+
+    decodes.clear()
+    first = render()
+    assert sum(decodes.values()) > 0  # the first server decodes
+    from hudi_core.timeline.active import flush_index_writes
+
+    flush_index_writes()  # a server writes what it decoded when it ends
+    decodes.clear()
+    assert render() == first
+    assert not decodes, dict(decodes)

@@ -255,7 +255,8 @@ class ActiveTimeline(Timeline):
         fetched = self.storage.read_many([f.path for f in todo])
         for f in todo:
             self._take(f, fetched[f.path])
-        self._save_index()
+        # Not saved here: a follower reads a few files per poll, and rewriting the index file each time would cost
+        # more than it saves; they are written by the next bulk decode or when the process ends (`flush_all`).
 
     def _save_index(self) -> None:
         index = self._index.index if self._index is not None else None
