@@ -646,6 +646,16 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
     return doc
 
 
+def _write_results(prefix: str, doc: dict[str, Any]) -> int:
+    """Write `doc` to ``bench/results/<prefix>-<UTC time>.json`` and print it."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"{prefix}-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    doc["results_file"] = str(out.relative_to(REPO_ROOT))
+    print(json.dumps(doc, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.commands", description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="S,M", help="generated tables: comma list of S,M,L (default S,M)")
@@ -680,24 +690,14 @@ def main(argv: list[str] | None = None) -> int:
                                          max(1, args.rounds), chosen)
                        for size in args.sizes.split(",") for layout in args.layouts.split(",")],
         }
-        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        out = RESULTS_DIR / f"cache-modes-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-        out.write_text(json.dumps(cache_doc, indent=1) + "\n")
-        cache_doc["results_file"] = str(out.relative_to(REPO_ROOT))
-        print(json.dumps(cache_doc, indent=1))
-        return 0
+        return _write_results("cache-modes", cache_doc)
     if args.ui_start:
         ui_doc = {"benchmark": "hudi-inspect ui start to Overview",
                   "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
                   "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                               "load_avg_at_start": os.getloadavg()},
                   "ui_start": bench_ui_start(max(1, args.rounds))}
-        RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-        out = RESULTS_DIR / f"ui-start-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
-        out.write_text(json.dumps(ui_doc, indent=1) + "\n")
-        ui_doc["results_file"] = str(out.relative_to(REPO_ROOT))
-        print(json.dumps(ui_doc, indent=1))
-        return 0
+        return _write_results("ui-start", ui_doc)
     commands = [c.strip() for c in args.commands.split(",") if c.strip()]
     unknown = sorted(set(commands) - set(COMMANDS))
     if unknown:

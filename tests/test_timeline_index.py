@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import json
 import os
+import pickle
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -269,6 +270,12 @@ def test_records_from_the_index_read_as_decoded_ones(tables: dict[str, Path], in
         body = warm.body(inst)
         assert body is not None and body.data == first.body(inst).data  # type: ignore[union-attr]
         assert sum(v for k, v in decodes.items() if not k.startswith("read ")) == 1
+        # A record from the index pickles (the dashboard's st.cache_data) as the decoded one does.
+        for f in (f for i in warm for f in i.files):
+            b = warm.body_of_file(f)
+            if b is not None and b.record is not None:
+                again = pickle.loads(pickle.dumps(open_table(str(table)).timeline.body_of_file(f).record))
+                assert again == b.record and again.raw == b.record.raw
 
 
 def test_small_timelines_and_the_switch_keep_pyarrow_out(tables: dict[str, Path], monkeypatch: pytest.MonkeyPatch,

@@ -232,7 +232,7 @@ class ActiveIndex:
         """``(key, stat_row)`` of one row's write stats (every row's converted once, on first need)."""
         if self._stats is None:
             column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
-            values = column.flatten()
+            values = column.values  # the offsets index it (null lists are empty, see `_rows_table`)
             cols = [values.field(name).to_pylist() for name in ["key", *rec.STAT_ROW_FIELDS]]
             log_files = rec.STAT_ROW_FIELDS.index("log_files") + 1
             cols[log_files] = [tuple(v) if v is not None else () for v in cols[log_files]]
