@@ -166,8 +166,9 @@ os._exit(0)  # obstore's runtime threads can abort a finalising interpreter (exi
 CODE_ROOT = REPO_ROOT
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(CODE_ROOT), os.environ.get("PYTHONPATH")]))}
+def _env(code_root: Path | None = None) -> dict[str, str]:
+    root = str(code_root or CODE_ROOT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     env.setdefault("PYSPARK_PYTHON", sys.executable)
     # Measure what a user's shell gives: compiled bytecode cached after the first run. A session or CI
     # that sets PYTHONDONTWRITEBYTECODE would recompile every module of the engine in every process
@@ -176,8 +177,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None = None) -> dict[str, Any]:
-    """One process, timed from spawn to exit; stdout goes to a file as a user's redirect would."""
+def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None = None,
+                code_root: Path | None = None) -> dict[str, Any]:
+    """One process, timed from spawn to exit; stdout goes to a file as a user's redirect would (`code_root`:
+    the checkout whose engine runs, :data:`CODE_ROOT` by default)."""
     out_path = out_dir / "stdout"
     err_path = out_dir / "stderr"
     rss_path = out_dir / "rss"
@@ -187,8 +190,8 @@ def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None
     timer = ["/usr/bin/time", "-f", "%M", "-o", str(rss_path)] if os.path.exists("/usr/bin/time") else []
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         started = time.perf_counter()
-        proc = subprocess.Popen([*timer, *argv], stdout=out, stderr=err, env={**_env(), **(extra_env or {})},
-                                cwd=CODE_ROOT)
+        proc = subprocess.Popen([*timer, *argv], stdout=out, stderr=err,
+                                env={**_env(code_root), **(extra_env or {})}, cwd=code_root or CODE_ROOT)
         try:
             _pid, status, usage = os.wait4(proc.pid, 0)
         except KeyboardInterrupt:
@@ -285,34 +288,41 @@ def bench_table(label: str, table: str, rounds: int, commands: list[str], storag
     return {"table": label, "path": table, "commands": results}
 
 
-def bench_cache_modes(label: str, table: str, rounds: int, commands: list[str]) -> dict[str, Any]:
+def bench_cache_modes(label: str, table: str, rounds: int, commands: list[str],
+                      roots: dict[str, Path] | None = None) -> dict[str, Any]:
     """Issue 26: each command with an empty inspector cache (``first``: a new ``HUDI_INSPECTOR_CACHE``, so no
     archive index and no active-timeline index) and right after, in the same cache (``warm``), `rounds` times;
-    ranges (min, max) and medians. The floor runs once per round beside them."""
-    samples: dict[str, dict[str, list[dict[str, Any]]]] = {n: {"first": [], "warm": []} for n in commands}
+    ranges (min, max) and medians. `roots` (name -> checkout): the engines compared, alternating command by
+    command in each round (before / after a change on a shared machine); the floor runs once per round."""
+    roots = roots or {"this": CODE_ROOT}
+    samples = {r: {n: {"first": [], "warm": []} for n in commands} for r in roots}
     floor: list[dict[str, Any]] = []
     floor_argv = _references(table, {}, {})["floor"]
     with tempfile.TemporaryDirectory(prefix="hudi-bench-cache-") as tmp:
         for round_no in range(rounds):
             floor.append(run_process(floor_argv, Path(tmp)))
             for name in commands:
-                cache = Path(tmp) / f"cache-{round_no}-{name}"
-                env = {"HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ARCHIVE_INDEX": "1",
-                       "HUDI_INSPECTOR_ACTIVE_INDEX": "1"}
-                for mode in ("first", "warm"):
-                    samples[name][mode].append(run_process(_ours(name, table, []), Path(tmp), env))
-                    print(f"bench: {label} {name} {mode} round {round_no + 1}: {samples[name][mode][-1]}",
-                          file=sys.stderr)
+                for root_name, root in roots.items():
+                    cache = Path(tmp) / f"cache-{round_no}-{name}-{root_name}"
+                    env = {"HUDI_INSPECTOR_CACHE": str(cache), "HUDI_INSPECTOR_ARCHIVE_INDEX": "1",
+                           "HUDI_INSPECTOR_ACTIVE_INDEX": "1"}
+                    for mode in ("first", "warm"):
+                        sample = run_process(_ours(name, table, []), Path(tmp), env, root)
+                        samples[root_name][name][mode].append(sample)
+                        print(f"bench: {label} {root_name} {name} {mode} round {round_no + 1}: {sample}",
+                              file=sys.stderr)
     out: dict[str, Any] = {}
-    for name, modes in samples.items():
-        out[name] = {}
-        for mode, runs in modes.items():
-            summary = _median(runs)
-            if "runs" in summary:
-                summary["range_s"] = [min(summary["runs"]), max(summary["runs"])]
-            out[name][mode] = summary
-    floor_summary = _median(floor)
-    return {"table": label, "path": table, "code_root": str(CODE_ROOT), "floor": floor_summary, "commands": out}
+    for root_name, by_command in samples.items():
+        out[root_name] = {}
+        for name, modes in by_command.items():
+            out[root_name][name] = {}
+            for mode, runs in modes.items():
+                summary = _median(runs)
+                if "runs" in summary:
+                    summary["range_s"] = [min(summary["runs"]), max(summary["runs"])]
+                out[root_name][name][mode] = summary
+    return {"table": label, "path": table, "roots": {k: str(v) for k, v in roots.items()}, "floor": _median(floor),
+            "commands": out}
 
 
 def _refs_of(name: str, refs: dict[str, list[str]], floor_after: str | None,
@@ -673,6 +683,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="issue 26: each command with an empty inspector cache (first) and then warm (--commands)")
     parser.add_argument("--code-root", default=str(REPO_ROOT),
                         help="the checkout whose engine runs (a worktree of an older commit, for before/after)")
+    parser.add_argument("--compare-root", default="",
+                        help="with --cache-modes: another checkout (e.g. `git archive` of the commit before a "
+                             "change) run alternately with --code-root, reported as before / after")
     parser.add_argument("--ui-start", action="store_true",
                         help="only time `hudi-inspect ui TABLE` until the Overview renders in Chromium (--rounds)")
     args = parser.parse_args(argv)
@@ -687,7 +700,9 @@ def main(argv: list[str] | None = None) -> int:
                         "load_avg_at_start": os.getloadavg()},
             "rounds": args.rounds, "code_root": str(CODE_ROOT),
             "tables": [bench_cache_modes(f"{size}-layout{layout}-mor", _scale_table(size, int(layout)),
-                                         max(1, args.rounds), chosen)
+                                         max(1, args.rounds), chosen,
+                                         {"before": Path(args.compare_root).resolve(), "after": CODE_ROOT}
+                                         if args.compare_root else None)
                        for size in args.sizes.split(",") for layout in args.layouts.split(",")],
         }
         return _write_results("cache-modes", cache_doc)
