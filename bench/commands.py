@@ -436,11 +436,11 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
         restarted: list[float] = []
         try:
             path, ready = DASHBOARD_PAGES[page]
-            with streamlit_server(env) as base:
+            with streamlit_server(env, root=CODE_ROOT) as base:
                 times = _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready, browser_path,
                                    f"{label} {page}", reloads)
             for n in range(restarts):
-                with streamlit_server(env) as base:
+                with streamlit_server(env, root=CODE_ROOT) as base:
                     restarted += _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready,
                                             browser_path, f"{label} {page} restart {n + 1}", 0)
         except RuntimeError as exc:

@@ -17,15 +17,18 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str], log: IO[str] | None = None, start_timeout_s: float = 60) -> Iterator[str]:
+def streamlit_server(env: dict[str, str], log: IO[str] | None = None, start_timeout_s: float = 60,
+                     root: Path | None = None) -> Iterator[str]:
     """Start the dashboard headless with `env`; yield its base URL once `/_stcore/health` answers;
-    stop it (terminate, then kill) on exit. Raises RuntimeError if it does not start in time."""
+    stop it (terminate, then kill) on exit. Raises RuntimeError if it does not start in time. `root`: the
+    checkout whose `app.py` runs (this one by default; Streamlit puts the script's folder first on the path)."""
     port = free_port()
+    root = root or REPO_ROOT
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(REPO_ROOT / "app.py"), "--server.headless", "true",
+        [sys.executable, "-m", "streamlit", "run", str(root / "app.py"), "--server.headless", "true",
          "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
-        cwd=REPO_ROOT, env=env, stdout=log or subprocess.DEVNULL,
+        cwd=root, env=env, stdout=log or subprocess.DEVNULL,
         stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
