@@ -293,3 +293,30 @@ def test_watch_missing_table_and_exit_code_of_alerts(tmp_path: Path) -> None:
     assert [(a["check"], a["severity"], a["status"]) for a in alerts] == [("archival_exposes_replaced", "error",
                                                                            "raised")]
     assert os.path.isdir(case_b)
+
+
+def test_metadata_table_falling_behind_is_an_alert(tmp_path: Path) -> None:
+    """A data-table commit that the metadata table never received (its state files written without the metadata
+    table's delta commit): the metadata_table_sync alert is raised at that poll, and cleared when it is gone."""
+    out = tmp_path / "t"
+    play("hudi7779_case_b", out, 9, metadata_table=True)
+    scenario = load_builtin("hudi7779_case_b")
+    watcher = TableWatcher(TableFollower(str(out)), scenario.conf)
+    watcher.poll()
+    timeline = out / ".hoodie" / "timeline"
+    last = watcher.follower.state.timeline.filter(["commit"]).completed().last()  # type: ignore[union-attr]
+    new_time = str(int(last.requested_time) + 100_000)
+    written = []
+    for f in last.files:
+        name = f.name.replace(last.requested_time, new_time, 1)
+        (timeline / name).write_bytes((timeline / f.name).read_bytes())
+        written.append(timeline / name)
+    alerts = [e for e in watcher.poll().events if e.event is EventKind.ALERT]
+    assert [(e.fields["check"], e.fields["status"], e.fields["severity"], e.fields["instants"]) for e in alerts] == [
+        ("metadata_table_sync", "raised", "error", [new_time])]
+    for path in written:
+        path.unlink()
+    update = watcher.poll()
+    assert [(e.event.value, e.instant) for e in update.events if e.event is not EventKind.MARKER_MOVED] == [
+        ("rolled_back", new_time), ("alert", new_time)]
+    assert update.events[-1].fields["status"] == "cleared" and watcher.analysis.exit_code == 0  # type: ignore[union-attr]
