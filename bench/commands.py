@@ -635,7 +635,7 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
                     "load_avg_at_start": os.getloadavg()},
-        "rounds": rounds, "targets": TARGETS, "tables": [],
+        "rounds": rounds, "targets": TARGETS, "tables": [], "code_root": str(CODE_ROOT),
     }
     started = time.perf_counter()
     for size in sizes:
