@@ -44,9 +44,12 @@ COMMANDS: dict[str, list[str]] = {
     "markers": ["markers"],
     "doctor": ["doctor", *NOW],
     "fsview": ["fsview"],
+    # Every write stat: the active ones come from the index's columns (no body read on a warm run).
+    "sql write_stats": ["sql", "SELECT * FROM write_stats"],
 }
 #: Commands whose every active body comes from the index on a warm run (none decoded).
-COVERED = ("info", "timeline", "timeline --all", "plan-clean", "plan-archive", "markers", "doctor", "fsview")
+COVERED = ("info", "timeline", "timeline --all", "plan-clean", "plan-archive", "markers", "doctor", "fsview",
+           "sql write_stats")
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +175,15 @@ def test_a_changed_or_new_file_invalidates_exactly_its_entry(tables: dict[str, P
     missing = sorted(f.name for i in tl for f in i.files if index.lookup(f) is None)
     assert missing == sorted([path.name, "20991231000000000.commit.requested"])
     assert len(names) + 1 == len([f for i in tl for f in i.files])
+
+    # Write stats: the changed commit's from its body, the others' from the index, in timeline order.
+    decodes.clear()
+    mixed = run(table, COMMANDS["sql write_stats"], capsys)
+    assert set(decodes) == {f"read {path.name}"}, dict(decodes)  # no other body read
+    assert any(row["num_writes"] == 424242 for row in json.loads(mixed[1]))
+    monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
+    assert mixed == run(table, COMMANDS["sql write_stats"], capsys)
+    monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(index_env))
 
     decodes.clear()
     warm = run(table, COMMANDS["doctor"], capsys)

@@ -93,28 +93,49 @@ def _active(table: HudiTable) -> pa.Table:
     if not instants:
         return _empty()
     files = [i.file(State.COMPLETED) for i in instants]
-    contents = table.storage.read_many([f.path for f in files])
+    # Bodies the active-timeline index has are not read: their stats come from its columns (issue 26).
+    index = tl.summaries()
+    indexed = index.stats_table(files) if index is not None else None
+    covered = set(indexed[1]) if indexed is not None else set()
+    todo = [k for k in range(len(files)) if k not in covered]
+    contents = table.storage.read_many([files[k].path for k in todo])
     bodies: list[bytes] = []
     unread: set[int] = set()
-    for k, f in enumerate(files):
-        data = contents.get(f.path)
+    for n, k in enumerate(todo):
+        data = contents.get(files[k].path)
         if isinstance(data, StorageError) or data is None:
-            unread.add(k)
+            unread.add(n)
             data = b""
         bodies.append(data)
     del contents
-    actions = [i.action for i in instants]
-    stats, errors = ws.write_stats_of_bodies(bodies, actions)
+    stats, errors = ws.write_stats_of_bodies(bodies, [instants[k].action for k in todo])
     del bodies
-    for k in sorted(unread | set(errors)):
+    for n in sorted(unread | set(errors)):
         # The timeline's own reader reads it again and records the finding as every command words it.
-        tl.body_of_file(files[k])
+        tl.body_of_file(files[todo[n]])
     if unread:
         stats = stats.filter(pc.invert(pc.is_in(stats["body"], value_set=pa.array(sorted(unread), pa.int64()))))
+    if todo != list(range(len(files))):
+        stats = stats.set_column(0, "body", pc.take(pa.array(todo, pa.int64()), stats["body"]))
+    if indexed is not None:
+        stats = pa.concat_tables([stats, _from_index_columns(indexed[0])]).sort_by([("body", "ascending"),
+                                                                                   ("seq", "ascending")])
     requested = pa.array([i.requested_time for i in instants], pa.string())
     completion = pa.array([i.completion_time for i in instants], pa.string())
     return _with_instant(stats, requested, completion, pa.array([i.completed_action for i in instants], pa.string()),
                          "active")
+
+
+def _from_index_columns(rows: pa.Table) -> pa.Table:
+    """:data:`~hudi_core.timeline.write_stats.BODY_STATS_SCHEMA` rows from the active-timeline index's columns,
+    as `write_stats_of_bodies` reads a body: `partition` is the stat's `partitionPath`, else its key; `log_files`
+    empty where the stat has none."""
+    partition = pc.if_else(pc.is_valid(rows["partition_path"]), rows["partition_path"], rows["key"])
+    cols = {"body": rows["body"], "seq": rows["seq"], "partition": partition}
+    for name, kind in ws.STAT_FIELDS[1:]:
+        column = rows[name]
+        cols[name] = column if column.type == kind else column.cast(kind)
+    return pa.table(cols, schema=ws.BODY_STATS_SCHEMA)
 
 
 def _archived(table: HudiTable) -> pa.Table:

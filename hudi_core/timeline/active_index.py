@@ -45,6 +45,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.ipc as ipc
 
@@ -57,6 +58,8 @@ from hudi_core.timeline.instant import InstantFile
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
 INDEX_FORMAT = 1
 _COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
+#: Index rows (instant files) whose write stats :meth:`ActiveIndex._stat_rows` converts to tuples at a time.
+STAT_BLOCK_ROWS = 256
 #: Typed record classes by name (the `class` key of a row's fields).
 _RECORD_CLASSES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(rec.TimelineRecord)}
 
@@ -165,8 +168,10 @@ class ActiveIndex:
         self._table: pa.Table | None = None
         self._rows: dict[str, int] = {}  # file name -> row of `_table` whose key matches the listing
         self._scalars: dict[str, list[Any]] = {}
-        self._stats: list[tuple[str, tuple[Any, ...]]] | None = None
+        self._stat_column: pa.ListArray | None = None
         self._stat_offsets: list[int] = []
+        # (block, offset of its first stat, its (key, stat_row) pairs): the block converted last.
+        self._stat_held: tuple[int, int, list[tuple[str, tuple[Any, ...]]]] | None = None
         self._new: dict[str, tuple[InstantFile, DecodedBody]] = {}
         self._load()
 
@@ -229,16 +234,51 @@ class ActiveIndex:
         return DecodedBody(fmt, record_type, record, size)
 
     def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:
-        """``(key, stat_row)`` of one row's write stats (every row's converted once, on first need)."""
-        if self._stats is None:
-            column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
-            values = column.values  # the offsets index it (null lists are empty, see `_rows_table`)
+        """``(key, stat_row)`` of one row's write stats, converted with those of the rows around it: a block of
+        :data:`STAT_BLOCK_ROWS` rows at a time, the last block kept (callers walk the timeline in order), so a
+        million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
+        if self._stat_column is None:
+            self._stat_column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
+            self._stat_offsets = self._stat_column.offsets.to_pylist()
+        block = row // STAT_BLOCK_ROWS
+        offsets = self._stat_offsets
+        held = self._stat_held  # read once: another thread may swap in another block (never a half-built one)
+        if held is None or held[0] != block:
+            lo, hi = block * STAT_BLOCK_ROWS, min((block + 1) * STAT_BLOCK_ROWS, len(offsets) - 1)
+            # The offsets index the values (null lists are empty, see `_rows_table`).
+            values = self._stat_column.values.slice(offsets[lo], offsets[hi] - offsets[lo])
             cols = [values.field(name).to_pylist() for name in ["key", *rec.STAT_ROW_FIELDS]]
             log_files = rec.STAT_ROW_FIELDS.index("log_files") + 1
             cols[log_files] = [tuple(v) if v is not None else () for v in cols[log_files]]
-            self._stats = list(zip(cols[0], zip(*cols[1:], strict=True), strict=True))
-            self._stat_offsets = column.offsets.to_pylist()
-        return self._stats[self._stat_offsets[row]:self._stat_offsets[row + 1]]
+            held = (block, offsets[lo], list(zip(cols[0], zip(*cols[1:], strict=True), strict=True)))
+            self._stat_held = held
+        _, base, stats = held
+        return stats[offsets[row] - base:offsets[row + 1] - base]
+
+    def stats_table(self, files: list[InstantFile]) -> tuple[pa.Table, list[int]] | None:
+        """The write stats the index has for `files` as columns, without a Python object per stat: ``(table,
+        covered)`` where `covered` are the positions in `files` whose rows are here (with their stats), and the
+        table's columns are the row's position in `files` (`body`), the stat's position in its body (`seq`),
+        its partition key (`key`) and :data:`~hudi_core.timeline.records.STAT_ROW_FIELDS`; ``None`` when no
+        file is covered."""
+        rows = [(k, self.lookup(f)) for k, f in enumerate(files)]
+        covered = [(k, r) for k, r in rows if r is not None and self._scalars["stats"][r]]
+        if not covered:
+            return None
+        column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
+        offsets = column.offsets.to_numpy()
+        values = column.values
+        starts = [int(offsets[r]) for _, r in covered]
+        lengths = [int(offsets[r + 1] - offsets[r]) for _, r in covered]
+        lens = np.asarray(lengths, dtype=np.int64)
+        firsts = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
+        picked = values.take(pa.array(firsts + np.arange(int(lens.sum()), dtype=np.int64)))
+        body = np.repeat(np.asarray([k for k, _ in covered], dtype=np.int64), lens)
+        seq = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.concatenate(([0], np.cumsum(lens)[:-1])),
+                                                                     lens)
+        table = pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked.flatten()],
+                                     names=["body", "seq", *(f.name for f in STAT_TYPE)])
+        return table, [k for k, _ in covered]
 
     def record(self, file: InstantFile, body: DecodedBody) -> None:
         """Note the body decoding `file` gave, to be written by :meth:`save`."""
