@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.engine_options import add_engine_options, executor_from_args
-from hudi_core.cli.output import render_csv, render_json, render_table, write_arrow_json_list
+from hudi_core.cli.output import render_csv, render_json, render_table, write_arrow_json_list, write_json
 from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.timeline.instant import Instant
 
@@ -188,7 +188,7 @@ def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = N
         if wants_envelope(args):
             # Issue 16: the findings travel in the same JSON document as the rows they bear on.
             out = with_findings(args, out if isinstance(out, dict) else {"rows": out})
-        print(render_json(out))
+        write_json(out, sys.stdout, JSON_CHUNK_ROWS)  # long lists in chunks: no one string of the whole answer
     elif args.format == "csv":
         sys.stdout.write(render_csv(rows, columns))
     else:

@@ -10,6 +10,8 @@ from typing import Any, TextIO
 
 import orjson
 
+from hudi_core.lazy import LazyRows
+
 
 def _cell(value: Any) -> str:
     if value is None:
@@ -72,6 +74,54 @@ def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
         out.write((",\n" if wrote else "\n") + text[2:-2])
         wrote = True
     out.write("\n]\n" if wrote else "]\n")
+
+
+def _streamed(value: Any, chunk_rows: int) -> bool:
+    """Whether :func:`write_json` writes `value` piecewise: a :class:`LazyRows`, a list longer than a chunk,
+    or a dict holding one."""
+    if isinstance(value, LazyRows):
+        return True
+    if isinstance(value, list):
+        return len(value) > chunk_rows
+    if isinstance(value, dict):
+        return any(_streamed(v, chunk_rows) for v in value.values())
+    return False
+
+
+def write_json(payload: Any, out: TextIO, chunk_rows: int = 20_000) -> None:
+    """``print(render_json(payload))``, the same text, written piecewise: long lists (and :class:`LazyRows`)
+    in chunks of `chunk_rows` items, so neither the whole document nor all its rows exist at once as one
+    string. Every line break :func:`render_json` writes is layout (a string's own are escaped), so a piece
+    rendered alone is indented to its depth by prefixing its line breaks."""
+    _write_value(payload, out, chunk_rows, 0)
+    out.write("\n")
+
+
+def _indented(text: str, depth: int) -> str:
+    return text.replace("\n", "\n" + "  " * depth) if depth else text
+
+
+def _write_value(value: Any, out: TextIO, chunk_rows: int, depth: int) -> None:
+    if not _streamed(value, chunk_rows):
+        out.write(_indented(render_json(value), depth))
+        return
+    pad = "  " * (depth + 1)
+    if isinstance(value, dict):
+        out.write("{")
+        for n, (key, item) in enumerate(value.items()):
+            name = render_json({key: None})[4:-8]  # '{\n  "key": null\n}': the key as render_json writes it
+            out.write(("," if n else "") + f"\n{pad}{name}: ")
+            _write_value(item, out, chunk_rows, depth + 1)
+        out.write("\n" + "  " * depth + "}")
+        return
+    wrote = False
+    out.write("[")
+    for start in range(0, len(value), chunk_rows):
+        chunk = value[start:start + chunk_rows]
+        text = render_json(list(chunk))[2:-2]  # "[\n  item,\n  item\n]": the items as the whole list indents them
+        out.write(("," if wrote else "") + "\n" + "  " * depth + _indented(text, depth))
+        wrote = True
+    out.write(("\n" + "  " * depth + "]") if wrote else "]")
 
 
 def _needs_escape(values: Any) -> bool:

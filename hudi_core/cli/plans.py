@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.cli.output import render_json, render_table
+from hudi_core.cli.output import render_json, render_table, write_json
 from hudi_core.errors import HudiInspectError
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
 from hudi_core.timeline.instant import parse_instant_time
@@ -83,11 +84,13 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
 
     table = _cli()._open(args)
     plan = plan_clean(table, _config(args), now=_now(args))
-    payload = plan.to_dict()
     args._plan_incomplete = plan.incomplete
     if args.format == "json":
-        print(render_json(_cli().with_findings(args, payload)))
+        # Streamed, the per-file lists built as written (issue 26: the plan of a million files as dicts and
+        # one string took 1.7 GB).
+        write_json(_cli().with_findings(args, plan.to_dict(lazy=True)), sys.stdout, _cli().JSON_CHUNK_ROWS)
         return 0
+    payload = plan.to_dict()
     # Not scheduled: the files a forced clean would delete are shown as such, never as "delete".
     if plan.would_schedule:
         rows = [{**d, "decision": "delete"} for d in payload["files_to_delete"]]
@@ -220,7 +223,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                             stale_hours=args.stale_hours)
     report = run_doctor(table, _config(args), options, only=args.check or None)
     if args.format == "json":
-        print(render_json(_cli().with_findings(args, report.to_dict())))
+        write_json(_cli().with_findings(args, report.to_dict()), sys.stdout, _cli().JSON_CHUNK_ROWS)
     else:
         rows = [{"severity": f.severity.value, "check": f.check, "title": f.title,
                  "instants": list(f.evidence.instants), "files": len(f.evidence.files)} for f in report.findings]

@@ -24,13 +24,14 @@ from __future__ import annotations
 import datetime as dt
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.file_group import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.fsview import FileSystemView
+from hudi_core.lazy import LazyRows
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -267,18 +268,22 @@ class CleanPlan:
         return {}
 
     def to_hoodie_cleaner_plan(self, base_path: str | None = None, with_files: bool = True,
-                               forced: bool = False) -> dict[str, Any]:
+                               forced: bool = False, lazy: bool = False) -> dict[str, Any]:
         """The `HoodieCleanerPlan` record (Avro field names) Hudi writes to `T.clean.requested`.
 
         `filePathsToBeDeletedPerPartition` holds full paths under `base_path` (the table URI by
         default), as plan version 2 does; ``with_files=False`` leaves it empty (for callers that
         only read the plan's ECTR and extra metadata). Files and partitions are those of
         :attr:`files_to_delete` (none when Hudi would not schedule the clean), or with ``forced``
-        those of a forced clean.
+        those of a forced clean. ``lazy``: each partition's list is a :class:`~hudi_core.lazy.LazyRows` (built as
+        it is written).
         """
         partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
         base = (base_path or self.base_uri).rstrip("/")
         ectr = self.earliest_commit_to_retain
+
+        def entry(d: CleanFileDecision) -> dict[str, Any]:
+            return {"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
         return {
             "earliestInstantToRetain": (
                 {"timestamp": self.recorded_ectr, "action": ectr.action, "state": ectr.state.name}
@@ -289,8 +294,7 @@ class CleanPlan:
             "filesToBeDeletedPerPartition": {},
             "version": CLEAN_PLAN_VERSION,
             "filePathsToBeDeletedPerPartition": {
-                partition: [{"filePath": f"{base}/{d.path}", "isBootstrapBaseFile": d.is_bootstrap_base_file}
-                            for d in decisions]
+                partition: LazyRows(decisions, entry) if lazy else [entry(d) for d in decisions]
                 for partition, decisions in (sorted(self.files_by_partition(forced).items()) if with_files else ())
             },
             "partitionsToBeDeleted": list(partitions_deleted),
@@ -334,17 +338,19 @@ class CleanPlan:
             "extraMetadata": self.extra_metadata(),
         }
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, lazy: bool = False) -> dict[str, Any]:
         """The `plan-clean` JSON.
 
         `files_to_delete` / `partitions_to_delete` are what the next clean deletes: empty when Hudi
         would not schedule it (`not_scheduled_reason` says why); `files_to_delete_if_forced` /
         `partitions_to_delete_if_forced` are what a forced clean (trigger met, no clean pending) would
-        delete, present whether or not the clean is scheduled.
+        delete, present whether or not the clean is scheduled. ``lazy``: the per-file lists are
+        :class:`~hudi_core.lazy.LazyRows`, each dict built as it is written (issue 26: a million files).
         """
         ectr = self.earliest_commit_to_retain
         reason = self.not_scheduled_reason
-        forced = [d.to_dict() for d in self.files_if_forced]
+        forced: Sequence[dict[str, Any]] = LazyRows(self.files_if_forced, CleanFileDecision.to_dict) if lazy \
+            else [d.to_dict() for d in self.files_if_forced]
         scheduled = forced if reason is None else []
         return {
             "policy": self.policy,
@@ -360,7 +366,7 @@ class CleanPlan:
             "partition_mode": self.partition_mode,
             "partition_detail": self.partition_detail,
             "files_to_delete": scheduled,
-            "kept": [d.to_dict() for d in self.kept],
+            "kept": LazyRows(self.kept, CleanFileDecision.to_dict) if lazy else [d.to_dict() for d in self.kept],
             "partitions_to_delete": list(self.partitions_to_delete),
             "triggered": self.triggered,
             "trigger_detail": self.trigger_detail,
@@ -376,7 +382,7 @@ class CleanPlan:
             "planning_failure": self.planning_failure,
             "metadata_table_config": list(self.metadata_table_config),
             "empty_clean": self.empty_clean.to_dict() if self.empty_clean is not None else None,
-            "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(),
+            "hoodie_cleaner_plan": self.to_hoodie_cleaner_plan(lazy=lazy),
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
             "ignored_config_keys": self.config.ignored_dicts(),

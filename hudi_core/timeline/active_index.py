@@ -238,7 +238,9 @@ class ActiveIndex:
         :data:`STAT_BLOCK_ROWS` rows at a time, the last block kept (callers walk the timeline in order), so a
         million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
         if self._stat_column is None:
-            self._stat_column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
+            column = self._table.column("write_stats")  # type: ignore[union-attr]
+            # One batch (as saved) is used as it is: combining would copy every write stat.
+            self._stat_column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
             self._stat_offsets = self._stat_column.offsets.to_pylist()
         block = row // STAT_BLOCK_ROWS
         offsets = self._stat_offsets

@@ -257,7 +257,8 @@ class ArchivedTimeline(Timeline):
         if self._v1_states is not None:
             kept = self._v1_states.kept
             done = kept.filter(pc.equal(kept["rank"], int(State.COMPLETED)))
-            table = pa.table({"requested_time": done["rt"], "action": done["action"], "completed_action": done["cmp"],
+            table = pa.table({"requested_time": done["rt"], "action": done["action"],
+                              "completed_action": pc.take(self._v1_states.cmp_names, done["cmp"]),
                               "completion_time": pc.coalesce(done["completion"], done["rt"]),
                               "archive_file": done["path"], "block_offset": done["offset"],
                               "record_index": done["index"]})
@@ -471,74 +472,105 @@ def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Tabl
 
 class _V1States:
     """Layout-1 state records grouped per instant: kept rows sorted by (requested time, comparable
-    action, state), group boundaries, and the derived instant listing."""
+    action, state), group boundaries, and the derived instant listing.
+
+    `kept` is small per row (issue 26: three million state records on L): `action` and `path` stay
+    dictionary-encoded, `cmp` is the comparable action's position in the sorted `cmp_names` (an int32
+    that sorts as the name does), `rank` the state's number; :meth:`strings` gives them back as text."""
 
     def __init__(self, kept: pa.Table, starts: list[int], listing: pa.Table, files: pa.ListArray,
-                 duplicates: list[str]) -> None:
+                 duplicates: list[str], cmp_names: pa.Array | None = None) -> None:
         self.kept = kept
         self.starts = starts  # start row of each instant's group in `kept`, plus len(kept)
         self.listing = listing
         self.files = files  # state-file names per listing row
         self.duplicates = duplicates
+        self.cmp_names = cmp_names if cmp_names is not None else pa.array([], pa.string())
+
+    def strings(self, kept: pa.Table, columns: Sequence[str]) -> dict[str, list[Any]]:
+        """Columns of `kept` (or a selection of its rows) as Python lists, `cmp` as comparable action names."""
+        cols = kept.select(list(columns)).to_pydict()
+        if "cmp" in cols:
+            names = self.cmp_names.to_pylist()
+            cols["cmp"] = [names[c] for c in cols["cmp"]]
+        return cols
 
     @classmethod
     def group(cls, good: pa.Table) -> _V1States:
         n = good.num_rows
-        actions = good["action"].combine_chunks()
-        encoded = actions.dictionary_encode()
-        uniq = encoded.dictionary.to_pylist()
-        comparable = pa.array([ia.comparable_action(a, 2) for a in uniq], pa.string())
-        cmp_action = pc.take(comparable, encoded.indices)
-        rank = pc.take(pa.array([int(State[x]) for x in pc.unique(good["state"]).to_pylist()], pa.int8()),
-                       pc.index_in(good["state"], value_set=pc.unique(good["state"])))
+        actions = good["action"].combine_chunks().dictionary_encode()
+        uniq = actions.dictionary.to_pylist()
+        comparable = [ia.comparable_action(a, 2) for a in uniq]
+        cmp_sorted = sorted(set(comparable))
+        # The comparable action as its rank among the sorted names: sorts as the names do, 4 bytes a row.
+        cmp_code = pc.take(pa.array([cmp_sorted.index(c) for c in comparable], pa.int32()), actions.indices)
+        values = pc.unique(good["state"])
+        rank = pc.take(pa.array([int(State[x]) for x in values.to_pylist()], pa.int8()),
+                       pc.index_in(good["state"], value_set=values))
+        path = good["archive_file"].combine_chunks()  # one dictionary for every archive file
         table = pa.table({
-            "rt": good["requested_time"], "cmp": cmp_action, "rank": rank, "ord": pa.array(range(n), pa.int64()),
-            "action": actions, "state": good["state"], "completion": good["completion_time"],
-            "path": good["archive_file"].cast(pa.string()) if pa.types.is_dictionary(good["archive_file"].type)
-            else good["archive_file"],
+            "rt": good["requested_time"], "cmp": cmp_code, "rank": rank, "ord": pa.array(np.arange(n), pa.int64()),
+            "action": actions, "completion": good["completion_time"],
+            "path": path if pa.types.is_dictionary(path.type) else path.dictionary_encode(),
             "offset": good["block_offset"], "index": good["record_index"],
         })
+        del good, actions, cmp_code, rank, path
         # Newest archive file first: the first copy of a (time, action, state) wins.
-        firsts = table.group_by(["rt", "cmp", "rank"], use_threads=False).aggregate([("ord", "min"), ("ord", "count")])
+        firsts = table.select(["rt", "cmp", "rank", "ord"]).group_by(["rt", "cmp", "rank"], use_threads=False) \
+            .aggregate([("ord", "min"), ("ord", "count")])
         duplicates: list[str] = []
         if n and pc.max(firsts["ord_count"]).as_py() > 1:
             winners = set(firsts["ord_min"].to_pylist())
             dropped = [i for i in range(n) if i not in winners]
-            sub = table.take(pa.array(dropped, pa.int64())).select(["rt", "action", "state"]).to_pylist()
-            duplicates = [f"{r['rt']} {r['action']} {r['state']}" for r in sub]
+            sub = table.take(pa.array(dropped, pa.int64())).select(["rt", "action", "rank"]).to_pylist()
+            duplicates = [f"{r['rt']} {r['action']} {State(r['rank']).name}" for r in sub]
             table = table.take(firsts["ord_min"])
-        kept = table.sort_by([("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending")])
+        del firsts
+        order = pc.sort_indices(table.select(["rt", "cmp", "rank"]),
+                                sort_keys=[("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending")])
+        kept = table.drop_columns(["ord"]).take(order)
+        del table, order
+        cmp_names = pa.array(cmp_sorted, pa.string())
         m = kept.num_rows
         if m == 0:
-            return cls(kept, [0], _v1_listing_empty(), pa.array([], pa.list_(pa.string())), duplicates)
-        rt, cmp = kept["rt"].combine_chunks(), kept["cmp"].combine_chunks()
+            return cls(kept, [0], _v1_listing_empty(), pa.array([], pa.list_(pa.string())), duplicates, cmp_names)
+        kept = kept.combine_chunks()
+        rt, cmp = kept["rt"].chunk(0), kept["cmp"].chunk(0)
         new_group = pc.or_(pc.not_equal(rt[1:], rt[:-1]), pc.not_equal(cmp[1:], cmp[:-1]))
         starts_arr = np.concatenate([[0], np.flatnonzero(new_group.to_numpy(zero_copy_only=False)) + 1, [m]])
+        del new_group
         first_idx = pa.array(starts_arr[:-1], pa.int64())
         last_idx = pa.array(starts_arr[1:] - 1, pa.int64())
-        last, first = kept.take(last_idx), kept.take(first_idx)
+        last = kept.select(["rt", "cmp", "rank", "action", "completion", "path"]).take(last_idx)
+        first = kept.select(["rank", "action"]).take(first_idx)
         completed = pc.equal(last["rank"], int(State.COMPLETED))
         # No stateTransitionTime (older archives): completion = requested time (CompletionTimeQueryViewV1).
         completion = pc.if_else(completed, pc.coalesce(last["completion"], last["rt"]), pa.scalar(None, pa.string()))
         source = pc.if_else(pc.is_valid(last["completion"]), ARCHIVE_SOURCE, REQUESTED_TIME_SOURCE)
-        pending = pc.if_else(pc.not_equal(first["rank"], int(State.COMPLETED)), first["action"], last["action"])
+        last_action = last["action"].cast(pa.string())
+        pending = pc.if_else(pc.not_equal(first["rank"], int(State.COMPLETED)), first["action"].cast(pa.string()),
+                             last_action)
+        state_names = pa.array([s.name for s in sorted(State, key=int)], pa.string())
         g = len(first_idx)
         inflight = _v1_inflight_times(kept, starts_arr)
         listing = pa.table({
-            "requested_time": last["rt"], "action": last["action"], "state": last["state"],
-            "pending_action": pending, "completed_action": last["cmp"], "completion_time": completion,
+            "requested_time": last["rt"], "action": last_action, "state": pc.take(state_names, last["rank"]),
+            "pending_action": pending, "completed_action": pc.take(cmp_names, last["cmp"]),
+            "completion_time": completion,
             "completion_time_source": pc.if_else(completed, source, pa.scalar(None, pa.string())),
             "source": pa.repeat(ARCHIVED, g).cast(pa.string()) if g else pa.array([], pa.string()),
-            "archive_file": pc.dictionary_encode(last["path"]),
+            "archive_file": last["path"].unify_dictionaries() if isinstance(last["path"], pa.ChunkedArray)
+            else last["path"],
             "inflight_time": inflight,
             "inflight_time_source": pc.if_else(pc.is_valid(inflight), ARCHIVE_SOURCE, pa.scalar(None, pa.string())),
             "record_index": pa.nulls(g, pa.int64()),
         })
+        del last, first
         listing = pa.Table.from_arrays([listing[f.name].cast(f.type) for f in ARCHIVED_LISTING_SCHEMA],
                                        schema=ARCHIVED_LISTING_SCHEMA)
         names = _v1_state_file_names(kept)
         files = pa.ListArray.from_arrays(pa.array(starts_arr, pa.int32()), names)
-        return cls(kept, [int(x) for x in starts_arr], listing, files, duplicates)
+        return cls(kept, [int(x) for x in starts_arr], listing, files, duplicates, cmp_names)
 
     def instants(self, groups: Sequence[int] | None = None) -> list[Instant]:
         """The :class:`Instant` objects (same as the listing, with every state file); `groups`: only those
@@ -552,7 +584,7 @@ class _V1States:
             starts = [0]
             for g in groups:
                 starts.append(starts[-1] + self.starts[g + 1] - self.starts[g])
-        cols = kept.select(["rt", "cmp", "action", "rank", "completion", "path"]).to_pydict()
+        cols = self.strings(kept, ["rt", "cmp", "action", "rank", "completion", "path"])
         names = names_array.to_pylist()
         rts, cmps, actions, ranks, completions, paths = cols.values()
         out: list[Instant] = []
@@ -582,7 +614,7 @@ class _V1States:
         if keys is not None:
             times = pa.array(sorted({k[0] for k in keys}), pa.string())
             kept = kept.filter(pc.is_in(kept["rt"], value_set=times))
-        cols = kept.select(["rt", "cmp", "rank", "action", "path", "offset", "index"]).to_pydict()
+        cols = self.strings(kept, ["rt", "cmp", "rank", "action", "path", "offset", "index"])
         out: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] = {}
         for rt, cmp, rank, action, path, offset, index in zip(*cols.values(), strict=True):
             out.setdefault((rt, cmp), {})[State(rank)] = (action, path, offset, index)
@@ -607,15 +639,18 @@ def _v1_inflight_times(kept: pa.Table, starts: np.ndarray) -> pa.Array:
 
 def _v1_state_file_names(kept: pa.Table) -> pa.Array:
     """`instant_file_name` of every kept state row (layout 1: the requested time plus a suffix that
-    depends only on action and state), computed per distinct (action, state) pair."""
-    pairs = pc.binary_join_element_wise(kept["action"], pc.cast(kept["rank"], pa.string()), "\x00")
-    pairs = pairs.combine_chunks() if isinstance(pairs, pa.ChunkedArray) else pairs
-    encoded = pairs.dictionary_encode()
-    suffixes = []
-    for pair in encoded.dictionary.to_pylist():
-        action, rank = pair.split("\x00")
-        suffixes.append(ia.instant_file_name("", action, State(int(rank)), 1))
-    suffix = pc.take(pa.array(suffixes, pa.string()), encoded.indices)
+    depends only on action and state), computed per distinct (action, state) pair: the pair is a small
+    integer of the action's dictionary index and the state's rank, no string per row but the name."""
+    actions = kept["action"].combine_chunks() if isinstance(kept["action"], pa.ChunkedArray) else kept["action"]
+    if not pa.types.is_dictionary(actions.type):
+        actions = actions.dictionary_encode()
+    names = actions.dictionary.to_pylist()
+    ranks = len(State)
+    codes = pc.add(pc.multiply(actions.indices.cast(pa.int32()), ranks), kept["rank"].cast(pa.int32()))
+    suffixes = [""] * (len(names) * ranks)
+    for code in pc.unique(codes).to_pylist():
+        suffixes[code] = ia.instant_file_name("", names[code // ranks], State(code % ranks), 1)
+    suffix = pc.take(pa.array(suffixes, pa.string()), codes)
     joined = pc.binary_join_element_wise(kept["rt"], suffix, "")
     return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
 
