@@ -26,7 +26,7 @@ With ``--ui-start`` (issue 28) only ``hudi-inspect ui TABLE`` is timed, on the d
 case b scenario, built with ``scenario build``): seconds from starting the command until the Overview has
 rendered in Chromium (already open), a fresh command and server per round (target 3 s).
 
-Run: ``python -m bench.commands [--sizes S,M] [--layouts 1,2] [--rounds 3] [--s3 M] [--delay-ms 20]
+Run: ``python -m bench.commands [--sizes S,M,L] [--layouts 1,2] [--rounds 3] [--l-rounds 1] [--s3 M] [--delay-ms 20]
 [--dashboard M [--dashboard-pages overview,cleaner]]`` or ``python -m bench.commands --ui-start [--rounds 3]``;
 prints one JSON document (also written under ``bench/results/``).
 """
@@ -79,6 +79,9 @@ COMMANDS: dict[str, list[str]] = {
                         "FROM write_stats GROUP BY file_id ORDER BY writes DESC, file_id LIMIT 20", "--format", "json"],
     # Issue 29: every commit's recorded schema (active and archived bodies, operationType and extraMetadata.schema).
     "schema_history": ["schema-history", "{T}", "--format", "json"],
+    # Issue 26 (item 3): the block counts of every log file, and a count over every write stat (active and archived).
+    "log_blocks_counts": ["log-blocks", "{T}", "--counts", "--format", "json"],
+    "sql_count_write_stats": ["sql", "{T}", "SELECT count(*) FROM write_stats", "--format", "json"],
     # Issue 26: every health check (at a fixed time, so rounds answer alike).
     "doctor": ["doctor", "{T}", "--now", "20300101000000000", "--format", "json"],
 }
@@ -86,7 +89,8 @@ COMMANDS: dict[str, list[str]] = {
 HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "fsview_unchecked": "hudi_rs_fsview", "fsview_storage":
                      "hudi_rs_fsview", "timeline": "hudi_rs_timeline"}
 WHOLE_TABLE = ("timeline_all", "fsview", "fsview_unchecked", "fsview_storage", "validate_metadata", "markers",
-               "plan_clean", "plan_archive", "compare_releases", "log_blocks", "duplicates", "sql_write_stats")
+               "plan_clean", "plan_archive", "compare_releases", "log_blocks", "duplicates", "sql_write_stats",
+               "log_blocks_counts", "sql_count_write_stats", "doctor")
 #: Issue 28: `sql` over the instants view against the command answering the same rows (target: at most 1.5x).
 SQL_INSTANTS_REFERENCE = ("sql_instants", "timeline_all", 1.5)
 #: Issue 29: `schema-history` reads every commit body's schema; against listing the same instants (at most 2x).
@@ -626,9 +630,13 @@ def summary_rows(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Issue 26: rounds on L by default (a whole-table command takes seconds to a minute there; one round each).
+L_ROUNDS = 1
+
+
 def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], s3: list[str],
         delay_ms: float, dashboard: list[str] | None = None, pages: list[str] | None = None,
-        restarts: int = 0) -> dict[str, Any]:
+        restarts: int = 0, l_rounds: int = L_ROUNDS) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector whole commands",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -641,7 +649,7 @@ def run(sizes: list[str], layouts: list[int], rounds: int, commands: list[str], 
     for size in sizes:
         for layout in layouts:
             path = _scale_table(size, layout)
-            entry = bench_table(f"{size}-layout{layout}-mor", path, rounds, commands)
+            entry = bench_table(f"{size}-layout{layout}-mor", path, rounds if size != "L" else l_rounds, commands)
             entry["targets_met"] = _targets(entry)
             doc["tables"].append(entry)
     for size in s3:
@@ -671,6 +679,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="S,M", help="generated tables: comma list of S,M,L (default S,M)")
     parser.add_argument("--layouts", default="1,2", help="timeline layouts (default 1,2)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians are reported (default 3)")
+    parser.add_argument("--l-rounds", type=int, default=L_ROUNDS,
+                        help=f"rounds on the L tables (default {L_ROUNDS}; --rounds on the others)")
     parser.add_argument("--commands", default=",".join(COMMANDS), help="comma list of " + ",".join(COMMANDS))
     parser.add_argument("--s3", default="", help="sizes to run on the loopback S3 server too, e.g. M")
     parser.add_argument("--delay-ms", type=float, default=20.0, help="added latency per S3 request (default 20)")
@@ -700,7 +710,7 @@ def main(argv: list[str] | None = None) -> int:
                         "load_avg_at_start": os.getloadavg()},
             "rounds": args.rounds, "code_root": str(CODE_ROOT),
             "tables": [bench_cache_modes(f"{size}-layout{layout}-mor", _scale_table(size, int(layout)),
-                                         max(1, args.rounds), chosen,
+                                         max(1, args.rounds if size != "L" else args.l_rounds), chosen,
                                          {"before": Path(args.compare_root).resolve(), "after": CODE_ROOT}
                                          if args.compare_root else None)
                        for size in args.sizes.split(",") for layout in args.layouts.split(",")],
@@ -724,7 +734,8 @@ def main(argv: list[str] | None = None) -> int:
               [int(v) for v in args.layouts.split(",") if v.strip()], max(1, args.rounds), commands,
               [s.strip() for s in args.s3.split(",") if s.strip()], args.delay_ms,
               [s.strip() for s in args.dashboard.split(",") if s.strip()],
-              [p.strip() for p in args.dashboard_pages.split(",") if p.strip()], max(0, args.dashboard_restarts))
+              [p.strip() for p in args.dashboard_pages.split(",") if p.strip()], max(0, args.dashboard_restarts),
+              max(1, args.l_rounds))
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     out = RESULTS_DIR / f"commands-{dt.datetime.now(dt.UTC).strftime('%Y%m%dT%H%M%SZ')}.json"
     out.write_text(json.dumps(doc, indent=1) + "\n")
