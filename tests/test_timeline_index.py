@@ -29,7 +29,7 @@ from hudi_core.storage import ReadOnlyStorage
 from hudi_core.table import open_table
 from hudi_core.timeline import active_index, bodies, bulk
 from hudi_core.timeline.instant import State, parse_instant_file_name
-from hudi_core.timeline.records import CleanMetadata, CommitMetadata
+from hudi_core.timeline.records import CleanMetadata, CommitMetadata, RestoreMetadata
 
 SCENARIOS = ("hudi7779_case_a", "hudi7779_case_b", "hudi7779_option_c", "blog_rollback_t20", "blog_restore_t40",
              "blog_clustering_t5", "blog_async_compaction")
@@ -287,6 +287,15 @@ def test_records_from_the_index_read_as_decoded_ones(tables: dict[str, Path], in
         body = warm.body(inst)
         assert body is not None and body.data == first.body(inst).data  # type: ignore[union-attr]
         assert sum(v for k, v in decodes.items() if not k.startswith("read ")) == 1
+        # Nested field dicts read through their record's: each write stat's, each rollback's of a restore.
+        for inst in warm:
+            for f in inst.files:
+                a, b = first.body_of_file(f), warm.body_of_file(f)
+                if a is not None and isinstance(a.record, CommitMetadata):
+                    assert [s.raw for s in a.record.write_stats()] == [s.raw for s in b.record.write_stats()]
+                if a is not None and isinstance(a.record, RestoreMetadata):
+                    assert [[m.raw for m in ms] for ms in a.record.rollbacks.values()] == \
+                        [[m.raw for m in ms] for ms in b.record.rollbacks.values()]  # type: ignore[union-attr]
         # A record from the index pickles (the dashboard's st.cache_data) as the decoded one does.
         for f in (f for i in warm for f in i.files):
             b = warm.body_of_file(f)

@@ -231,6 +231,11 @@ class ActiveIndex:
         else:
             record = _from_plain(cls, doc["fields"])
             record.__dict__["_raw_loader"] = raw_loader
+            if isinstance(record, rec.RestoreMetadata):  # the one record nesting records with a `raw`
+                for key, metas in record.rollbacks.items():
+                    for position, meta in enumerate(metas):
+                        meta.__dict__["_raw_loader"] = functools.partial(rec.restore_rollback_raw, record, key,
+                                                                         position)
         return DecodedBody(fmt, record_type, record, size)
 
     def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:

@@ -7,6 +7,7 @@ JSON form of layout 1, which use the same field names.
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import posixpath
@@ -253,6 +254,11 @@ class CommitMetadata(LazyRaw):
         return [str(p) for p in value], [(str(p), stat_row(d)) for p, items in value.items()
                                          for d in _list(items) if _is_map(d)]
 
+    def stat_raw(self, key: str, position: int) -> dict[str, Any]:
+        """The field dict of the `position`-th write stat of partition `key` (as :func:`_write_stats_of` counts)."""
+        items = next((v for p, v in _map(self.raw.get("partitionToWriteStats")).items() if str(p) == key), None)
+        return dict([d for d in _list(items) if _is_map(d)][position])
+
     def __getstate__(self) -> dict[str, Any]:
         if "_summary_stats" in self.__dict__:
             self.partition_to_write_stats  # noqa: B018 - built before the row source is dropped
@@ -290,7 +296,10 @@ class CommitMetadata(LazyRaw):
             keys, rows = state["_summary_stats"]
             built: dict[str, list[WriteStat]] = {k: [] for k in keys}
             for key, row in rows():
-                built[key].append(WriteStat.from_row(row))
+                stat = WriteStat.from_row(row)
+                # Its field dict, if ever read, is the body's (decoded then, see LazyRaw).
+                stat.__dict__["_raw_loader"] = functools.partial(self.stat_raw, key, len(built[key]))
+                built[key].append(stat)
             object.__setattr__(self, name, built)
             return built
         if name == "partition_to_write_stats" and ("raw" in state or "_pending_json" in state
@@ -338,6 +347,23 @@ class CommitMetadata(LazyRaw):
             for items in _map(self.raw.get("partitionToWriteStats")).values()
             for d in _list(items) if _is_map(d)
         ]
+
+    def write_refs(self) -> list[tuple[str, str | None, str | None, tuple[str, ...]]]:
+        """``(partition, file_id, path, log_files)`` of every write stat in :attr:`partition_to_write_stats` order,
+        without building (and keeping) a :class:`WriteStat` each: the doctor reads these of a million stats on L
+        (issue 26)."""
+        if "partition_to_write_stats" in self.__dict__:
+            return [(p, s.file_id, s.path, s.log_files) for p, stats in self.partition_to_write_stats.items()
+                    for s in stats]
+        if "_summary_stats" in self.__dict__:
+            return [(key, row[0], row[1], row[11]) for key, row in self.__dict__["_summary_stats"][1]()]
+        out = []
+        for p, items in _map(self.raw.get("partitionToWriteStats")).items():
+            for d in _list(items):
+                if _is_map(d):
+                    row = stat_row(d)
+                    out.append((str(p), row[0], row[1], row[11]))
+        return out
 
     def replaced_file_ids(self) -> list[tuple[str, str]]:
         return [(p, fid) for p, ids in self.partition_to_replace_file_ids.items() for fid in ids]
@@ -669,6 +695,13 @@ class RestoreMetadata(LazyRaw):
             restore_instant_info=infos,
             raw=dict(d),
         )
+
+
+def restore_rollback_raw(restore: RestoreMetadata, key: str, position: int) -> dict[str, Any]:
+    """The field dict of ``restore.rollbacks[key][position]`` (as :meth:`RestoreMetadata.from_dict` counts them),
+    read from the restore's own `raw`."""
+    items = next((v for k, v in _map(restore.raw.get("hoodieRestoreMetadata")).items() if str(k) == key), None)
+    return dict([m for m in _list(items) if _is_map(m)][position])
 
 
 @dataclass(frozen=True)
