@@ -6,7 +6,8 @@
   plain `to_dict()`, on built scenario tables and a generated one;
 * the layout-1 archived listing, grouped with dictionary-encoded and integer columns, equals the listing rebuilt
   from its :class:`Instant` objects, and the state references and completed locations name the same actions;
-* the active-timeline index converts write stats a block at a time: any block size gives the same stats.
+* the active-timeline index converts write stats a block at a time: any block size gives the same stats, and
+  `CommitMetadata.write_refs` (what the doctor reads) equals the built write stats' fields.
 """
 
 from __future__ import annotations
@@ -150,8 +151,11 @@ def test_index_stat_blocks(tmp_path: Path, generated_v6: Path, block_rows: int,
         for inst in timeline.completed():
             meta = timeline.commit_metadata(inst)
             if meta is not None:
-                out.append((inst.requested_time, meta.log_write_refs(),
-                            {p: [s.path for s in v] for p, v in meta.partition_to_write_stats.items()}))
+                refs = meta.write_refs()  # before the stats are built: the lean path (raw body or index rows)
+                built = meta.partition_to_write_stats
+                assert refs == [(p, s.file_id, s.path, s.log_files) for p, v in built.items() for s in v]
+                assert meta.write_refs() == refs
+                out.append((inst.requested_time, meta.log_write_refs(), refs))
         return out
 
     monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
