@@ -441,10 +441,13 @@ def _split_by_file(rows: pa.Table, paths: list[str]) -> dict[str, pa.Table]:
         else rows["archive_file"]
     out = {}
     for path in paths:
-        mask = pc.equal(files, path)
-        part = rows.filter(pc.fill_null(mask, False))
-        if part.num_rows:
-            out[path] = part
+        where = pc.indices_nonzero(pc.fill_null(pc.equal(files, path), False))
+        if not len(where):
+            continue
+        first, last = where[0].as_py(), where[-1].as_py()
+        # A file's rows come in one run (one batch per file): a slice shares the decoded buffers, a filter
+        # would copy them (issue 26: a million archived instants' rows twice at once).
+        out[path] = rows.slice(first, last - first + 1) if last - first + 1 == len(where) else rows.take(where)
     return out
 
 
