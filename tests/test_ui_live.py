@@ -395,3 +395,12 @@ def test_live_table_memo_computes_once_per_state_and_stays_bounded() -> None:
 def test_url_settings_parse() -> None:
     assert live.parse_flag("1") and live.parse_flag("on") and not live.parse_flag("off")
     assert live.parse_interval("0.5") == 0.5 and 2.0 in live.INTERVALS
+
+
+def test_heap_helpers_run_on_glibc_and_are_rate_limited() -> None:
+    import ctypes.util
+
+    glibc = bool(ctypes.util.find_library("c")) and hasattr(ctypes.CDLL(None), "malloc_trim")
+    assert live.fix_mmap_threshold() is glibc
+    assert live.release_freed_memory(every_s=0.0) is glibc
+    assert live.release_freed_memory(every_s=3600.0) is False  # ran a moment ago: not again within the hour

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import ctypes
 import datetime as dt
+import functools
 import html
 import json
 import threading
+import time
 import uuid
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -60,6 +63,8 @@ LOG_ROWS = 300
 CLEARED_SHOWN_S = 120.0
 #: Derived views kept per followed table (each keyed by state; older states' views go first).
 MEMO_ENTRIES = 48
+#: Seconds between two returns of the C heap's freed memory to the system while a table is followed.
+TRIM_EVERY_S = 30.0
 #: The alert that an archival would expose a replaced file group (HUDI-7779; `services.doctor`).
 EXPOSURE_CHECK = "archival_exposes_replaced"
 #: The timeline chart's label for instants that arrived while this session followed the table.
@@ -202,8 +207,6 @@ def live_table_for(uri: str, engine_name: str, savepoint_guard: bool) -> LiveTab
 class LiveSource:
     """A :class:`~hudi_core.ui.sources.TableSource` on a followed table's state: the loaders' functions applied to
     the state's table, each once per state for all sessions (`highlight`: instants the timeline circles)."""
-
-    live = True
 
     def __init__(self, table: LiveTable, update: WatchUpdate, highlight: tuple[Any, ...] = ()) -> None:
         self.uri = update.state.uri
@@ -470,6 +473,8 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
     """Draw `view` of the followed table's current state now and again every interval, in place (a fragment);
     the status line, banner and event log go into `top` (where this is called when ``None``)."""
 
+    fix_mmap_threshold()
+
     @st.fragment(run_every=settings.interval_s)
     def live_view() -> None:
         table = live_table_for(uri, engine_name, settings.savepoint_guard)
@@ -481,7 +486,7 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
         fresh = notices(table.watcher.events_since(viewer.seen_seq)[0])
         viewer.seen_seq = next_seq
         with top if top is not None else st.container():
-            _status(update, settings, viewer, len(events))
+            _status(update, table.watcher.follower.polls, settings, viewer, len(events))
             st.markdown(banner_html(banner_items(events, update.analysis.alerts, update.analysis.holding_guard,
                                                  dt.datetime.now(dt.UTC), viewer.since)), unsafe_allow_html=True)
             for text, good in fresh:  # a corner notice too: a presenter may be scrolled down
@@ -493,8 +498,50 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
                              column_config={"event": st.column_config.TextColumn(width=120),
                                             "details": st.column_config.TextColumn(width="large")})
         view(LiveSource(table, update, new_instants(events)))
+        release_freed_memory()
 
     live_view()
+
+
+# Memory. Each redraw of a followed page builds and frees frames, figures and messages of megabytes. glibc raises its
+# mmap threshold each time such a block is freed, so later ones come from its heap arenas, which fragment: followed
+# at 0.5 s, the M table's page grew the process by 11-14 MB per 100 polls (bench/live_bench.py), flat with a fixed
+# threshold. Both helpers do nothing where the C library lacks them.
+#: Allocations from this size up get their own mapping, returned to the system when freed (glibc's default start).
+MMAP_THRESHOLD = 128 * 1024
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
+_trimmed = {"at": 0.0}
+_trim_lock = threading.Lock()
+
+
+@functools.cache
+def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
+    """Fix glibc's mmap threshold for the process (once; setting it stops glibc from raising it); whether it did."""
+    mallopt = _libc("mallopt")
+    return bool(mallopt is not None and mallopt(_M_MMAP_THRESHOLD, threshold) == 1)
+
+
+def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
+    """Return the C heap's free pages to the system (glibc's `malloc_trim`), at most once every `every_s` seconds
+    for the process; whether it ran."""
+    now = time.monotonic()
+    with _trim_lock:
+        if now - _trimmed["at"] < every_s:
+            return False
+        _trimmed["at"] = now
+    trim = _libc("malloc_trim")
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
+@functools.cache
+def _libc(name: str) -> Callable[..., int] | None:
+    try:
+        return getattr(ctypes.CDLL(None), name)  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
 
 
 def _poll(table: LiveTable, interval_s: float) -> WatchUpdate | None:
@@ -522,10 +569,10 @@ def _poll(table: LiveTable, interval_s: float) -> WatchUpdate | None:
         return last
 
 
-def _status(update: WatchUpdate, settings: FollowSettings, viewer: Viewer, seen: int) -> None:
+def _status(update: WatchUpdate, polls: int, settings: FollowSettings, viewer: Viewer, seen: int) -> None:
     poll = update.poll
     st.caption(f":red[●] **Following live** — looked at {dt.datetime.now(dt.UTC).strftime('%H:%M:%S')} UTC, every "
-               f"{settings.interval_s:g} s · table state {update.state.version} (last change "
+               f"{settings.interval_s:g} s · {polls} polls · table state {update.state.version} (last change "
                f"{update.state.observed_at.strftime('%H:%M:%S')} UTC) · last poll {poll.seconds * 1000:.0f} ms · "
                f"alerts plan archival {'with' if settings.savepoint_guard else 'without'} the HUDI-7779 guard · "
                f"{seen} event(s) since {viewer.since.strftime('%H:%M:%S')} UTC")

@@ -31,36 +31,43 @@ class TableSource(Protocol):
     same name in :mod:`hudi_core.ui.loaders`)."""
 
     uri: str
-    #: Whether the data is a followed table's current state (the views then say so, and do not offer "Reload").
-    live: bool
 
-    def facts(self) -> tuple[dict[str, Any], list[Finding]]: ...
+    def facts(self) -> tuple[dict[str, Any], list[Finding]]:
+        """`describe()` and the findings of reading the timeline (`loaders.load_facts`)."""
 
-    def instants(self) -> tuple[pd.DataFrame, str]: ...
+    def instants(self) -> tuple[pd.DataFrame, str]:
+        """Active and archived instants and a note on their source (`loaders.load_instants`)."""
 
-    def table_config(self) -> TableConfiguration: ...
+    def table_config(self) -> TableConfiguration:
+        """Every `hoodie.properties` key with its meaning (`loaders.load_table_config`)."""
 
-    def lanes_and_counts(self) -> tuple[list[str], pd.DataFrame]: ...
+    def lanes_and_counts(self) -> tuple[list[str], pd.DataFrame]:
+        """The chart's lanes and the counts by action and state."""
 
-    def phase_summary(self) -> PhaseSummary: ...
+    def phase_summary(self) -> PhaseSummary:
+        """Instants per state and durations per action (issue 29)."""
 
-    def duration_figure(self) -> go.Figure: ...
+    def duration_figure(self) -> go.Figure:
+        """Each action's durations over time."""
 
-    def markers(self) -> list[Marker]: ...
+    def markers(self) -> list[Marker]:
+        """The timeline's markers under the table's own (scenario) configuration."""
 
-    def timeline(self, timeline_filter: loaders.TimelineFilter) -> tuple[go.Figure, pd.DataFrame]: ...
+    def timeline(self, timeline_filter: loaders.TimelineFilter) -> tuple[go.Figure, pd.DataFrame]:
+        """The timeline chart for a filter and the instants it shows."""
 
-    def dry_run(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.DryRun: ...
+    def dry_run(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.DryRun:
+        """The cleaner and archiver dry runs of a configuration (`loaders.load_dry_run`)."""
 
-    def before_after(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.BeforeAfter: ...
+    def before_after(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.BeforeAfter:
+        """The timeline before and after the planned archival."""
 
-    def release_comparison(self, conf: Conf) -> ReleaseComparison: ...
+    def release_comparison(self, conf: Conf) -> ReleaseComparison:
+        """Where Hudi 1.1 and 1.2 plan differently."""
 
 
 class SnapshotSource:
     """The table as opened, through the cached loaders (what every page showed before "Follow live")."""
-
-    live = False
 
     def __init__(self, uri: str, engine_name: str = "local") -> None:
         self.uri = uri
