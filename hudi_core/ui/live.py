@@ -495,7 +495,8 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
                 log = event_rows(events)
                 render.table(log, "live_events", "live_events", height=min(260, 40 + 35 * max(len(log), 1)),
                              csv_frame=lambda: event_rows(events, limit=len(events)),
-                             column_config={"event": st.column_config.TextColumn(width=120),
+                             column_config={"time": st.column_config.TextColumn(width=110),
+                                            "event": st.column_config.TextColumn(width=120),
                                             "details": st.column_config.TextColumn(width="large")})
         view(LiveSource(table, update, new_instants(events)))
         release_freed_memory()
