@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
+from test_ui_pages import assert_clean
 
 from hudi_core import dashboard
 from hudi_core.errors import Severity
@@ -115,11 +116,6 @@ def rerun(at: AppTest) -> AppTest:
     at.run()
     assert_clean(at)
     return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 BOX = re.compile(r'<div class="hti-live (\w+)"[^>]*><b>(.*?)</b> — (.*?)</div>')

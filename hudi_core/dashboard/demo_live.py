@@ -142,8 +142,10 @@ def _relay(proc: subprocess.Popen[str], ready: threading.Event) -> None:
 
 
 def _stop(children: list[subprocess.Popen[str]]) -> None:
-    """Each child had Ctrl-C too (the terminal signals the whole group) and is stopping; give it time, then
-    SIGTERM (a SIGTERM to this process reaches none of them), then kill."""
+    """Each child had Ctrl-C too (the terminal signals the whole group) and is stopping: SIGINT again (a SIGTERM to
+    this process reaches none of them), give it time, then SIGTERM and kill as `ui` stops Streamlit."""
+    from hudi_core.cli.ui import _stop as terminate
+
     deadline = time.monotonic() + STOP_TIMEOUT_S
     for proc in children:
         if proc.poll() is None:
@@ -152,12 +154,7 @@ def _stop(children: list[subprocess.Popen[str]]) -> None:
         try:
             proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            terminate(proc)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
