@@ -352,11 +352,17 @@ def test_follow_live_in_chromium(server: str, browser_path: str, browser_cache: 
     written: dict[int, float] = {}
     reached, go, stop = threading.Event(), threading.Event(), threading.Event()
 
+    # Lockstep: the writer goes on only once the page showed the step (the banner names the latest change
+    # only, so a page that lags by two steps under load would never show the one in between).
+    shown = {index: threading.Event() for index in LIVE_NEEDLES}
+
     def on_step(step: PlayedStep) -> None:
         written[step.index] = step.time
         if step.index == 2:  # t1..t3 written: hold the writer until the page follows the table
             reached.set()
             go.wait(120)
+        elif step.index in shown:
+            shown[step.index].wait(120)
 
     writer = threading.Thread(target=play_scenario, args=(load_builtin("hudi7779_case_b"), out, 9),
                               kwargs={"interval": LIVE_WRITER_S, "on_step": on_step, "stop": stop}, daemon=True)
@@ -392,6 +398,7 @@ def test_follow_live_in_chromium(server: str, browser_path: str, browser_cache: 
                     else:
                         problems.append(f"step {index}: {[n for n in needles if n not in main.inner_text()]} "
                                         "never shown")
+                    shown[index].set()
                 page.wait_for_timeout(1500)
                 _screenshot(page, "live_after")
                 assert page.evaluate("() => window.__htiFollowed") == "same page", "the page was reloaded"
@@ -411,6 +418,8 @@ def test_follow_live_in_chromium(server: str, browser_path: str, browser_cache: 
     finally:
         stop.set()
         go.set()
+        for event in shown.values():
+            event.set()
         writer.join(timeout=60)
     print("seconds from a step written to on screen:", {k: round(v, 2) for k, v in latency.items()})
     assert not problems, "\n".join(problems)
