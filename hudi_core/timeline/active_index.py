@@ -238,15 +238,20 @@ class ActiveIndex:
                                                                          position)
         return DecodedBody(fmt, record_type, record, size)
 
+    def _stat_list(self) -> pa.ListArray:
+        """The `write_stats` list column as one array: the saved batch as it is (combining would copy every write
+        stat, 270 MB on L), combined only when the file holds several."""
+        if self._stat_column is None:
+            column = self._table.column("write_stats")  # type: ignore[union-attr]
+            self._stat_column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+        return self._stat_column
+
     def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:
         """``(key, stat_row)`` of one row's write stats, converted with those of the rows around it: a block of
         :data:`STAT_BLOCK_ROWS` rows at a time, the last block kept (callers walk the timeline in order), so a
         million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
-        if self._stat_column is None:
-            column = self._table.column("write_stats")  # type: ignore[union-attr]
-            # One batch (as saved) is used as it is: combining would copy every write stat.
-            self._stat_column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-            self._stat_offsets = self._stat_column.offsets.to_pylist()
+        if not self._stat_offsets:  # (offsets has one more entry than the rows: never empty once read)
+            self._stat_offsets = self._stat_list().offsets.to_pylist()
         block = row // STAT_BLOCK_ROWS
         offsets = self._stat_offsets
         held = self._stat_held  # read once: another thread may swap in another block (never a half-built one)
@@ -272,7 +277,7 @@ class ActiveIndex:
         covered = [(k, r) for k, r in rows if r is not None and self._scalars["stats"][r]]
         if not covered:
             return None
-        column = self._table.column("write_stats").combine_chunks()  # type: ignore[union-attr]
+        column = self._stat_list()
         offsets = column.offsets.to_numpy()
         values = column.values
         starts = [int(offsets[r]) for _, r in covered]
