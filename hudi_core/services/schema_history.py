@@ -60,7 +60,6 @@ COMMIT_SCHEMA_ROWS = pa.schema([
     ("requested_time", pa.string()), ("completion_time", pa.string()), ("action", pa.string()),
     ("source", pa.string()), ("operation_type", pa.string()), ("schema", pa.string()), ("path", pa.string()),
 ])
-_WRITE_ACTIONS = pa.array(sorted(WRITE_COMPLETED_ACTIONS), pa.string())
 
 
 @dataclass(frozen=True)
@@ -237,33 +236,17 @@ def _active(table: HudiTable) -> pa.Table:
 
 
 def _archived(table: HudiTable) -> pa.Table:
-    from hudi_core.services.write_stats import _record_errors
+    from hudi_core.services.write_stats import archived_write_locations, join_archived_rows
 
-    unified = table.unified_timeline()
-    archived = unified.archived
-    wanted = unified.archived_completed_locations()
-    wanted = wanted.filter(pc.is_in(wanted["completed_action"], value_set=_WRITE_ACTIONS))
-    if wanted.num_rows == 0:
+    where = archived_write_locations(table)
+    if where is None:
         return COMMIT_SCHEMA_ROWS.empty_table()
-    paths = sorted(set(wanted["archive_file"].to_pylist()))
-    layout_one = archived.layout_version < 2
+    archived, wanted, paths, layout_one = where
     storage = table.storage
     executor = inline_if_local(table.executor, storage, len(paths))
     fn = cs.archive_log_commit_schemas if layout_one else cs.lsm_commit_schemas
     rows = run_batches(executor, fn, storage.spec, paths, 1, cs.LOCATED_SCHEMAS_SCHEMA)
-    keys = ["archive_file", "block_offset", "record_index"] if layout_one else ["archive_file", "record_index"]
-    located = wanted.append_column("_row", pa.array(range(wanted.num_rows), pa.int64()))
-    rows = rows.filter(pc.is_valid(rows["record_index"]))
-    if layout_one:
-        rows = rows.filter(pc.is_valid(rows["block_offset"]))
-    rows = rows.append_column("_at", pa.array(range(rows.num_rows), pa.int64()))
-    pairs = rows.select([*keys, "_at"]).join(located.select([*keys, "_row"]), keys=keys, join_type="inner",
-                                             use_threads=False).sort_by("_at")
-    joined = rows.take(pairs["_at"]).append_column("_row", pairs["_row"])
-    errors = joined.filter(pc.is_valid(joined["error"]))
-    if errors.num_rows:
-        _record_errors(table, archived, errors, located)
-        joined = joined.filter(pc.is_null(joined["error"]))
+    joined, located = join_archived_rows(table, archived, wanted, rows, layout_one)
     at = joined["_row"]
     return pa.table({
         "requested_time": located["requested_time"].take(at), "completion_time": located["completion_time"].take(at),

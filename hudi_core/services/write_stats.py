@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -138,16 +138,24 @@ def _from_index_columns(rows: pa.Table) -> pa.Table:
     return pa.table(cols, schema=ws.BODY_STATS_SCHEMA)
 
 
-def _archived(table: HudiTable) -> pa.Table:
+def archived_write_locations(table: HudiTable) -> tuple[Any, pa.Table, list[str], bool] | None:
+    """Where the archived completed writes (commit, deltacommit, replacecommit) of `table` lie: the archived
+    timeline, their locations (`archived_completed_locations` rows), the archive files holding them and whether
+    the layout is 1; None without any."""
     unified = table.unified_timeline()
-    archived = unified.archived
     wanted = unified.archived_completed_locations()
     wanted = wanted.filter(pc.is_in(wanted["completed_action"], value_set=_WRITE_ACTIONS))
     if wanted.num_rows == 0:
-        return _empty()
-    paths = sorted(set(wanted["archive_file"].to_pylist()))
-    layout_one = archived.layout_version < 2
-    rows = _archive_rows(table, paths, layout_one)
+        return None
+    return (unified.archived, wanted, sorted(set(wanted["archive_file"].to_pylist())),
+            unified.archived.layout_version < 2)
+
+
+def join_archived_rows(table: HudiTable, archived: Any, wanted: pa.Table, rows: pa.Table,
+                       layout_one: bool) -> tuple[pa.Table, pa.Table]:
+    """The rows read from archive files (with `archive_file`, `record_index`, layout 1 `block_offset`, and
+    `error`) that belong to the located instants `wanted`, in the files' order, with `_row` = the instant's row
+    in the returned located table; rows with an error are recorded as findings and left out."""
     keys = ["archive_file", "block_offset", "record_index"] if layout_one else ["archive_file", "record_index"]
     # Exactly the rows the listing kept (a duplicate copy of an instant, or one read from the active
     # timeline, is left out); rows of damaged files are the listing's findings already.
@@ -165,6 +173,16 @@ def _archived(table: HudiTable) -> pa.Table:
     if errors.num_rows:
         _record_errors(table, archived, errors, located)
         joined = joined.filter(pc.is_null(joined["error"]))
+    return joined, located
+
+
+def _archived(table: HudiTable) -> pa.Table:
+    where = archived_write_locations(table)
+    if where is None:
+        return _empty()
+    archived, wanted, paths, layout_one = where
+    joined, located = join_archived_rows(table, archived, wanted, _archive_rows(table, paths, layout_one),
+                                         layout_one)
     stats = joined.rename_columns(["body" if c == "_row" else c for c in joined.column_names])
     return _with_instant(stats, located["requested_time"].combine_chunks(), located["completion_time"].combine_chunks(),
                          located["completed_action"].combine_chunks(), "archived")

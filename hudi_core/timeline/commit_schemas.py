@@ -166,40 +166,9 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     if not candidates.size:
         return tables, done
     buf, starts, ends = ws._flat(bodies)
-    left = np.zeros(len(bodies), dtype=bool)
-    left[candidates] = True
-    for _ in range(ws._MAX_HEADERS):
-        todo = np.flatnonzero(left)
-        if not todo.size:
-            break
-        first = bodies[int(todo[0])].as_py()
-        left[todo[0]] = False
-        header = ws.container_header(first)
-        if header is None:
-            continue
-        size, meta = header
-        same = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=first[:size - 16]), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
-        members = np.union1d(np.flatnonzero(same & left), [todo[0]]).astype(np.int64)
-        left[members] = False
-        if meta.get("avro.codec", b"null") != b"null" or "avro.schema" not in meta:
-            continue
+    for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
         try:
-            tree, record_type = _container_tree(bytes(meta["avro.schema"]))
-        except av.VectorDecodeError:
-            continue
-        ok_actions = set()
-        for action in {actions[i] for i in members}:
-            try:
-                check_record_type(record_type, action, State.COMPLETED)
-                ok_actions.add(action)
-            except DecodeError:
-                pass
-        members = np.array([i for i in members if actions[i] in ok_actions], dtype=np.int64)
-        if not members.size:
-            continue
-        try:
-            members, data, length = ws.container_datums(buf, starts, ends, members, size)
+            members, data, length = ws.container_datums(buf, starts, ends, group, size)
             cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
             operation, schema = _captured_values(buf, cap, members.size)
         except av.VectorDecodeError:

@@ -21,7 +21,7 @@ is (file, block offset, record index) so the driver keeps exactly the instants i
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -412,6 +412,47 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     return pa.table(out, schema=BODY_STATS_SCHEMA)
 
 
+def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, actions: Sequence[str],
+                     tree_of: Callable[[bytes], tuple[Any, str]]) -> Iterator[tuple[np.ndarray, int, Any]]:
+    """The uncompressed Avro containers among `candidates` (body indexes into `bodies`, flattened into `buf`),
+    grouped by identical header: per group its members (only those whose action the writer schema's record
+    type fits, as a completed instant), the header size and the decoding tree `tree_of(schema JSON)` built
+    (it returns the tree and the record type's name; av.VectorDecodeError skips the group). Bodies of no
+    group take the slow way in the caller."""
+    left = np.zeros(len(bodies), dtype=bool)
+    left[candidates] = True
+    for _ in range(_MAX_HEADERS):
+        todo = np.flatnonzero(left)
+        if not todo.size:
+            break
+        first = bodies[int(todo[0])].as_py()
+        left[todo[0]] = False
+        header = container_header(first)
+        if header is None:
+            continue
+        size, meta = header
+        same = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=first[:size - 16]), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        members = np.union1d(np.flatnonzero(same & left), [todo[0]]).astype(np.int64)
+        left[members] = False
+        if meta.get("avro.codec", b"null") != b"null" or "avro.schema" not in meta:
+            continue
+        try:
+            tree, record_type = tree_of(bytes(meta["avro.schema"]))
+        except av.VectorDecodeError:
+            continue
+        ok_actions = set()
+        for action in {actions[i] for i in members}:
+            try:
+                check_record_type(record_type, action, State.COMPLETED)
+                ok_actions.add(action)
+            except DecodeError:
+                pass
+        members = np.array([i for i in members if actions[i] in ok_actions], dtype=np.int64)
+        if members.size:
+            yield members, size, tree
+
+
 def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
                            ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
@@ -420,6 +461,15 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
+    buf, starts, ends = _flat(bodies)
+    for members, size, tree in container_groups(bodies, buf, candidates, actions, _container_tree):
+        try:
+            table, decoded = _decode_members(buf, starts, ends, members, size, tree)
+        except av.VectorDecodeError:
+            continue
+        tables.append(table)
+        done[decoded] = True
+    return tables, done
     buf, starts, ends = _flat(bodies)
     left = np.zeros(len(bodies), dtype=bool)
     left[candidates] = True
