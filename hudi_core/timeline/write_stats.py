@@ -470,47 +470,6 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
         tables.append(table)
         done[decoded] = True
     return tables, done
-    buf, starts, ends = _flat(bodies)
-    left = np.zeros(len(bodies), dtype=bool)
-    left[candidates] = True
-    for _ in range(_MAX_HEADERS):
-        todo = np.flatnonzero(left)
-        if not todo.size:
-            break
-        first = bodies[int(todo[0])].as_py()
-        left[todo[0]] = False
-        header = container_header(first)
-        if header is None:
-            continue
-        size, meta = header
-        codec = meta.get("avro.codec", b"null")
-        same = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=first[:size - 16]), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
-        members = np.union1d(np.flatnonzero(same & left), [todo[0]]).astype(np.int64)
-        left[members] = False
-        if codec != b"null" or "avro.schema" not in meta:
-            continue
-        try:
-            tree, record_type = _container_tree(bytes(meta["avro.schema"]))
-        except av.VectorDecodeError:
-            continue
-        ok_actions = set()
-        for action in {actions[i] for i in members}:
-            try:
-                check_record_type(record_type, action, State.COMPLETED)
-                ok_actions.add(action)
-            except DecodeError:
-                pass
-        members = np.array([i for i in members if actions[i] in ok_actions], dtype=np.int64)
-        if not members.size:
-            continue
-        try:
-            table, decoded = _decode_members(buf, starts, ends, members, size, tree)
-        except av.VectorDecodeError:
-            continue
-        tables.append(table)
-        done[decoded] = True
-    return tables, done
 
 
 def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
