@@ -202,15 +202,17 @@ class TableInspector:
         tl.decode_all(self._table.executor)
         return tl
 
-    def instants(self, archived: bool = False) -> pa.Table:
+    def instants(self, archived: bool = False, decode: bool = True) -> pa.Table:
         """Every active instant, in Hudi's timeline order, with decode errors attached and phase timings
         (`facts.with_phases`: durations, the metadata table's delta commit, rollback info).
 
         With `archived`, the archived instants too (``source="archived"``, bodies not decoded but those of
-        archived rollbacks and restores).
+        archived rollbacks and restores). Without `decode` (the dashboard's first look at a big table, issue 26)
+        no commit body is read: `body_format` and `operation_type` stay null and `errors` empty; everything
+        else comes from file names and the listing (rollback bodies are still read for `rollback_info`).
         """
-        tl = self._decoded_timeline()
-        table = _table([instant_row(i, tl) for i in tl], INSTANTS_SCHEMA)
+        tl = self._decoded_timeline() if decode else self._table.timeline
+        table = _table([instant_row(i, tl if decode else None) for i in tl], INSTANTS_SCHEMA)
         timeline: Any = tl
         if archived:
             from hudi_core.timeline.unified import with_archived_rows

@@ -346,13 +346,14 @@ def markers_after_archival(table: HudiTable, markers: Iterable[Marker], plan: Ar
 
 def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
                      now: dt.datetime | None = None, plan: ArchivePlan | None = None,
-                     markers: Markers | None = None) -> list[Marker]:
+                     markers: Markers | None = None, with_split: bool = True) -> list[Marker]:
     """Every marker of the timeline chart: :meth:`Markers.items` (`markers` when the caller computed them
     already), the archived | active split and the next archival's boundary (`plan`, else
-    :func:`~hudi_core.services.archive.plan_archive` with `conf`)."""
+    :func:`~hudi_core.services.archive.plan_archive` with `conf`). Without `with_split` the split is left out:
+    it is the one marker that needs the archive read (the dashboard's first look at a big table, issue 26)."""
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     found = (markers if markers is not None else compute_markers(table, config, now=now)).items()
-    split = archived_split_marker(table)
+    split = archived_split_marker(table) if with_split else None
     if plan is None:
         plan = plan_archive(table, config, check_safety=False, with_lsm=False)
     boundary = archival_boundary_marker(plan)

@@ -13,6 +13,7 @@ functions on each state of a followed table.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from hudi_core.services.duplicates import (
     rolled_back_instants,
     uncommitted_write_instants,
 )
+from hudi_core.services.first_look import QUICK_TRIAGE_CHECKS, SLOW_TRIAGE_CHECKS, TimelineWeight, timeline_weight
 from hudi_core.services.history import History, file_group_history
 from hudi_core.services.log_inventory import log_block_inventory
 from hudi_core.services.markers import Marker, Markers, compute_markers, markers_after_archival, timeline_markers
@@ -409,9 +411,12 @@ def load_metadata_validation(uri: str, engine_name: str = "local") -> MetadataVa
 
 @st.cache_data(show_spinner="Checking the table's health…", max_entries=16, ttl=TTL_SECONDS)
 def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
-    """The doctor's cheap checks (`TRIAGE_CHECKS`), run when a table is opened: an error among them
-    makes the Health page the one that opens first."""
-    return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(), only=TRIAGE_CHECKS)
+    """The doctor's cheap checks, run when a table is opened: an error among them makes the Health page the one
+    that opens first. All of `TRIAGE_CHECKS` on a light timeline; on a heavy one (issue 26) the quick ones only,
+    the others run with the rest of the first look (:func:`first_look_progress`, whose `triage` they fill)."""
+    table = get_table(uri, engine_name)
+    checks = QUICK_TRIAGE_CHECKS if load_weight(uri, engine_name).heavy else TRIAGE_CHECKS
+    return run_doctor(table, _conf_for(uri, None), DoctorOptions(), only=checks)
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)
@@ -452,3 +457,122 @@ def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
 def load_table_config(uri: str, engine_name: str = "local") -> TableConfiguration:
     """Every `hoodie.properties` key with its meaning and default, and the backup's differences (issue 29)."""
     return read_table_configuration(get_table(uri, engine_name).storage)
+
+
+# -- the first look at a big table (issue 26) -------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
+def load_weight(uri: str, engine_name: str = "local") -> TimelineWeight:
+    """How much of the table's timeline is left to decode once it is open (`services.first_look`)."""
+    return timeline_weight(get_table(uri, engine_name))
+
+
+@dataclass(frozen=True)
+class FirstLook:
+    """What the Overview shows of a heavy table before any body or archive is decoded."""
+
+    facts: dict[str, Any]
+    #: Findings of opening the table and listing its timeline (decode findings come with the rest).
+    findings: list[Finding]
+    #: The active instants from file names and the listing (`TableInspector.instants(decode=False)`), flattened.
+    instants: pd.DataFrame
+    #: Every marker but the archived | active split (it needs the archive).
+    markers: list[Marker]
+    figure: go.Figure
+    weight: TimelineWeight
+
+
+@st.cache_data(show_spinner="Reading the active timeline…", max_entries=16, ttl=TTL_SECONDS)
+def load_first_look(uri: str, engine_name: str = "local") -> FirstLook:
+    """:class:`FirstLook` of a table: the listing, a few clean / savepoint / plan bodies, no archive."""
+    table = get_table(uri, engine_name)
+    facts = table.describe()
+    instants = frames.flatten_lists(TableInspector(table).instants(decode=False)).to_pandas()
+    markers = timeline_markers(table, _conf_for(uri, None), with_split=False)
+    figure = charts.timeline_figure(instants, markers, {}, timezone=table.properties.timezone)
+    return FirstLook(facts, list(dict.fromkeys(table.findings)), instants, markers, figure,
+                     load_weight(uri, engine_name))
+
+
+@dataclass
+class FirstLookProgress:
+    """The rest of a first look, decoded on a background thread of the server (one per table and engine, shared
+    by every session): the page shows the first look, polls this and redraws itself complete when `done`."""
+
+    #: The steps, with the bytes each reads: (label, bytes).
+    steps: list[tuple[str, int]]
+    step: int = 0
+    done: bool = False
+    error: BaseException | None = None
+    #: The slow triage checks' report (`SLOW_TRIAGE_CHECKS`), once run.
+    triage: DoctorReport | None = None
+    started: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        """Share of the bytes to decode that are decoded (steps are counted whole)."""
+        total = sum(b for _, b in self.steps) or 1
+        return 1.0 if self.done else min(1.0, sum(b for _, b in self.steps[: self.step]) / total)
+
+    @property
+    def label(self) -> str:
+        """What is being read now."""
+        if self.done or self.step >= len(self.steps):
+            return "done"
+        return f"step {self.step + 1} of {len(self.steps)}: {self.steps[self.step][0]}"
+
+
+_FIRST_LOOK_LOCK = threading.Lock()
+
+
+def is_complete(uri: str, engine_name: str = "local") -> bool:
+    """Whether everything the Overview shows of the table is decoded (a light table: always, it is read whole)."""
+    table = get_table(uri, engine_name)
+    return bool(table.__dict__.get("_ui_complete")) or not load_weight(uri, engine_name).heavy
+
+
+def first_look_progress(uri: str, engine_name: str = "local") -> FirstLookProgress:
+    """The background decoding of the rest of the table's timeline: started on the first call for the opened
+    table (`get_table`'s object, so "Reload" starts over), the same object for every session after."""
+    table = get_table(uri, engine_name)
+    conf = _conf_for(uri, None)
+    with _FIRST_LOOK_LOCK:
+        progress = table.__dict__.get("_ui_first_look")
+        if progress is None:
+            weight = load_weight(uri, engine_name)
+            progress = table.__dict__["_ui_first_look"] = FirstLookProgress(steps=[
+                (f"decoding the bodies of {weight.active_instants:,} active instants", weight.active_bytes),
+                (f"reading the archived timeline ({weight.archive_files:,} files, "
+                 f"{weight.archive_bytes / 2**20:,.0f} MiB)", weight.archive_bytes),
+                ("checking replaced file groups against the table's files", weight.total_bytes // 4),
+            ])
+            threading.Thread(target=_decode_the_rest, args=(table, conf, progress), daemon=True,
+                             name=f"first-look {uri}").start()
+    return progress
+
+
+def late_triage(uri: str, engine_name: str = "local") -> DoctorReport | None:
+    """The slow triage checks' report of a heavy table's first look, once run (``None`` otherwise)."""
+    progress = get_table(uri, engine_name).__dict__.get("_ui_first_look")
+    return progress.triage if progress is not None else None
+
+
+def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLookProgress) -> None:
+    """The thread behind :func:`first_look_progress`: bodies, archive, slow triage checks (no Streamlit calls)."""
+    import time
+
+    progress.started = time.monotonic()
+    try:
+        table.timeline.decode_all(table.executor)
+        table.__dict__["_ui_decoded"] = True
+        progress.step = 1
+        _instants_arrow(table)
+        progress.step = 2
+        progress.triage = run_doctor(table, conf, DoctorOptions(), only=SLOW_TRIAGE_CHECKS)
+        progress.step = 3
+        table.__dict__["_ui_complete"] = True
+    except Exception as exc:  # shown by the page that polls, readably
+        progress.error = exc
+    finally:
+        progress.done = True

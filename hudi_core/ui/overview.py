@@ -12,7 +12,8 @@ import streamlit as st
 from hudi_core.dashboard import page_path
 from hudi_core.errors import Finding, Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
-from hudi_core.ui import charts, markers, phases, render, state
+from hudi_core.services.doctor import DoctorReport
+from hudi_core.ui import charts, loaders, markers, phases, render, state
 from hudi_core.ui.sources import TableSource
 
 
@@ -29,6 +30,70 @@ def page(src: TableSource) -> None:
     _markers(src)
     shown, newest = _timeline(src, lanes, counts, len(instants))
     _instant_picker(shown, newest)
+
+
+def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.FirstLookProgress) -> None:
+    """The first look at a heavy table (issue 26): what the listing answers, drawn at once and labelled partial;
+    the page redraws itself complete when `progress` is done."""
+    facts, weight = look.facts, look.weight
+    st.title(f"{facts['name']}")
+    st.info(f"**First look — partial.** Shown from the timeline's listing: facts, configuration, the "
+            f"{len(look.instants):,} active instants and their markers. Still loading: commit bodies "
+            f"({weight.active_bytes / 2**20:,.0f} MiB: operation types, decode findings, replaced file groups), the "
+            f"archived timeline ({weight.archive_files:,} files, {weight.archive_bytes / 2**20:,.0f} MiB: "
+            "archived counts, history, the archived | active split) and the health checks that list every file. "
+            "The page completes itself.", icon=":material/hourglass_top:")
+    _fill_in(progress)
+    st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
+               f"{DEFAULT_HUDI_RELEASE}.x · active timeline only, bodies not yet decoded")
+    cols = st.columns(6)
+    kind = {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"])
+    cols[0].metric("Type", kind, help=str(facts["table_type"]))
+    cols[1].metric("Table version", facts["version"])
+    cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
+    cols[3].metric("Active instants", facts["active_instants"])
+    cols[4].metric("Archived instants", "…", help=f"loading: {weight.archive_files:,} archive files")
+    cols[5].metric("Pending", facts["pending_instants"])
+    _configuration(src)
+    if look.findings:
+        _findings(look.findings)
+    st.subheader("Markers")
+    if look.markers:
+        st.markdown("**At a glance**: " + markers.at_a_glance(look.markers))
+        render.table(render.frame(markers.marker_rows(look.markers)), "markers", "markers",
+                     column_config={"detail": st.column_config.TextColumn(width="large")},
+                     caption="The archived | active split is added once the archive is read.")
+    else:
+        st.caption("No markers on the active timeline (the archived | active split is added once the archive is "
+                   "read).")
+    st.subheader("Timeline")
+    st.plotly_chart(look.figure, key="timeline_chart", width="stretch",
+                    config={"scrollZoom": True, "displaylogo": False})
+    st.caption(f"Partial: the {len(look.instants):,} active instants only, without operation types; the archived "
+               "instants, the filters, the counts and the phase timings come with the complete page.")
+
+
+def late_health(report: DoctorReport | None) -> None:
+    """Errors of the triage checks that ran after a heavy table's first look (they decide the opening page of a
+    light table): a banner to the Health page, since the table did not open there."""
+    errors = [f for f in (report.findings if report is not None else []) if f.severity is Severity.ERROR]
+    if errors:
+        st.error(f"**The health checks found {len(errors)} error(s)** once the whole timeline was read: "
+                 + "; ".join(f"{f.check}: {f.title}" for f in errors[:3]) + (" …" if len(errors) > 3 else ""),
+                 icon=":material/dangerous:")
+        st.page_link(page_path("health"), label="Open the Health page", icon=":material/health_and_safety:")
+
+
+def _fill_in(progress: loaders.FirstLookProgress) -> None:
+    """The progress of the rest, polled twice a second; the whole page reruns (complete) once it is done."""
+
+    @st.fragment(run_every=0.5)
+    def poll() -> None:
+        if progress.done:
+            st.rerun(scope="app")
+        st.progress(progress.fraction, text=f"Loading the rest — {progress.label}")
+
+    poll()
 
 
 def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFrame, source_note: str) -> None:

@@ -15,5 +15,16 @@ if follow.on:
 else:
     live.forget_viewers(st.session_state)
     with render.or_stop():
-        loaders.ensure_decoded(uri, eng)
-    overview.page(SnapshotSource(uri, eng))
+        look, progress = None, None
+        complete = loaders.is_complete(uri, eng)
+        if not complete:  # a heavy timeline (issue 26): the first look now, the rest decoded in the background
+            look = loaders.load_first_look(uri, eng)  # before the thread starts: they share the opened table
+            progress = loaders.first_look_progress(uri, eng)
+            complete = progress.done
+        if complete:
+            loaders.ensure_decoded(uri, eng)
+    if complete:
+        overview.late_health(loaders.late_triage(uri, eng))
+        overview.page(SnapshotSource(uri, eng))
+    elif look is not None and progress is not None:
+        overview.first_look(SnapshotSource(uri, eng), look, progress)
