@@ -282,6 +282,11 @@ class LogFileReader:
         """Ranged reads issued to the storage so far by this reader."""
         return self._io.requests
 
+    @property
+    def whole_file(self) -> bytes | None:
+        """The whole file when the caller gave it as `head` (a remote file fetched in one GET), else None."""
+        return next((seg for start, seg in self._io.segments if start == 0 and len(seg) >= self.file_size), None)
+
     # -- block walk -----------------------------------------------------------------------------
     def blocks(self) -> Iterator[LogBlock]:
         """Yield blocks in file order; raise :class:`LogFormatError` where Java would stop."""

@@ -291,9 +291,10 @@ class ActiveTimeline(Timeline):
                     index.record(by_name[name], body)
 
     def decode_all(self, executor: Executor | None = None, instants: Iterable[Instant] | None = None,
-                   batch_size: int = 256, only: tuple[str, State] | None = None) -> None:
+                   batch_size: int = 256, only: tuple[str, State] | None = None, save_index: bool = True) -> None:
         """Decode every not-yet-decoded state file of `instants` (all by default) in bulk; `only`
-        keeps the files of one (action, state)."""
+        keeps the files of one (action, state). Without `save_index` the persistent index is not written now
+        (:meth:`save_index` later: the dashboard shows the page first, issue 26)."""
         from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files
 
         chosen = self.instants if instants is None else list(instants)
@@ -308,13 +309,18 @@ class ActiveTimeline(Timeline):
             # thirds of the time: 1,000 commit bodies took 6.3 s that way, 2 s directly).
             for f in files:
                 self.body_of_file(f)
+        else:
+            files = [f for f in files if not self._from_index(f)]
+            if files:
+                paths = [f.path for f in files]
+                fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
+                self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size,
+                                                 DECODED_SCHEMA))
+        if save_index:
             self._save_index()
-            return
-        files = [f for f in files if not self._from_index(f)]
-        if files:
-            paths = [f.path for f in files]
-            fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
-            self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size, DECODED_SCHEMA))
+
+    def save_index(self) -> None:
+        """Write the persistent index of decoded summaries if it has news (`timeline.active_index`)."""
         self._save_index()
 
     def prime_from_rows(self, rows: Any) -> None:

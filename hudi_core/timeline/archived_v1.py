@@ -152,6 +152,11 @@ def _block_datums(reader: LogFileReader, block: LogBlock) -> tuple[str, list[byt
 # -- listing (a pure batch function) -----------------------------------------------------------
 
 
+def _text(value: Any) -> Any:
+    """`safe_text` for the common case first: an ASCII string passes as is."""
+    return value if value.__class__ is str and value.isascii() else safe_text(value)
+
+
 class _Rows:
     """Column buffers for :data:`ARCHIVE_LISTING_SCHEMA` rows of one archive file."""
 
@@ -163,13 +168,15 @@ class _Rows:
 
     def record(self, requested: str, action: str, state: str, completion: str | None, offset: int,
                index: int) -> None:
-        for key, value in zip(
-            ("requested_time", "action", "state", "completion_time", "block_offset", "record_index",
-             "error_code", "error"),
-            (requested, action, state, completion, offset, index, None, None),
-            strict=True,
-        ):
-            self.cols[key].append(safe_text(value))
+        c = self.cols  # one call per archived state record (3M on a 1M-instant archive): appends, no loop
+        c["requested_time"].append(_text(requested))
+        c["action"].append(_text(action))
+        c["state"].append(state)  # one of State's names (checked by the caller)
+        c["completion_time"].append(_text(completion))
+        c["block_offset"].append(offset)
+        c["record_index"].append(index)
+        c["error_code"].append(None)
+        c["error"].append(None)
 
     def error(self, code: str, message: str, offset: int | None = None) -> None:
         for key in self.cols:
@@ -207,12 +214,129 @@ def _whole_file_reader(storage: ReadOnlyStorage, path: str) -> LogFileReader:
     return LogFileReader(storage, path, file_size=len(data), head=data)
 
 
+KeyFields = tuple[Any, Any, Any, Any]
+"""A record's (commitTime, actionType, actionState, stateTransitionTime), each None where absent."""
+
+#: The key fields as the column reader keeps them: the root record's fields (Avro name -> (sink, kind)).
+_KEY_TOP = {f: (f, "string") for f in _KEY_FIELDS}
+#: Records decoded column-wise together (consecutive blocks of one schema).
+_KEY_BATCH = 20_000
+
+
+@lru_cache(maxsize=32)
+def _key_tree(schema_json: str) -> Any:
+    """The column reader's tree for the key fields of `schema_json`'s records; raises what the record reader's
+    schema check raises first, so that a schema it refuses is refused here too."""
+    from hudi_core.timeline import avro_vector as av
+
+    _schemas(schema_json)
+    return av.compile_schema(schema_json, (), {}, _KEY_TOP)
+
+
+def _slow_key_fields(reader: LogFileReader, block: LogBlock, rows: _Rows, uri: str,
+                     damage_code: str | None) -> list[KeyFields | None] | None:
+    """The key fields of one block's records, each record read by fastavro; damage becomes `rows` errors (None
+    for a block that does not decode, None in the list for a record that does not)."""
+    try:
+        schema_json, datums = _block_datums(reader, block)
+        writer, projection = _schemas(schema_json)
+    except (DecodeError, LogFileError, StorageError) as exc:
+        rows.error(damage_code or "archive_block_undecodable",
+                   f"{uri}: block at byte {block.offset} does not decode: {exc}", block.offset)
+        return None
+    out: list[KeyFields | None] = []
+    for index, datum in enumerate(datums):
+        try:
+            rec = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+        except Exception as exc:  # fastavro raises many types on damaged datums
+            rows.error(damage_code or "archive_record_undecodable",
+                       f"{uri}: record {index} of the block at byte {block.offset} does not decode: "
+                       f"{exc!r}", block.offset)
+            out.append(None)
+            continue
+        out.append((rec.get("commitTime"), rec.get("actionType"), rec.get("actionState"),
+                    rec.get("stateTransitionTime")))
+    return out
+
+
+def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReader, blocks: list[LogBlock]
+                       ) -> dict[int, list[KeyFields | None]]:
+    """Block offset -> the key fields of its records, for the blocks that read column-wise exactly (framing
+    version 1+, a schema the column reader takes, every record ending where its length says); the other blocks
+    are left out (the record-by-record reader reads them and names their damage)."""
+    from hudi_core.timeline import avro_vector as av
+
+    good = [b for b in blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK and b.schema
+            and b.format_version != 0]
+    if not good:
+        return {}
+    data = reader.whole_file  # a remote file is fetched whole already
+    if data is None:
+        try:
+            data = storage.read(path)
+        except StorageError:
+            return {}
+        if len(data) != reader.file_size:
+            return {}  # the file changed under the reader: record by record, as scanned
+    buf = np.frombuffer(data or b"\0", dtype=np.uint8)
+    framed = av.datum_ranges_many(buf, [b.content_offset for b in good], [b.content_length for b in good])
+    out: dict[int, list[KeyFields | None]] = {}
+    run: list[tuple[LogBlock, np.ndarray, np.ndarray]] = []
+
+    def flush() -> None:
+        if not run:
+            return
+        schema = str(run[0][0].schema)
+        starts = np.concatenate([r[1] for r in run])
+        ends = np.concatenate([r[2] for r in run])
+        try:
+            tree = _key_tree(schema)
+            cap = av.decode(tree, buf, starts, ends, {f: av.STRING for f in _KEY_FIELDS}, n_paths=0)
+            n = starts.size
+            columns = []
+            for field in _KEY_FIELDS:
+                ids, s, lengths = cap.columns.get(field, (np.zeros(0, np.int64),) * 3)
+                where = np.full(n, -1, dtype=np.int64)
+                where[ids] = np.arange(ids.size)
+                valid = where >= 0
+                safe = np.maximum(where, 0)
+                columns.append(av.gather_strings(buf, np.where(valid, s[safe] if s.size else 0, 0),
+                                               np.where(valid, lengths[safe] if lengths.size else 0, 0),
+                                               valid).to_pylist())
+        except (av.VectorDecodeError, DecodeError):
+            run.clear()
+            return  # these blocks are read record by record
+        keys = list(zip(*columns, strict=True))
+        at = 0
+        for block, block_starts, _ in run:
+            out[block.offset] = keys[at: at + block_starts.size]  # type: ignore[assignment]
+            at += block_starts.size
+        run.clear()
+
+    count = 0
+    for block, ranges in zip(good, framed, strict=True):
+        if ranges is None:
+            continue
+        if run and (block.schema != run[0][0].schema or count + ranges[0].size > _KEY_BATCH):
+            flush()
+            count = 0
+        run.append((block, ranges[0], ranges[1]))
+        count += ranges[0].size
+    flush()
+    return out
+
+
 def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: TimeRange | None = None,
-                           tolerated_damage: frozenset[str] = frozenset()) -> pa.Table:
+                           tolerated_damage: frozenset[str] = frozenset(), vectorized: bool = True) -> pa.Table:
     """List the state records of one layout-1 archive file (no payload decoded).
 
     `tolerated_damage` holds archive file names that `mergeArchivePlan` names as an unfinished
     merge target: their damage is reported with code ``archive_merge_incomplete`` (Hudi skips them).
+
+    The key fields of a block's records are read column-wise, many blocks of one schema together
+    (:func:`_vector_key_fields`, issue 26: 5x faster than a fastavro call per record); a block that does not read
+    that way exactly (legacy framing, damage, a schema the column reader does not take) is read record by record,
+    which names the damage. `vectorized=False` reads every block record by record (the tests compare the two).
     """
     rows = _Rows(path)
     uri = storage.uri_of(path)
@@ -224,6 +348,7 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
         rows.error("archive_file_unreadable", f"cannot read archive file {uri}: {exc}")
         return rows.table()
     scan = reader.scan()
+    fast = _vector_key_fields(storage, path, reader, scan.blocks) if vectorized else {}
     for block in scan.blocks:
         if block.corrupt:
             rows.error(damage_code or "archive_block_corrupt",
@@ -233,29 +358,21 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
             continue
         if block.block_type is not BlockType.AVRO_DATA_BLOCK:
             continue  # Java's loader only reads HoodieAvroDataBlocks
-        try:
-            schema_json, datums = _block_datums(reader, block)
-            writer, projection = _schemas(schema_json)
-        except (DecodeError, LogFileError, StorageError) as exc:
-            rows.error(damage_code or "archive_block_undecodable",
-                       f"{uri}: block at byte {block.offset} does not decode: {exc}", block.offset)
-            continue
-        for index, datum in enumerate(datums):
-            try:
-                rec = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
-            except Exception as exc:  # fastavro raises many types on damaged datums
-                rows.error(damage_code or "archive_record_undecodable",
-                           f"{uri}: record {index} of the block at byte {block.offset} does not decode: "
-                           f"{exc!r}", block.offset)
+        keys = fast.get(block.offset)
+        if keys is None:
+            keys = _slow_key_fields(reader, block, rows, uri, damage_code)
+            if keys is None:
                 continue
-            commit_time = rec.get("commitTime")
-            action = rec.get("actionType")
+        for index, key in enumerate(keys):
+            if key is None:
+                continue  # an undecodable record, reported by the slow reader
+            commit_time, action, state, transition = key
             if not commit_time or not action:
                 rows.error("archive_record_invalid",
                            f"{uri}: record {index} of the block at byte {block.offset} has no "
                            "commitTime or actionType; skipped", block.offset)
                 continue
-            state = rec.get("actionState") or State.COMPLETED.name  # very old archives: COMPLETED
+            state = state or State.COMPLETED.name  # very old archives: COMPLETED
             if state not in _STATE_NAMES:
                 rows.error("archive_record_invalid",
                            f"{uri}: record {index} at byte {block.offset} has actionState {state!r}; "
@@ -263,7 +380,7 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
                 continue
             if time_range is not None and not time_range.contains(commit_time):
                 continue
-            rows.record(commit_time, action, state, rec.get("stateTransitionTime"), block.offset, index)
+            rows.record(commit_time, action, state, transition, block.offset, index)
     if scan.error is not None:
         rows.error(damage_code or "archive_file_damaged",
                    f"{uri}: reading stopped: {scan.error}; every record before the damage is kept")

@@ -19,10 +19,12 @@ the damage. The answer is never a guess: a batch either decodes whole and exactl
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 _ARANGE10 = np.arange(10, dtype=np.int64)
 _SHIFTS = (7 * np.arange(10, dtype=np.uint64)).astype(np.uint64)
@@ -487,5 +489,107 @@ def decode(root: _Node, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
                     (cat(st.entries_key_start), cat(st.entries_key_len)), cat(st.rows_entry), columns)
 
 
-__all__ = ["LONG", "STRING", "STRING_LIST", "Captured", "VectorDecodeError", "compile_schema", "decode",
-           "read_varints"]
+# -- strings and record framing over a whole buffer (shared by the archive listing, write stats and schemas) --
+
+_ARANGE12 = np.arange(12, dtype=np.int64)
+
+
+def gather_strings(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None) -> pa.Array:
+    """A string array of the byte ranges (start, length) of `buf`, null where `valid` is false.
+
+    Built as Arrow binary views over `buf` (16 bytes per value, no per-byte index), then cast to strings
+    (the cast copies the bytes and checks they are UTF-8)."""
+    n = starts.size
+    mask = None if valid is None or valid.all() else pa.array(valid).buffers()[1]
+    if buf.size >= 2**31:  # views address their buffer with 32-bit offsets
+        return gather_strings_by_index(buf, starts, lengths, mask)
+    views = np.zeros((n, 16), dtype=np.uint8)
+    views[:, 0:4] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
+    short = lengths <= 12
+    s_start, s_len = starts[short], lengths[short]
+    last = buf.size - 1  # bytes past a value's end are masked out (or never read for long values)
+    inline = buf[np.minimum(s_start[:, None] + _ARANGE12, last)]
+    views[short, 4:16] = np.where(_ARANGE12[None, :] < s_len[:, None], inline, 0)
+    long_start = starts[~short]
+    views[~short, 4:8] = buf[np.minimum(long_start[:, None] + _ARANGE12[:4], last)]
+    views[~short, 12:16] = long_start.astype("<i4").view(np.uint8).reshape(-1, 4)
+    arr = pa.Array.from_buffers(pa.binary_view(), n, [mask, pa.py_buffer(views), pa.py_buffer(buf)],
+                                null_count=-1 if mask is not None else 0)
+    try:
+        return arr.cast(pa.string())
+    except pa.ArrowInvalid as exc:
+        raise VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
+
+
+def gather_strings_by_index(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, mask: Any) -> pa.Array:
+    n = starts.size
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    total = int(offsets[-1])
+    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
+    data = buf[index]
+    arr = pa.Array.from_buffers(pa.large_binary(), n, [mask, pa.py_buffer(offsets), pa.py_buffer(data)],
+                                null_count=-1 if mask is not None else 0)
+    try:
+        return arr.cast(pa.large_string()).cast(pa.string())
+    except pa.ArrowInvalid as exc:
+        raise VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
+
+
+def _int32_be(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Big-endian int32 at every position (positions past the end read as garbage the callers refuse)."""
+    last = buf.size - 1
+    b = [buf[np.minimum(pos + k, last)].astype(np.int64) for k in range(4)]
+    v = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
+    return v - ((v >> 31) << 32)
+
+
+def datum_ranges_many(buf: np.ndarray, starts: Sequence[int], lengths: Sequence[int]
+                      ) -> list[tuple[np.ndarray, np.ndarray] | None]:
+    """For each Avro data block content (`starts[i]`, `lengths[i]` in `buf`; a start of -1 is skipped), the
+    (starts, ends) of its records (framing version 1+: version, count, then length-prefixed records), or None
+    where the framing does not add up. All blocks are read together, one numpy step per record index."""
+    n = len(starts)
+    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
+    if not n:
+        return out
+    start = np.asarray(starts, dtype=np.int64)
+    end = start + np.asarray(lengths, dtype=np.int64)
+    ok = (start >= 0) & (end - start >= 8) & (end <= buf.size)
+    count = np.where(ok, _int32_be(buf, np.where(ok, start + 4, 0)), 0)
+    pos = start + 8
+    ok &= (count >= 0) & (count * 4 <= end - pos)
+    count = np.where(ok, count, 0)
+    rec_starts = np.zeros((int(count.max()) if n else 0, n), dtype=np.int64)
+    rec_ends = np.zeros_like(rec_starts)
+    for k in range(rec_starts.shape[0]):
+        live = np.flatnonzero(ok & (count > k))
+        if not live.size:
+            break
+        p = pos[live]
+        fits = p + 4 <= end[live]
+        size = _int32_be(buf, np.where(fits, p, 0))
+        good = fits & (size >= 0) & (p + 4 + size <= end[live])
+        ok[live[~good]] = False
+        rec_starts[k, live] = p + 4
+        rec_ends[k, live] = p + 4 + np.maximum(size, 0)
+        pos[live] = np.where(good, p + 4 + size, p)
+    ok &= pos == end
+    for i in np.flatnonzero(ok):
+        c = int(count[i])
+        out[int(i)] = (rec_starts[:c, i].copy(), rec_ends[:c, i].copy())
+    return out
+
+
+__all__ = [
+    "LONG",
+    "STRING",
+    "STRING_LIST",
+    "Captured",
+    "VectorDecodeError",
+    "compile_schema",
+    "datum_ranges_many",
+    "decode",
+    "gather_strings",
+    "read_varints",
+]

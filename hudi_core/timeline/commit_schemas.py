@@ -140,7 +140,7 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     key_start, key_len = cap.entry_key
     schema_at = np.full(n, -1, dtype=np.int64)
     if key_start.size:
-        keys = ws._gather_strings(buf, key_start, key_len, None)
+        keys = av.gather_strings(buf, key_start, key_len, None)
         hit = np.asarray(pc.fill_null(pc.equal(keys, SCHEMA_KEY), False).to_numpy(zero_copy_only=False), dtype=bool)
         if tags is not None:
             hit &= cap.entry_tag == tags[cap.entry_datum]
@@ -437,7 +437,7 @@ def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.nda
     at = where[keep]
     valid = at >= 0
     safe = np.maximum(at, 0)
-    return ws._gather_strings(buf, np.where(valid, starts[safe] if starts.size else 0, 0),
+    return av.gather_strings(buf, np.where(valid, starts[safe] if starts.size else 0, 0),
                               np.where(valid, lengths[safe] if lengths.size else 0, 0), valid)
 
 

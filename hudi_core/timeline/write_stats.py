@@ -306,52 +306,9 @@ def _strings(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengt
     full_len = np.zeros(n, dtype=np.int64)
     valid = np.zeros(n, dtype=bool)
     full_start[ids], full_len[ids], valid[ids] = starts, lengths, True
-    return _gather_strings(buf, full_start, full_len, valid)
+    return av.gather_strings(buf, full_start, full_len, valid)
 
 
-_ARANGE12 = np.arange(12, dtype=np.int64)
-
-
-def _gather_strings(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, valid: np.ndarray | None) -> pa.Array:
-    """A string array of the byte ranges (start, length) of `buf`, null where `valid` is false.
-
-    Built as Arrow binary views over `buf` (16 bytes per value, no per-byte index), then cast to strings
-    (the cast copies the bytes and checks they are UTF-8)."""
-    n = starts.size
-    mask = None if valid is None or valid.all() else pa.array(valid).buffers()[1]
-    if buf.size >= 2**31:  # views address their buffer with 32-bit offsets
-        return _gather_strings_by_index(buf, starts, lengths, mask)
-    views = np.zeros((n, 16), dtype=np.uint8)
-    views[:, 0:4] = lengths.astype("<i4").view(np.uint8).reshape(n, 4)
-    short = lengths <= 12
-    s_start, s_len = starts[short], lengths[short]
-    last = buf.size - 1  # bytes past a value's end are masked out (or never read for long values)
-    inline = buf[np.minimum(s_start[:, None] + _ARANGE12, last)]
-    views[short, 4:16] = np.where(_ARANGE12[None, :] < s_len[:, None], inline, 0)
-    long_start = starts[~short]
-    views[~short, 4:8] = buf[np.minimum(long_start[:, None] + _ARANGE12[:4], last)]
-    views[~short, 12:16] = long_start.astype("<i4").view(np.uint8).reshape(-1, 4)
-    arr = pa.Array.from_buffers(pa.binary_view(), n, [mask, pa.py_buffer(views), pa.py_buffer(buf)],
-                                null_count=-1 if mask is not None else 0)
-    try:
-        return arr.cast(pa.string())
-    except pa.ArrowInvalid as exc:
-        raise av.VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
-
-
-def _gather_strings_by_index(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, mask: Any) -> pa.Array:
-    n = starts.size
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    total = int(offsets[-1])
-    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
-    data = buf[index]
-    arr = pa.Array.from_buffers(pa.large_binary(), n, [mask, pa.py_buffer(offsets), pa.py_buffer(data)],
-                                null_count=-1 if mask is not None else 0)
-    try:
-        return arr.cast(pa.large_string()).cast(pa.string())
-    except pa.ArrowInvalid as exc:
-        raise av.VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
 
 
 def _longs(n: int, ids: np.ndarray, values: np.ndarray) -> pa.Array:
@@ -367,7 +324,7 @@ def _string_lists(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, 
     counts = np.bincount(ids, minlength=n) if ids.size else np.zeros(n, dtype=np.int64)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(counts, out=offsets[1:])
-    values = _gather_strings(buf, starts[order], lengths[order], None)
+    values = av.gather_strings(buf, starts[order], lengths[order], None)
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
 
@@ -394,7 +351,7 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
         else:
             cols[sink] = _string_lists(buf, n_all, *parts)
     key_start, key_len = cap.entry_key
-    keys = _gather_strings(buf, key_start[entry], key_len[entry], None)
+    keys = av.gather_strings(buf, key_start[entry], key_len[entry], None)
     partition = pc.coalesce(cols.pop("partition_path"), keys)
     identity = order.size == n_all and bool((order == np.arange(n_all)).all())
     take = None if identity else pa.array(order, pa.int64())
@@ -707,7 +664,7 @@ def archive_log_runs(spec: StorageSpec, paths: list[str], run_type: type[_Run]) 
         buf = np.frombuffer(data or b"\0", dtype=np.uint8)
         blocks = [b for b in scan.blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK]
         # Every block's records framed at once (numpy across blocks: one step per record of the longest block).
-        framed_all = datum_ranges_many(buf, [b.content_offset if b.schema and b.format_version != 0 else -1
+        framed_all = av.datum_ranges_many(buf, [b.content_offset if b.schema and b.format_version != 0 else -1
                                              for b in blocks], [b.content_length for b in blocks])
         run = run_type()  # consecutive records of one schema
         for block, framed in zip(blocks, framed_all, strict=True):
@@ -767,55 +724,10 @@ class _Run:
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
-def _int32_be(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Big-endian int32 at every position (positions past the end read as garbage the callers refuse)."""
-    last = buf.size - 1
-    b = [buf[np.minimum(pos + k, last)].astype(np.int64) for k in range(4)]
-    v = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
-    return v - ((v >> 31) << 32)
-
-
-def datum_ranges_many(buf: np.ndarray, starts: Sequence[int], lengths: Sequence[int]
-                      ) -> list[tuple[np.ndarray, np.ndarray] | None]:
-    """For each Avro data block content (`starts[i]`, `lengths[i]` in `buf`; a start of -1 is skipped), the
-    (starts, ends) of its records (framing version 1+: version, count, then length-prefixed records), or None
-    where the framing does not add up. All blocks are read together, one numpy step per record index."""
-    n = len(starts)
-    out: list[tuple[np.ndarray, np.ndarray] | None] = [None] * n
-    if not n:
-        return out
-    start = np.asarray(starts, dtype=np.int64)
-    end = start + np.asarray(lengths, dtype=np.int64)
-    ok = (start >= 0) & (end - start >= 8) & (end <= buf.size)
-    count = np.where(ok, _int32_be(buf, np.where(ok, start + 4, 0)), 0)
-    pos = start + 8
-    ok &= (count >= 0) & (count * 4 <= end - pos)
-    count = np.where(ok, count, 0)
-    rec_starts = np.zeros((int(count.max()) if n else 0, n), dtype=np.int64)
-    rec_ends = np.zeros_like(rec_starts)
-    for k in range(rec_starts.shape[0]):
-        live = np.flatnonzero(ok & (count > k))
-        if not live.size:
-            break
-        p = pos[live]
-        fits = p + 4 <= end[live]
-        size = _int32_be(buf, np.where(fits, p, 0))
-        good = fits & (size >= 0) & (p + 4 + size <= end[live])
-        ok[live[~good]] = False
-        rec_starts[k, live] = p + 4
-        rec_ends[k, live] = p + 4 + np.maximum(size, 0)
-        pos[live] = np.where(good, p + 4 + size, p)
-    ok &= pos == end
-    for i in np.flatnonzero(ok):
-        c = int(count[i])
-        out[int(i)] = (rec_starts[:c, i].copy(), rec_ends[:c, i].copy())
-    return out
-
-
 def _datum_ranges(data: bytes, start: int, length: int) -> tuple[np.ndarray, np.ndarray] | None:
     """(starts, ends) in `data` of the records of one Avro data block's content, or None (see
     :func:`datum_ranges_many`)."""
-    return datum_ranges_many(np.frombuffer(data or b"\0", dtype=np.uint8), [start], [length])[0]
+    return av.datum_ranges_many(np.frombuffer(data or b"\0", dtype=np.uint8), [start], [length])[0]
 
 
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,

@@ -13,6 +13,7 @@ functions on each state of a followed table.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable
@@ -54,6 +55,7 @@ from hudi_core.table_config import TableConfiguration, read_table_configuration
 from hudi_core.ui import charts, frames, scenario_tables
 
 TTL_SECONDS = 600
+log = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner="Starting the engine…")
@@ -564,7 +566,7 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
 
     progress.started = time.monotonic()
     try:
-        table.timeline.decode_all(table.executor)
+        table.timeline.decode_all(table.executor, save_index=False)  # saved once the page is complete
         table.__dict__["_ui_decoded"] = True
         progress.step = 1
         _instants_arrow(table)
@@ -576,3 +578,7 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
         progress.error = exc
     finally:
         progress.done = True
+    try:  # for a second process or a restarted dashboard (issue 26 item 2); after the page, not before it
+        table.timeline.save_index()
+    except Exception:  # an index that cannot be written is rebuilt next time; the page is unaffected
+        log.warning("could not save the active-timeline index of %s", table.uri, exc_info=True)
