@@ -221,3 +221,28 @@ def test_decode_body_commit_is_lazy_but_complete(table_path) -> None:
     stats = body.record.write_stats()
     assert stats and all(s.file_id for s in stats)
     assert "partition_to_write_stats" in vars(body.record)
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a": 1, "b": [1, 2.5, "s", null, true], "c": {"d": -0.0}}',
+    b'{"a": 1e400}', b'{"a": NaN}', b'{"a": -Infinity}',  # json reads these, orjson refuses them
+    b'{"a": "\\ud800"}',  # a lone surrogate escape: json keeps it
+    b'{"a": 123456789012345678901234567890}', b'{"a": -9223372036854775809}', b'{"a": 18446744073709551615}',
+    b'{"a": 9223372036854775807, "f": "x_20240101000000000123.parquet"}',
+    b'{"a": 1, "a": 2}', b' {"a": "\xc3\xa9"} ', b'\xef\xbb\xbf{}', b'{"a": }', b'[1, 2]', b'{"a": "\xff"}',
+])
+def test_json_bodies_parse_exactly_as_json_does(text: bytes) -> None:
+    """Issue 26: `parse_json_object` (orjson where it agrees) gives json's value, or json's error."""
+    import json
+
+    from hudi_core.timeline.bodies import parse_json_object
+
+    try:
+        expected: object = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        expected = type(exc)
+    try:
+        got: object = parse_json_object(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        got = type(exc)
+    assert repr(got) == repr(expected)
