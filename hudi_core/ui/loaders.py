@@ -353,15 +353,24 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
                     plan_clean(table, config))
 
 
+# A resource, not data: the chart, the counts and the durations read the same prepared frame (1M instants take
+# seconds to prepare, issue 26), and cache_data would hand each a copy. Read only.
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
+def _prepared_instants(uri: str, engine_name: str = "local") -> pd.DataFrame:
+    """The instants frame with the chart's columns (`charts.prepare_instants`)."""
+    return charts.prepare_instants(load_instants(uri, engine_name)[0])
+
+
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_lanes_and_counts(uri: str, engine_name: str = "local") -> tuple[list[str], pd.DataFrame]:
     """Lanes present in the timeline and the counts by action and state."""
-    return lanes_and_counts_of(load_instants(uri, engine_name)[0])
+    return lanes_and_counts_of(_prepared_instants(uri, engine_name))
 
 
 def lanes_and_counts_of(instants: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
     """:func:`load_lanes_and_counts` of an instants frame."""
-    return charts.lanes_in(charts.prepare_instants(instants)), charts.counts_by_action_and_state(instants)
+    prepared = charts.prepare_instants(instants)
+    return charts.lanes_in(prepared), charts.counts_by_action_and_state(prepared)
 
 
 @st.cache_data(show_spinner="Drawing the timeline…", max_entries=32, ttl=TTL_SECONDS)
@@ -369,7 +378,7 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
                   until: str) -> tuple[go.Figure, pd.DataFrame]:
     """The overview's timeline figure for one filter, and the filtered instants (cached: reruns
     and other sessions on the same table and filter skip building the figure)."""
-    instants, _ = load_instants(uri, engine_name)
+    instants = _prepared_instants(uri, engine_name)
     return timeline_of(instants, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
                        get_table(uri, engine_name).properties.timezone, (actions, states, since, until))
 
@@ -384,8 +393,9 @@ def timeline_of(instants: pd.DataFrame, markers: list[Marker], replaced: dict[st
     """:func:`load_timeline` of an instants frame, its markers and replaced groups; `highlight` circles instants
     (requested times or (requested time, action) pairs)."""
     shown = charts.filter_instants(instants, *timeline_filter)
-    return charts.timeline_figure(shown, markers, replaced, highlight=highlight, highlight_label=highlight_label,
-                                  timezone=timezone), shown
+    figure = charts.timeline_figure(shown, markers, replaced, highlight=highlight, highlight_label=highlight_label,
+                                    timezone=timezone)
+    return figure, shown.drop(columns=[c for c in charts.PREPARED_EXTRA if c in shown.columns])
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -451,8 +461,8 @@ def phase_summary_of(table: HudiTable) -> PhaseSummary:
 @st.cache_data(show_spinner="Drawing the durations…", max_entries=32, ttl=TTL_SECONDS)
 def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
     """Each action's durations over time (`charts.duration_figure`)."""
-    instants, _ = load_instants(uri, engine_name)
-    return charts.duration_figure(instants, timezone=get_table(uri, engine_name).properties.timezone)
+    return charts.duration_figure(_prepared_instants(uri, engine_name),
+                                  timezone=get_table(uri, engine_name).properties.timezone)
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
