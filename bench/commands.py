@@ -422,6 +422,18 @@ DASHBOARD_PAGES: dict[str, tuple[str, str]] = {
 
 def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overview",
                     restarts: int = 0, screenshot: str | None = None) -> dict[str, Any]:
+    """:func:`_bench_dashboard` from a cold start (a fresh server and browser: the server's first script run
+    imports the dashboard's modules, the browser loads Streamlit's and Plotly's scripts) and, as ``warm_server``,
+    from a running dashboard that showed a small table first (issue 26: what opening a big table costs)."""
+    cold = _bench_dashboard(table, label, reloads, page, restarts, screenshot)
+    if "error" in cold:
+        return cold
+    cold["warm_server"] = _bench_dashboard(table, label + " (warm server)", reloads, page, 0, None, warm_first=True)
+    return cold
+
+
+def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overview",
+                     restarts: int = 0, screenshot: str | None = None, warm_first: bool = False) -> dict[str, Any]:
     """One dashboard page in Chromium on `table`: seconds from navigation until the page's main element
     is drawn and the script run is over, first with empty caches (a fresh server), then reloads with
     the table cached. `restarts` (issue 26): that many more fresh servers on the same inspector cache (a
@@ -436,7 +448,15 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
     from bench.streamlit_server import streamlit_server
 
     with tempfile.TemporaryDirectory(prefix="hudi-bench-ui-") as tmp:
-        env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": str(Path(table).parent)}
+        env = {**_env(), "HUDI_INSPECTOR_CACHE": tmp, "HUDI_INSPECTOR_ROOTS": f"{Path(table).parent},{tmp}"}
+        warmup_url = None
+        if warm_first:
+            from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
+
+            small = Path(tmp) / "small-table"
+            generate_table(small, "S", layout=1, table_type=MERGE_ON_READ, active_instants=20,
+                           archived_instants=100, partitions=2, file_groups=20, files=100)
+            warmup_url = f"?table={urllib.parse.quote(str(small))}"
         restarted: list[float] = []
         first_views: list[float] = []
         restarted_views: list[float] = []
@@ -444,7 +464,8 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
             path, ready = DASHBOARD_PAGES[page]
             with streamlit_server(env, root=CODE_ROOT) as base:
                 times = _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready, browser_path,
-                                   f"{label} {page}", reloads, first_views, screenshot)
+                                   f"{label} {page}", reloads, first_views, screenshot,
+                                   f"{base}/{warmup_url}" if warmup_url else None)
             for n in range(restarts):
                 with streamlit_server(env, root=CODE_ROOT) as base:
                     restarted += _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready,
@@ -562,11 +583,14 @@ PARTIAL_LABEL = "First look — partial"
 
 
 def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int,
-               first_views: list[float] | None = None, screenshot: str | None = None) -> list[float]:
+               first_views: list[float] | None = None, screenshot: str | None = None,
+               warmup_url: str | None = None) -> list[float]:
     """Seconds per load of `url` until `ready` is drawn, no part of the page is labelled partial and the script
     run is over: the first, then reloads. `first_views` (issue 26) gets, per load, the seconds until the page
     first showed something of the table (its first look, or the complete page when there is none).
-    `screenshot`: a path prefix for full-height screenshots of the first look and the complete page."""
+    `screenshot`: a path prefix for full-height screenshots of the first look and the complete page.
+    `warmup_url`: a page loaded (and waited for) before the timed loads: the server's modules imported and the
+    browser's cache holding Streamlit's and Plotly's scripts, as in a running dashboard opening another table."""
     from playwright.sync_api import sync_playwright
 
     idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -578,6 +602,10 @@ def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int
                                      args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         try:
             page = browser.new_context(viewport={"width": 1500, "height": 2000}).new_page()
+            if warmup_url:
+                page.goto(warmup_url, wait_until="domcontentloaded")
+                page.wait_for_selector(".js-plotly-plot", timeout=600_000)
+                page.wait_for_function(idle, timeout=600_000)
             for n in range(1 + reloads):
                 started = time.perf_counter()
                 page.goto(url, wait_until="domcontentloaded")

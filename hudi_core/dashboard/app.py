@@ -8,12 +8,19 @@ Pages render what `hudi_core` computes; they never parse files themselves.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit import config as st_config
 
 from hudi_core.dashboard import page_path
 from hudi_core.ui import picker
 
 
 def main() -> None:
+    # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
+    # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every
+    # rerun, each progress poll of a first look (issue 26) and the background decoding waited on it (the M
+    # table's archive took 72 s to read behind twice-a-second polls, 3 s without). Reference counting frees
+    # what the runs drop; cycles are left to Python's own collector.
+    st_config.set_option("runner.postScriptGC", False)
     st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/timeline:", layout="wide")
 
     # Issue 15: a table with problems opens on the Health page (an error among the doctor's cheap checks);

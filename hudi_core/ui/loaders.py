@@ -17,7 +17,7 @@ import logging
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -520,6 +520,8 @@ class FirstLookProgress:
     #: The slow triage checks' report (`SLOW_TRIAGE_CHECKS`), once run.
     triage: DoctorReport | None = None
     started: float = 0.0
+    #: Seconds each finished step took.
+    seconds: list[float] = field(default_factory=list)
 
     @property
     def fraction(self) -> float:
@@ -564,10 +566,11 @@ def first_look_progress(uri: str, engine_name: str = "local") -> FirstLookProgre
     return progress
 
 
-def late_triage(uri: str, engine_name: str = "local") -> DoctorReport | None:
-    """The slow triage checks' report of a heavy table's first look, once run (``None`` otherwise)."""
+def finished_first_look(uri: str, engine_name: str = "local") -> FirstLookProgress | None:
+    """The finished background decoding of a heavy table's first look (its slow triage report and step times),
+    ``None`` for a light table or while it runs."""
     progress = get_table(uri, engine_name).__dict__.get("_ui_first_look")
-    return progress.triage if progress is not None else None
+    return progress if progress is not None and progress.done else None
 
 
 def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLookProgress) -> None:
@@ -575,15 +578,21 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
     import time
 
     progress.started = time.monotonic()
+
+    def stepped() -> None:
+        progress.seconds.append(round(time.monotonic() - progress.started - sum(progress.seconds), 3))
+        progress.step += 1
+
     try:
         table.timeline.decode_all(table.executor, save_index=False)  # saved once the page is complete
         table.__dict__["_ui_decoded"] = True
-        progress.step = 1
+        stepped()
         _instants_arrow(table)
-        progress.step = 2
+        stepped()
         progress.triage = run_doctor(table, conf, DoctorOptions(), only=SLOW_TRIAGE_CHECKS)
-        progress.step = 3
+        stepped()
         table.__dict__["_ui_complete"] = True
+        log.info("first look of %s: the rest in %s s", table.uri, progress.seconds)
     except Exception as exc:  # shown by the page that polls, readably
         progress.error = exc
     finally:

@@ -12,7 +12,6 @@ import streamlit as st
 from hudi_core.dashboard import page_path
 from hudi_core.errors import Finding, Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
-from hudi_core.services.doctor import DoctorReport
 from hudi_core.ui import charts, loaders, markers, phases, render, state
 from hudi_core.ui.sources import TableSource
 
@@ -73,9 +72,16 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
                "instants, the filters, the counts and the phase timings come with the complete page.")
 
 
-def late_health(report: DoctorReport | None) -> None:
-    """Errors of the triage checks that ran after a heavy table's first look (they decide the opening page of a
-    light table): a banner to the Health page, since the table did not open there."""
+def late_health(progress: loaders.FirstLookProgress | None) -> None:
+    """After a heavy table's first look: how long the rest took, and errors of the triage checks that ran with it
+    (they decide the opening page of a light table) as a banner to the Health page, since the table did not
+    open there."""
+    if progress is None:
+        return
+    if progress.seconds:
+        st.caption("Read in the background after the first look: " + " · ".join(
+            f"{label} {seconds:.1f} s" for (label, _), seconds in zip(progress.steps, progress.seconds, strict=False)))
+    report = progress.triage
     errors = [f for f in (report.findings if report is not None else []) if f.severity is Severity.ERROR]
     if errors:
         st.error(f"**The health checks found {len(errors)} error(s)** once the whole timeline was read: "

@@ -24,7 +24,7 @@ else:
         if complete:
             loaders.ensure_decoded(uri, eng)
     if complete:
-        overview.late_health(loaders.late_triage(uri, eng))
+        overview.late_health(loaders.finished_first_look(uri, eng))
         overview.page(SnapshotSource(uri, eng))
     elif look is not None and progress is not None:
         overview.first_look(SnapshotSource(uri, eng), look, progress)
