@@ -352,3 +352,39 @@ def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], i
     decodes.clear()
     assert render() == first
     assert not decodes, dict(decodes)
+
+
+def test_decoding_in_worker_processes_answers_the_same(tables: dict[str, Path], index_env: Path,
+                                                       monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26 item 4: a big local bulk decode runs in worker processes that return index rows; every command
+    answers as with no index at all, damaged bodies included (the same finding, worded the same)."""
+    from hudi_core.timeline import active
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(tables["hudi7779_case_b-v6"], damaged)
+    victim = sorted((damaged / ".hoodie").glob("*.commit"))[1]
+    victim.write_bytes(b'{"partitionToWriteStats": {"p": [')  # cut short: JSON that does not parse
+    monkeypatch.setattr(active, "PROCESS_DECODE_MIN_BYTES", 0)
+    monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    spawned: list[int] = []
+    real = active.ActiveTimeline._decode_in_processes
+
+    def noting(self: Any, files: Any, batch_size: int) -> bool:
+        went = real(self, files, batch_size)
+        spawned.append(int(went))
+        return went
+
+    monkeypatch.setattr(active.ActiveTimeline, "_decode_in_processes", noting)
+    for table in (tables["blog_restore_t40-v9"], tables["hudi7779_case_a-v6"], damaged):
+        monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
+        off = {name: run(table, argv, capsys) for name, argv in COMMANDS.items() if name != "sql write_stats"}
+        monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(index_env))
+        shutil.rmtree(index_env, ignore_errors=True)
+        spawned.clear()
+        for name, argv in COMMANDS.items():
+            if name in off:
+                assert run(table, argv, capsys) == off[name], (table.name, name)
+        assert any(spawned), table.name  # the worker processes did decode
+    assert victim.name in run(damaged, ["timeline"], capsys)[1]
