@@ -78,9 +78,6 @@ def late_health(progress: loaders.FirstLookProgress | None) -> None:
     open there."""
     if progress is None:
         return
-    if progress.seconds:
-        st.caption("Read in the background after the first look: " + " · ".join(
-            f"{label} {seconds:.1f} s" for (label, _), seconds in zip(progress.steps, progress.seconds, strict=False)))
     report = progress.triage
     errors = [f for f in (report.findings if report is not None else []) if f.severity is Severity.ERROR]
     if errors:
@@ -88,6 +85,13 @@ def late_health(progress: loaders.FirstLookProgress | None) -> None:
                  + "; ".join(f"{f.check}: {f.title}" for f in errors[:3]) + (" …" if len(errors) > 3 else ""),
                  icon=":material/dangerous:")
         st.page_link(page_path("health"), label="Open the Health page", icon=":material/health_and_safety:")
+
+
+def background_times(progress: loaders.FirstLookProgress | None) -> None:
+    """How long each step read in the background after a heavy table's first look took."""
+    if progress is not None and progress.seconds:
+        st.caption("Read in the background after the first look: " + " · ".join(
+            f"{label} {seconds:.1f} s" for (label, _), seconds in zip(progress.steps, progress.seconds, strict=False)))
 
 
 def _fill_in(progress: loaders.FirstLookProgress) -> None:

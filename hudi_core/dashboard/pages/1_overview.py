@@ -24,7 +24,9 @@ else:
         if complete:
             loaders.ensure_decoded(uri, eng)
     if complete:
-        overview.late_health(loaders.finished_first_look(uri, eng))
+        finished = loaders.finished_first_look(uri, eng)
+        overview.late_health(finished)
         overview.page(SnapshotSource(uri, eng))
+        overview.background_times(finished)
     elif look is not None and progress is not None:
         overview.first_look(SnapshotSource(uri, eng), look, progress)
