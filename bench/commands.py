@@ -466,6 +466,7 @@ def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "over
                 times = _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready, browser_path,
                                    f"{label} {page}", reloads, first_views, screenshot,
                                    f"{base}/{warmup_url}" if warmup_url else None)
+                server_peak_mib = _server_peak_rss_mib(base)
             for n in range(restarts):
                 with streamlit_server(env, root=CODE_ROOT) as base:
                     restarted += _time_page(f"{base}/{path}?table={urllib.parse.quote(table)}", ready,
@@ -474,11 +475,29 @@ def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "over
             return {"error": str(exc)}
     # first_view_s: the page's first look (issue 26) on screen; first_render_s: the page complete.
     out = {"first_view_s": first_views[0], "first_render_s": times[0], "cached_reload_s": times[1:],
-           "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None}
+           "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None,
+           "server_peak_rss_mib": server_peak_mib}
     if restarts:
         out["restarted_first_view_s"] = restarted_views
         out["restarted_first_render_s"] = restarted
     return out
+
+
+def _server_peak_rss_mib(base: str) -> int | None:
+    """Peak RSS (VmHWM) of the dashboard server listening at `base` (its worker processes not counted)."""
+    import subprocess
+
+    port = base.rsplit(":", 1)[-1]
+    pids = subprocess.run(["pgrep", "-f", f"server.port {port}"], capture_output=True, text=True).stdout.split()
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) // 1024
+    return None
 
 
 #: Issue 28: `hudi-inspect ui TABLE` started until the Overview has rendered.
