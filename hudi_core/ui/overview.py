@@ -95,9 +95,9 @@ def background_times(progress: loaders.FirstLookProgress | None) -> None:
 
 
 def _fill_in(progress: loaders.FirstLookProgress) -> None:
-    """The progress of the rest, polled twice a second; the whole page reruns (complete) once it is done."""
+    """The progress of the rest, polled every second; the whole page reruns (complete) once it is done."""
 
-    @st.fragment(run_every=0.5)
+    @st.fragment(run_every=1.0)
     def poll() -> None:
         if progress.done:
             st.rerun(scope="app")
