@@ -10,11 +10,13 @@ from __future__ import annotations
 import streamlit as st
 from streamlit import config as st_config
 
-from hudi_core.dashboard import page_path
-from hudi_core.ui import picker
-
 
 def main() -> None:
+    # Imported here, not above: a worker process the engine spawns (`spawn`) imports this script again as
+    # __mp_main__, and the dashboard's modules (their cached loaders among them) are not its business.
+    from hudi_core.dashboard import page_path
+    from hudi_core.ui import picker
+
     # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
     # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every
     # rerun, each progress poll of a first look (issue 26) and the background decoding waited on it (the M
