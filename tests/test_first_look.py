@@ -8,7 +8,6 @@ background thread is held on an event so that the partial page can be looked at 
 from __future__ import annotations
 
 import json
-import os
 import threading
 import time
 from collections.abc import Iterator
@@ -195,4 +194,8 @@ def test_a_light_table_renders_complete_in_one_run(tables: dict[str, Path]) -> N
     st.cache_resource.clear()
     at = _open(tables["guarded"])
     assert "First look" not in _texts(at)
-    assert os.path.isdir(tables["guarded"])
+    assert not at.get("progress")  # nothing left to load
+    metrics = {m.label: m.value for m in at.metric}
+    archived = TableInspector(open_table(str(tables["guarded"]))).instants(archived=True)
+    assert int(metrics["Archived instants"]) == sum(1 for s in archived["source"].to_pylist() if s != "active") > 0
+    assert MarkerKind.ARCHIVED_SPLIT.value in _marker_kinds(at)

@@ -45,26 +45,13 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
     _fill_in(progress)
     st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
                f"{DEFAULT_HUDI_RELEASE}.x · active timeline only, bodies not yet decoded")
-    cols = st.columns(6)
-    kind = {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"])
-    cols[0].metric("Type", kind, help=str(facts["table_type"]))
-    cols[1].metric("Table version", facts["version"])
-    cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
-    cols[3].metric("Active instants", facts["active_instants"])
-    cols[4].metric("Archived instants", "…", help=f"loading: {weight.archive_files:,} archive files")
-    cols[5].metric("Pending", facts["pending_instants"])
+    _fact_metrics(facts, "…", f"loading: {weight.archive_files:,} archive files")
     _configuration(src)
     if look.findings:
         _findings(look.findings)
-    st.subheader("Markers")
-    if look.markers:
-        st.markdown("**At a glance**: " + markers.at_a_glance(look.markers))
-        render.table(render.frame(markers.marker_rows(look.markers)), "markers", "markers",
-                     column_config={"detail": st.column_config.TextColumn(width="large")},
-                     caption="The archived | active split is added once the archive is read.")
-    else:
-        st.caption("No markers on the active timeline (the archived | active split is added once the archive is "
-                   "read).")
+    _marker_section(look.markers, "The archived | active split is added once the archive is read.",
+                    "No markers on the active timeline (the archived | active split is added once the archive is "
+                    "read).")
     st.subheader("Timeline")
     st.plotly_chart(look.figure, key="timeline_chart", width="stretch",
                     config={"scrollZoom": True, "displaylogo": False})
@@ -115,17 +102,22 @@ def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFra
     st.caption(f"Files listed from **{'the metadata table' if facts['listing'] == 'metadata' else 'storage'}**: "
                f"{facts['listing_reason']}" + (" · its check against storage is on the Health page"
                                                if facts["listing"] == "metadata" else ""))
+    _fact_metrics(facts, int((instants["source"] != "active").sum()))
+
+    with st.expander(f"Table facts ({len(facts)})"):
+        st.json(facts, expanded=False)
+
+
+def _fact_metrics(facts: dict[str, Any], archived: int | str, archived_help: str | None = None) -> None:
+    """The row of headline metrics; `archived`: the archived instants' count, or "…" while the archive is read."""
     cols = st.columns(6)
     kind = {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"])
     cols[0].metric("Type", kind, help=str(facts["table_type"]))
     cols[1].metric("Table version", facts["version"])
     cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
     cols[3].metric("Active instants", facts["active_instants"])
-    cols[4].metric("Archived instants", int((instants["source"] != "active").sum()))
+    cols[4].metric("Archived instants", archived, help=archived_help)
     cols[5].metric("Pending", facts["pending_instants"])
-
-    with st.expander(f"Table facts ({len(facts)})"):
-        st.json(facts, expanded=False)
 
 
 def _configuration(src: TableSource) -> None:
@@ -206,16 +198,21 @@ def _phases(src: TableSource) -> None:
 
 
 def _markers(src: TableSource) -> None:
-    st.subheader("Markers")
     marks = []
     with render.guard():
         marks = src.markers()
+    _marker_section(marks, None, "No markers: the table has no completed clean, savepoint or archived part.")
+
+
+def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> None:
+    """The Markers section: at a glance and the table (with `caption`), or `when_none`."""
+    st.subheader("Markers")
     if marks:
         st.markdown("**At a glance**: " + markers.at_a_glance(marks))
-        render.table(render.frame(markers.marker_rows(marks)), "markers", "markers",
+        render.table(render.frame(markers.marker_rows(marks)), "markers", "markers", caption=caption,
                      column_config={"detail": st.column_config.TextColumn(width="large")})
     else:
-        st.caption("No markers: the table has no completed clean, savepoint or archived part.")
+        st.caption(when_none)
 
 
 def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: int
