@@ -199,3 +199,25 @@ def test_a_light_table_renders_complete_in_one_run(tables: dict[str, Path]) -> N
     archived = TableInspector(open_table(str(tables["guarded"]))).instants(archived=True)
     assert int(metrics["Archived instants"]) == sum(1 for s in archived["source"].to_pylist() if s != "active") > 0
     assert MarkerKind.ARCHIVED_SPLIT.value in _marker_kinds(at)
+
+
+def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: dict[str, Path]) -> None:
+    """Reloads (issue 26): the instants frame (with the chart's columns) and the Overview's figures are one object
+    per table, handed to every rerun and session as is; as `st.cache_data` each rerun unpickled a copy (on L a
+    million rows: a second and ~400 MB per reload)."""
+    from hudi_core.ui import charts, loaders
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    uri = str(tables["guarded"])
+    frame, note = loaders.load_instants(uri)
+    assert loaders.load_instants(uri)[0] is frame
+    assert set(charts.PREPARED_EXTRA) <= set(frame.columns)
+    assert charts.prepare_instants(frame) is frame  # prepared once, not again per chart
+    archived = TableInspector(open_table(uri)).instants(archived=True)
+    assert frame["requested_time"].tolist() == archived["requested_time"].to_pylist()
+    assert note.startswith("unified timeline")
+    figure, shown = loaders.load_timeline(uri, "local", (), (), "", "")
+    assert loaders.load_timeline(uri, "local", (), (), "", "")[0] is figure
+    assert len(shown) == len(frame) and not set(charts.PREPARED_EXTRA) & set(shown.columns)
+    assert loaders.load_duration_figure(uri) is loaders.load_duration_figure(uri)

@@ -388,3 +388,28 @@ def test_decoding_in_worker_processes_answers_the_same(tables: dict[str, Path], 
                 assert run(table, argv, capsys) == off[name], (table.name, name)
         assert any(spawned), table.name  # the worker processes did decode
     assert victim.name in run(damaged, ["timeline"], capsys)[1]
+
+
+def test_duplicates_and_doctor_decode_commit_bodies_in_bulk(tables: dict[str, Path], index_env: Path,
+                                                            decodes: collections.Counter[str],
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 26 item 3: `duplicates` and `doctor` take the commit bodies from one bulk decode (worker processes
+    returning index rows on a big timeline) instead of parsing them one by one in the command's process, which
+    kept every parsed body (2.1 GB of dicts on L); the answers are the same as with no index."""
+    from hudi_core.timeline import active
+
+    monkeypatch.setattr(active, "PROCESS_DECODE_MIN_BYTES", 0)
+    monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    for name in ("blog_async_compaction-v9", "hudi7779_option_c-v6"):
+        table = tables[name]
+        for argv in (["duplicates"], ["doctor", *NOW]):
+            monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
+            off = run(table, argv, capsys)
+            monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(index_env))
+            shutil.rmtree(index_env, ignore_errors=True)
+            decodes.clear()
+            assert run(table, argv, capsys) == off, (name, argv)
+            in_process = {k: n for k, n in decodes.items() if k in ("deltacommit.COMPLETED", "commit.COMPLETED")}
+            assert not in_process, (name, argv, in_process)

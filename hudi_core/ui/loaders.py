@@ -4,7 +4,8 @@ Each loader calls the engine's API (`hudi_core.table`, `services`, `logfile`, `s
 caches its typed result: the opened :class:`~hudi_core.table.HudiTable` is a shared resource
 (`st.cache_resource`, one per table URI and engine); derived results are `st.cache_data` keyed by
 the same pair (dataclasses and frames pickle), so switching pages or filters never re-reads the
-table. "Reload" clears both.
+table, except the instants frame and the Overview's figures, which are read-only resources (a copy of a
+million-row frame per rerun cost seconds and hundreds of MB, issue 26). "Reload" clears both.
 
 The work behind each loader is a plain function of an opened table (`facts_of`, `instants_frame_of`,
 `timeline_of`, `dry_run_of`, `before_after_of`, ...): "Follow live" (`hudi_core.ui.live`) calls the same
@@ -146,12 +147,16 @@ def _instants_arrow(table: HudiTable) -> tuple[pa.Table, str]:
     return arrow, f"unified timeline: {arrow.num_rows - archived} active + {archived} archived instants"
 
 
-@st.cache_data(show_spinner="Reading the timeline…", max_entries=32, ttl=TTL_SECONDS)
+# A resource, not data (issue 26): one frame per table shared by every page, session and rerun, read only.
+# As cache_data it was pickled when made and unpickled on every rerun: on L (1M instants) a second of each
+# reload and a transient copy of ~400 MB, with the chart's own copy beside it.
+@st.cache_resource(show_spinner="Reading the timeline…", max_entries=8, ttl=TTL_SECONDS)
 def load_instants(uri: str, engine_name: str = "local") -> tuple[pd.DataFrame, str]:
-    """Instants of the unified timeline and a note on the source.
+    """Instants of the unified timeline, with the chart's columns (`charts.prepare_instants`), and a note on
+    the source. Shared: callers must not modify the frame.
 
-    List columns (`files`, `errors`) are joined with ``;`` into strings: the frame is cached and
-    unpickled on every rerun, and object columns of lists unpickle ~100 times slower.
+    List columns (`files`, `errors`) are joined with ``;`` into strings (object columns of lists are
+    ~100 times slower to copy and filter).
     """
     return instants_frame_of(get_table(uri, engine_name))
 
@@ -159,7 +164,7 @@ def load_instants(uri: str, engine_name: str = "local") -> tuple[pd.DataFrame, s
 def instants_frame_of(table: HudiTable) -> tuple[pd.DataFrame, str]:
     """:func:`load_instants` of an opened table."""
     arrow, note = _instants_arrow(table)
-    return frames.flatten_lists(arrow).to_pandas(), note
+    return charts.prepare_instants(frames.flatten_lists(arrow).to_pandas(), copy=False), note
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -353,12 +358,9 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
                     plan_clean(table, config))
 
 
-# A resource, not data: the chart, the counts and the durations read the same prepared frame (1M instants take
-# seconds to prepare, issue 26), and cache_data would hand each a copy. Read only.
-@st.cache_resource(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
 def _prepared_instants(uri: str, engine_name: str = "local") -> pd.DataFrame:
-    """The instants frame with the chart's columns (`charts.prepare_instants`)."""
-    return charts.prepare_instants(load_instants(uri, engine_name)[0])
+    """The instants frame with the chart's columns: the chart, the counts and the durations read this one."""
+    return load_instants(uri, engine_name)[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -373,7 +375,9 @@ def lanes_and_counts_of(instants: pd.DataFrame) -> tuple[list[str], pd.DataFrame
     return charts.lanes_in(prepared), charts.counts_by_action_and_state(prepared)
 
 
-@st.cache_data(show_spinner="Drawing the timeline…", max_entries=32, ttl=TTL_SECONDS)
+# Resources (issue 26): the figure and the filtered frame are read only; as cache_data every rerun unpickled
+# both (the unfiltered frame is every instant).
+@st.cache_resource(show_spinner="Drawing the timeline…", max_entries=16, ttl=TTL_SECONDS)
 def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: tuple[str, ...], since: str,
                   until: str) -> tuple[go.Figure, pd.DataFrame]:
     """The overview's timeline figure for one filter, and the filtered instants (cached: reruns
@@ -458,7 +462,7 @@ def phase_summary_of(table: HudiTable) -> PhaseSummary:
     return phase_summary(_instants_arrow(table)[0])
 
 
-@st.cache_data(show_spinner="Drawing the durations…", max_entries=32, ttl=TTL_SECONDS)
+@st.cache_resource(show_spinner="Drawing the durations…", max_entries=8, ttl=TTL_SECONDS)
 def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
     """Each action's durations over time (`charts.duration_figure`)."""
     return charts.duration_figure(_prepared_instants(uri, engine_name),
