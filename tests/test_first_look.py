@@ -221,3 +221,33 @@ def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: d
     assert loaders.load_timeline(uri, "local", (), (), "", "")[0] is figure
     assert len(shown) == len(frame) and not set(charts.PREPARED_EXTRA) & set(shown.columns)
     assert loaders.load_duration_figure(uri) is loaders.load_duration_figure(uri)
+
+
+@pytest.mark.parametrize("page", ["cleaner", "health", "file-groups", "instant", "schema"])
+def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, Path], heavy: threading.Event,
+                                                             page: str) -> None:
+    """Issue 26 item 1 on every page that reads the whole timeline: while the background thread decodes a heavy
+    table, the page draws the listing's facts, what it waits for and the progress, labelled partial, and decodes
+    nothing beside the thread; once it is done the same page draws complete."""
+    from hudi_core.dashboard import page_path
+    from hudi_core.ui import loaders
+
+    path = tables["guarded"]
+    at = _open(path)
+    at.switch_page(page_path(page))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    text = _texts(at)
+    assert "First look — partial." in text and "This page needs" in text
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Archived instants"] == "…" and metrics["Type"] == "COW"
+    assert any("Loading the rest" in str(p.proto.text) for p in at.get("progress"))
+    table = loaders.get_table(str(path), "local")
+    assert not table.__dict__.get("_ui_decoded")  # the page did not decode the timeline itself
+    assert not at.get("plotly_chart") and not at.dataframe
+
+    heavy.set()
+    _wait_done(path)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "First look" not in _texts(at) and not at.get("progress")

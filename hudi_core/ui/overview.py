@@ -59,6 +59,36 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
                "instants, the filters, the counts and the phase timings come with the complete page.")
 
 
+def hold_until_complete(uri: str, engine_name: str, needs: str, title: str | None = None) -> None:
+    """The other pages' first look (issue 26): on a heavy table whose timeline is still being decoded in the
+    background, draw what the listing answers (the table's facts), what the page is waiting for and the progress,
+    and end the run here; the page reruns itself complete when the background decoding is done. Returns at once
+    on a light table or once the decoding is done. The page then reads what the background thread decoded, never
+    decoding the same timeline beside it. `needs`: what the page reads, in words; `title`: drawn first when the
+    page has not drawn its own yet."""
+    with render.or_stop():
+        if loaders.is_complete(uri, engine_name):
+            return
+        look = loaders.load_first_look(uri, engine_name)  # before the thread starts: they share the opened table
+        progress = loaders.first_look_progress(uri, engine_name)
+    if progress.done:  # finished (or failed: the page then reads what it needs itself and shows any error)
+        return
+    weight = look.weight
+    if title:
+        st.title(title)
+    st.info(f"**First look — partial.** This page needs {needs}. Being read in the background, once for every "
+            f"page: commit bodies of {weight.active_instants:,} active instants "
+            f"({weight.active_bytes / 2**20:,.0f} MiB) and the archived timeline ({weight.archive_files:,} files, "
+            f"{weight.archive_bytes / 2**20:,.0f} MiB). The page completes itself; the Overview shows the active "
+            "timeline meanwhile.", icon=":material/hourglass_top:")
+    _fill_in(progress)
+    st.caption(f"`{look.facts['uri']}` · what the timeline's listing answers:")
+    _fact_metrics(look.facts, "…", f"loading: {weight.archive_files:,} archive files")
+    st.page_link(page_path("overview"), label="Open the Overview (the active timeline now)",
+                 icon=":material/timeline:")
+    st.stop()
+
+
 def late_health(progress: loaders.FirstLookProgress | None) -> None:
     """After a heavy table's first look: how long the rest took, and errors of the triage checks that ran with it
     (they decide the opening page of a light table) as a banner to the Health page, since the table did not

@@ -6,10 +6,12 @@ from __future__ import annotations
 import streamlit as st
 
 from hudi_core.errors import Severity
-from hudi_core.ui import loaders, picker, render
+from hudi_core.ui import loaders, overview, picker, render
 
 uri, eng = picker.require_table()
 st.title("Health")
+overview.hold_until_complete(uri, eng, "every commit body, the archived timeline and the table's files"
+                             " (every health check)")
 st.caption("Health checks computed read-only from the table (the same as `hudi-inspect doctor`). Ages are "
            "measured from now.")
 guard = st.toggle("HUDI-7779 guard (Hudi 1.1's archiver)", value=True,

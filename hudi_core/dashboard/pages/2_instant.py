@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.ui import loaders, picker, render, state
+from hudi_core.ui import loaders, overview, picker, render, state
 
 uri, eng = picker.require_table()
+overview.hold_until_complete(uri, eng, "every commit body and the archived timeline (any instant, active or archived)",
+                             title="Instant detail")
 ss, qp = st.session_state, st.query_params
 with render.or_stop():
     loaders.ensure_decoded(uri, eng)

@@ -9,12 +9,14 @@ from typing import Any
 import streamlit as st
 
 from hudi_core.services.config import HUDI_RELEASES, KNOWN_KEYS, ConfigKey
-from hudi_core.ui import cleaner, live, loaders, picker, render, scenario_tables
+from hudi_core.ui import cleaner, live, loaders, overview, picker, render, scenario_tables
 from hudi_core.ui.sources import SnapshotSource
 
 uri, eng = picker.require_table()
 ss = st.session_state
 st.title("Cleaner & archival dry-run")
+overview.hold_until_complete(uri, eng, "every commit body and the archived timeline"
+                             " (the clean and archival plans, their guards and markers)")
 st.caption("What Hudi's cleaner and archiver would do next (the release you choose), computed read-only. "
            "Nothing is written.")
 follow = live.follow_controls("cleaner", guard_widget=False)  # the form below has the guard setting

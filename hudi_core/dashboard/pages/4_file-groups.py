@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.ui import loaders, picker, render, state
+from hudi_core.ui import loaders, overview, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 st.title("File groups")
+overview.hold_until_complete(uri, eng, "the replaced file groups in the commit bodies and the archived timeline"
+                             " (the file groups as of any instant)")
 with render.or_stop():
     loaders.ensure_fs_view(uri, eng)
     instants, _ = loaders.load_instants(uri, eng)

@@ -8,11 +8,13 @@ from typing import Any
 
 import streamlit as st
 
-from hudi_core.ui import charts, loaders, picker, render, state
+from hudi_core.ui import charts, loaders, overview, picker, render, state
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 st.title("Log blocks")
+overview.hold_until_complete(uri, eng, "the commit bodies"
+                             " (which log files each delta commit wrote) and the archived timeline")
 st.caption("Block inventory of every log file (header scan) and the duplicate-block analysis per (file group, "
            "instant). Verdicts: **proposal** (longest sequence wins), **hudi_014** (0.14.x reader), "
            "**commit_metadata** (blocks in files the deltacommit names).")

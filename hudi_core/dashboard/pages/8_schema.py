@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.ui import picker, render, state
+from hudi_core.ui import overview, picker, render, state
 from hudi_core.ui import schema as schema_ui
 
 uri, eng = picker.require_table()
 ss, qp = st.session_state, st.query_params
 st.title("Schema history")
+overview.hold_until_complete(uri, eng, "every commit body (the schema each commit wrote)")
 st.caption("The writer schema each completed commit, deltacommit and replacecommit recorded "
            "(`extraMetadata.schema`), active and archived, after the table's `hoodie.table.create.schema`. A new "
            "version starts where a commit's schema differs from the one before (meta fields and docs aside). "
