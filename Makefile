@@ -49,7 +49,7 @@ lint: install-dev
 # L (1M files, 10k active + 1M archived instants; generated once into ~/.cache/hudi-inspector/bench: ~20 min for
 # layout 1, ~10 min for layout 2 on 2 cores, 3.3 + 1.0 GB) runs one round (--l-rounds); issue 26.
 # `make bench BENCH_ARGS="--sizes S,M --s3 M --dashboard M"` leaves L out.
-BENCH_ARGS ?= --sizes S,M,L --layouts 1,2 --rounds 3 --l-rounds 1 --s3 M --dashboard M,L
+BENCH_ARGS ?= --sizes S,M,L --layouts 1,2 --rounds 3 --l-rounds 1 --s3 M --dashboard M,L --dashboard-pages overview,cleaner
 bench: install-dev
 	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench.commands $(BENCH_ARGS)
 
