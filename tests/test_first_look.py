@@ -251,3 +251,28 @@ def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, P
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert "First look" not in _texts(at) and not at.get("progress")
+
+
+def test_a_first_look_of_many_active_instants_draws_time_buckets(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """10k active instants of seconds each over a week drew as sub-pixel bars (an empty lane on L): above
+    `FIRST_LOOK_AGGREGATE_ABOVE` the first look's chart draws time buckets, every instant counted."""
+    from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
+    from hudi_core.ui import loaders
+
+    table = tmp_path / "many-active"
+    generate_table(table, "S", layout=1, table_type=MERGE_ON_READ, active_instants=60, archived_instants=10,
+                   partitions=1, file_groups=2, files=10)
+    monkeypatch.setenv("HUDI_INSPECTOR_ROOTS", str(tmp_path))
+    monkeypatch.setattr(loaders, "FIRST_LOOK_AGGREGATE_ABOVE", 50)
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    look = loaders.load_first_look(str(table))
+    assert len(look.instants) > 50
+    bucketed = [t for t in look.figure.data if t.name and t.name.endswith("(bucketed)")]
+    assert bucketed and not [t for t in look.figure.data if t.type == "scattergl"]
+    counts = sum(int(text.split(" ", 1)[0]) for t in bucketed for text in t.hovertext)
+    assert counts == len(look.instants)
+    monkeypatch.setattr(loaders, "FIRST_LOOK_AGGREGATE_ABOVE", 10_000)
+    st.cache_data.clear()
+    assert not [t for t in loaders.load_first_look(str(table)).figure.data if t.name and "bucketed" in t.name]

@@ -499,6 +499,11 @@ class FirstLook:
     weight: TimelineWeight
 
 
+#: A heavy table's first-look chart draws its active instants as time buckets above this many: 10k instants of
+#: seconds each over a week of active timeline are sub-pixel bars (the chart showed an empty lane on L).
+FIRST_LOOK_AGGREGATE_ABOVE = 2_000
+
+
 @st.cache_data(show_spinner="Reading the active timeline…", max_entries=16, ttl=TTL_SECONDS)
 def load_first_look(uri: str, engine_name: str = "local") -> FirstLook:
     """:class:`FirstLook` of a table: the listing, a few clean / savepoint / plan bodies, no archive."""
@@ -506,7 +511,8 @@ def load_first_look(uri: str, engine_name: str = "local") -> FirstLook:
     facts = table.describe()
     instants = frames.flatten_lists(TableInspector(table).instants(decode=False)).to_pandas()
     markers = timeline_markers(table, _conf_for(uri, None), with_split=False)
-    figure = charts.timeline_figure(instants, markers, {}, timezone=table.properties.timezone)
+    figure = charts.timeline_figure(instants, markers, {}, timezone=table.properties.timezone,
+                                    aggregate_above=FIRST_LOOK_AGGREGATE_ABOVE)
     return FirstLook(facts, list(dict.fromkeys(table.findings)), instants, markers, figure,
                      load_weight(uri, engine_name))
 
