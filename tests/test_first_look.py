@@ -223,7 +223,7 @@ def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: d
     assert loaders.load_duration_figure(uri) is loaders.load_duration_figure(uri)
 
 
-@pytest.mark.parametrize("page", ["cleaner", "health", "file-groups", "instant", "schema"])
+@pytest.mark.parametrize("page", ["cleaner", "health", "file-groups", "instant", "log-blocks", "schema"])
 def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, Path], heavy: threading.Event,
                                                              page: str) -> None:
     """Issue 26 item 1 on every page that reads the whole timeline: while the background thread decodes a heavy

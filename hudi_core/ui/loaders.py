@@ -576,6 +576,17 @@ def first_look_progress(uri: str, engine_name: str = "local") -> FirstLookProgre
     return progress
 
 
+def first_look_pending(uri: str, engine_name: str = "local") -> tuple[FirstLook, FirstLookProgress] | None:
+    """A heavy table's first look and the progress of its background decoding while that runs (started here on
+    the first call); ``None`` once there is nothing to wait for (a light table, or the decoding is done or
+    failed: the page then reads what it needs itself and shows any error). Every page asks this first."""
+    if is_complete(uri, engine_name):
+        return None
+    look = load_first_look(uri, engine_name)  # before the thread starts: they share the opened table
+    progress = first_look_progress(uri, engine_name)
+    return None if progress.done else (look, progress)
+
+
 def finished_first_look(uri: str, engine_name: str = "local") -> FirstLookProgress | None:
     """The finished background decoding of a heavy table's first look (its slow triage report and step times),
     ``None`` for a light table or while it runs."""

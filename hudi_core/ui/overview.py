@@ -67,12 +67,10 @@ def hold_until_complete(uri: str, engine_name: str, needs: str, title: str | Non
     decoding the same timeline beside it. `needs`: what the page reads, in words; `title`: drawn first when the
     page has not drawn its own yet."""
     with render.or_stop():
-        if loaders.is_complete(uri, engine_name):
-            return
-        look = loaders.load_first_look(uri, engine_name)  # before the thread starts: they share the opened table
-        progress = loaders.first_look_progress(uri, engine_name)
-    if progress.done:  # finished (or failed: the page then reads what it needs itself and shows any error)
+        pending = loaders.first_look_pending(uri, engine_name)
+    if pending is None:
         return
+    look, progress = pending
     weight = look.weight
     if title:
         st.title(title)

@@ -15,18 +15,14 @@ if follow.on:
 else:
     live.forget_viewers(st.session_state)
     with render.or_stop():
-        look, progress = None, None
-        complete = loaders.is_complete(uri, eng)
-        if not complete:  # a heavy timeline (issue 26): the first look now, the rest decoded in the background
-            look = loaders.load_first_look(uri, eng)  # before the thread starts: they share the opened table
-            progress = loaders.first_look_progress(uri, eng)
-            complete = progress.done
-        if complete:
+        # A heavy timeline (issue 26): the first look now, the rest decoded in the background.
+        pending = loaders.first_look_pending(uri, eng)
+        if pending is None:
             loaders.ensure_decoded(uri, eng)
-    if complete:
+    if pending is None:
         finished = loaders.finished_first_look(uri, eng)
         overview.late_health(finished)
         overview.page(SnapshotSource(uri, eng))
         overview.background_times(finished)
-    elif look is not None and progress is not None:
-        overview.first_look(SnapshotSource(uri, eng), look, progress)
+    else:
+        overview.first_look(SnapshotSource(uri, eng), *pending)
