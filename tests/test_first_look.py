@@ -223,6 +223,35 @@ def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: d
     assert loaders.load_duration_figure(uri) is loaders.load_duration_figure(uri)
 
 
+def test_the_instants_frame_keeps_its_text_in_the_tables_arrow_memory(tables: dict[str, Path]) -> None:
+    """Memory on L (issue 26): the frame's text columns are the instants table's own Arrow arrays (a million
+    instants as Python strings were ~700 MB; the chart's times are parsed from the Arrow bytes), and the chart
+    columns are the timeline's own parse of the instant times."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from hudi_core.timeline.phases import instant_epoch_ms
+    from hudi_core.ui import charts, loaders
+
+    table = open_table(str(tables["guarded"]))
+    frame, _ = loaders.instants_frame_of(table)
+    arrow, _ = loaders._instants_arrow(table)
+    for column in ("requested_time", "action", "state", "completion_time", "source"):
+        assert frame[column].dtype == pd.ArrowDtype(pa.string()), column
+        shared = pa.array(frame[column].array).buffers()[2]
+        assert shared.address == arrow[column].chunk(0).buffers()[2].address, column  # the same bytes, no copy
+    assert frame["pending_action"].isna().sum() == arrow["pending_action"].null_count
+    expected_ms = instant_epoch_ms(arrow["requested_time"]).to_pylist()
+    assert charts.to_ms(frame["start"]).tolist() == [float(v) for v in expected_ms]
+    done = frame["completion_time"].notna().to_numpy(dtype=bool)
+    assert (frame["end"][done] >= frame["start"][done]).all() and frame["end"][~done].isna().all()
+    # Odd values stay NaT, Python text or Arrow text alike.
+    odd = ["20240101000100000", "bogus", None, "20240231000000000", "20240101000100"]
+    as_arrow = pd.Series(odd, dtype=pd.ArrowDtype(pa.string()))
+    for values in (odd, pd.Series(odd, dtype=object), as_arrow):
+        assert charts.instant_datetimes(values).isna().tolist() == [False, True, True, True, False]
+
+
 @pytest.mark.parametrize("page", ["cleaner", "health", "file-groups", "instant", "log-blocks", "schema"])
 def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, Path], heavy: threading.Event,
                                                              page: str) -> None:

@@ -16,6 +16,7 @@ def main() -> None:
     # __mp_main__, and the dashboard's modules (their cached loaders among them) are not its business.
     from hudi_core.dashboard import page_path
     from hudi_core.ui import picker
+    from hudi_core.ui.memory import release_freed_memory
 
     # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
     # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every
@@ -46,7 +47,10 @@ def main() -> None:
     ]
     page = st.navigation(pages)
     picker.sidebar()
-    page.run()
+    try:
+        page.run()
+    finally:  # also after st.stop(); at most twice a minute (a big table's frames and figures free 100s of MB)
+        release_freed_memory()
 
 
 if __name__ == "__main__":  # Streamlit runs the entry script as __main__ (and `require_app` re-runs it so)

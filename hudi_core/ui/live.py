@@ -21,13 +21,10 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
 import datetime as dt
-import functools
 import html
 import json
 import threading
-import time
 import uuid
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
@@ -42,6 +39,7 @@ from hudi_core.services.releases import compare_releases
 from hudi_core.services.watch import EventKind, HoldingGuard, TableWatcher, WatchEvent, WatchUpdate
 from hudi_core.table_config import read_table_configuration
 from hudi_core.ui import charts, frames, loaders, render, scenario_tables, state
+from hudi_core.ui.memory import fix_mmap_threshold, release_freed_memory
 from hudi_core.ui.sources import Conf
 
 if TYPE_CHECKING:
@@ -63,8 +61,6 @@ LOG_ROWS = 300
 CLEARED_SHOWN_S = 120.0
 #: Derived views kept per followed table (each keyed by state; older states' views go first).
 MEMO_ENTRIES = 48
-#: Seconds between two returns of the C heap's freed memory to the system while a table is followed.
-TRIM_EVERY_S = 30.0
 #: The alert that an archival would expose a replaced file group (HUDI-7779; `services.doctor`).
 EXPOSURE_CHECK = "archival_exposes_replaced"
 #: The timeline chart's label for instants that arrived while this session followed the table.
@@ -502,47 +498,6 @@ def run(uri: str, engine_name: str, settings: FollowSettings, view: Callable[[Li
         release_freed_memory()
 
     live_view()
-
-
-# Memory. Each redraw of a followed page builds and frees frames, figures and messages of megabytes. glibc raises its
-# mmap threshold each time such a block is freed, so later ones come from its heap arenas, which fragment: followed
-# at 0.5 s, the M table's page grew the process by 11-14 MB per 100 polls (bench/live_bench.py), flat with a fixed
-# threshold. Both helpers do nothing where the C library lacks them.
-#: Allocations from this size up get their own mapping, returned to the system when freed (glibc's default start).
-MMAP_THRESHOLD = 128 * 1024
-_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
-_trimmed = {"at": 0.0}
-_trim_lock = threading.Lock()
-
-
-@functools.cache
-def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
-    """Fix glibc's mmap threshold for the process (once; setting it stops glibc from raising it); whether it did."""
-    mallopt = _libc("mallopt")
-    return bool(mallopt is not None and mallopt(_M_MMAP_THRESHOLD, threshold) == 1)
-
-
-def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
-    """Return the C heap's free pages to the system (glibc's `malloc_trim`), at most once every `every_s` seconds
-    for the process; whether it ran."""
-    now = time.monotonic()
-    with _trim_lock:
-        if now - _trimmed["at"] < every_s:
-            return False
-        _trimmed["at"] = now
-    trim = _libc("malloc_trim")
-    if trim is None:
-        return False
-    trim(0)
-    return True
-
-
-@functools.cache
-def _libc(name: str) -> Callable[..., int] | None:
-    try:
-        return getattr(ctypes.CDLL(None), name)  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
 
 
 def _poll(table: LiveTable, interval_s: float) -> WatchUpdate | None:

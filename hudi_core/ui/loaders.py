@@ -54,6 +54,7 @@ from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
 from hudi_core.table_config import TableConfiguration, read_table_configuration
 from hudi_core.ui import charts, frames, scenario_tables
+from hudi_core.ui.memory import release_freed_memory
 
 TTL_SECONDS = 600
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ def load_instants(uri: str, engine_name: str = "local") -> tuple[pd.DataFrame, s
 def instants_frame_of(table: HudiTable) -> tuple[pd.DataFrame, str]:
     """:func:`load_instants` of an opened table."""
     arrow, note = _instants_arrow(table)
-    return charts.prepare_instants(frames.flatten_lists(arrow).to_pandas(), copy=False), note
+    return charts.prepare_instants(frames.compact_frame(frames.flatten_lists(arrow)), copy=False), note
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -622,3 +623,4 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
         table.timeline.save_index()
     except Exception:  # an index that cannot be written is rebuilt next time; the page is unaffected
         log.warning("could not save the active-timeline index of %s", table.uri, exc_info=True)
+    release_freed_memory(every_s=0.0)  # the decode's transient rows and batches: GBs on L
