@@ -41,7 +41,7 @@ import tempfile
 import types
 import typing
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,30 @@ INDEX_SCHEMA = pa.schema([
 def index_dir() -> Path:
     """Where index files live (see the module doc)."""
     return cache_folder(ACTIVE_SWITCH_ENV, "active-index")
+
+
+def _stats_of_rows(column: pa.ListArray, rows: list[tuple[int, int]], names: list[str]) -> pa.Table:
+    """`body`, `seq` and the `names` fields of the write stats of `rows` ((position in the caller's files, row of
+    `column`)) of one `write_stats` chunk: a zero-copy slice when the rows are consecutive (the usual case)."""
+    offsets = column.offsets.to_numpy()
+    values = column.values
+    starts = np.asarray([int(offsets[r]) for _, r in rows], dtype=np.int64)
+    lens = np.asarray([int(offsets[r + 1] - offsets[r]) for _, r in rows], dtype=np.int64)
+    total = int(lens.sum())
+    before = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+    index_rows = [r for _, r in rows]
+    if index_rows == list(range(index_rows[0], index_rows[0] + len(index_rows))):
+        chosen = values.slice(int(starts[0]), total)
+    else:
+        chosen = values.take(pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64)))
+    if chosen.null_count:  # never written so (a stat is a struct, not null); `flatten` applies struct nulls
+        flat = chosen.flatten()
+        picked = [flat[STAT_TYPE.get_field_index(name)] for name in names]
+    else:
+        picked = [chosen.field(name) for name in names]
+    body = np.repeat(np.asarray([k for k, _ in rows], dtype=np.int64), lens)
+    seq = np.arange(total, dtype=np.int64) - np.repeat(before, lens)
+    return pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked], names=["body", "seq", *names])
 
 
 def _key(file: InstantFile) -> tuple[int, int | None, str | None]:
@@ -268,30 +292,30 @@ class ActiveIndex:
         _, base, stats = held
         return stats[offsets[row] - base:offsets[row + 1] - base]
 
-    def stats_table(self, files: list[InstantFile]) -> tuple[pa.Table, list[int]] | None:
+    def stats_table(self, files: list[InstantFile], fields: Sequence[str] | None = None
+                    ) -> tuple[pa.Table, list[int]] | None:
         """The write stats the index has for `files` as columns, without a Python object per stat: ``(table,
         covered)`` where `covered` are the positions in `files` whose rows are here (with their stats), and the
         table's columns are the row's position in `files` (`body`), the stat's position in its body (`seq`),
-        its partition key (`key`) and :data:`~hudi_core.timeline.records.STAT_ROW_FIELDS`; ``None`` when no
+        its partition key (`key`) and :data:`~hudi_core.timeline.records.STAT_ROW_FIELDS` (only `fields` of
+        them when given: the others are not read, nor their pages of the mapped file touched); ``None`` when no
         file is covered."""
         rows = [(k, self.lookup(f)) for k, f in enumerate(files)]
         covered = [(k, r) for k, r in rows if r is not None and self._scalars["stats"][r]]
         if not covered:
             return None
-        column = self._stat_list()
-        offsets = column.offsets.to_numpy()
-        values = column.values
-        starts = [int(offsets[r]) for _, r in covered]
-        lengths = [int(offsets[r + 1] - offsets[r]) for _, r in covered]
-        lens = np.asarray(lengths, dtype=np.int64)
-        firsts = np.repeat(np.asarray(starts, dtype=np.int64) - np.concatenate(([0], np.cumsum(lens)[:-1])), lens)
-        picked = values.take(pa.array(firsts + np.arange(int(lens.sum()), dtype=np.int64)))
-        body = np.repeat(np.asarray([k for k, _ in covered], dtype=np.int64), lens)
-        seq = np.arange(int(lens.sum()), dtype=np.int64) - np.repeat(np.concatenate(([0], np.cumsum(lens)[:-1])),
-                                                                     lens)
-        table = pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked.flatten()],
-                                     names=["body", "seq", *(f.name for f in STAT_TYPE)])
-        return table, [k for k, _ in covered]
+        names = [f.name for f in STAT_TYPE] if fields is None else ["key", *fields]
+        column = self._table.column("write_stats")  # type: ignore[union-attr]
+        # Chunk by chunk (an index extended by a run is saved as two batches): combining them would copy every
+        # write stat (270 MB on L) each time a command reads some.
+        parts, first_row = [], 0
+        for chunk in column.chunks:
+            last_row = first_row + len(chunk)
+            mine = [(k, r - first_row) for k, r in covered if first_row <= r < last_row]
+            if mine:
+                parts.append(_stats_of_rows(chunk, mine, names))
+            first_row = last_row
+        return pa.concat_tables(parts), [k for k, _ in covered]
 
     def record(self, file: InstantFile, body: DecodedBody) -> None:
         """Note the body decoding `file` gave, to be written by :meth:`save`."""
