@@ -31,6 +31,7 @@ last one's rows, and the other's files are decoded again next time.
 from __future__ import annotations
 
 import atexit
+import bisect
 import contextlib
 import dataclasses
 import functools
@@ -192,10 +193,9 @@ class ActiveIndex:
         self._table: pa.Table | None = None
         self._rows: dict[str, int] = {}  # file name -> row of `_table` whose key matches the listing
         self._scalars: dict[str, list[Any]] = {}
-        self._stat_column: pa.ListArray | None = None
-        self._stat_offsets: list[int] = []
+        self._stat_column: tuple[list[int], list[pa.ListArray], list[list[int]]] | None = None
         # (block, offset of its first stat, its (key, stat_row) pairs): the block converted last.
-        self._stat_held: tuple[int, int, list[tuple[str, tuple[Any, ...]]]] | None = None
+        self._stat_held: tuple[tuple[int, int], int, list[tuple[str, tuple[Any, ...]]]] | None = None
         self._new: dict[str, tuple[InstantFile, DecodedBody]] = {}
         self._added = False  # rows taken from worker processes (`add_rows`), not yet written
         self._load()
@@ -263,34 +263,40 @@ class ActiveIndex:
                                                                          position)
         return DecodedBody(fmt, record_type, record, size)
 
-    def _stat_list(self) -> pa.ListArray:
-        """The `write_stats` list column as one array: the saved batch as it is (combining would copy every write
-        stat, 270 MB on L), combined only when the file holds several."""
+    def _stat_chunks(self) -> tuple[list[int], list[pa.ListArray], list[list[int]]]:
+        """The `write_stats` column chunk by chunk (an index extended by a run is saved as two batches; combining
+        them copied every write stat, 270 MB on L): each chunk's first row, the chunk, its offsets."""
         if self._stat_column is None:
             column = self._table.column("write_stats")  # type: ignore[union-attr]
-            self._stat_column = column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+            firsts = [0]
+            for chunk in column.chunks:
+                firsts.append(firsts[-1] + len(chunk))
+            self._stat_column = (firsts, list(column.chunks), [[] for _ in column.chunks])
         return self._stat_column
 
     def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:
         """``(key, stat_row)`` of one row's write stats, converted with those of the rows around it: a block of
-        :data:`STAT_BLOCK_ROWS` rows at a time, the last block kept (callers walk the timeline in order), so a
-        million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
-        if not self._stat_offsets:  # (offsets has one more entry than the rows: never empty once read)
-            self._stat_offsets = self._stat_list().offsets.to_pylist()
-        block = row // STAT_BLOCK_ROWS
-        offsets = self._stat_offsets
+        :data:`STAT_BLOCK_ROWS` rows (of one chunk) at a time, the last block kept (callers walk the timeline in
+        order), so a million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
+        firsts, chunks, chunk_offsets = self._stat_chunks()
+        c = bisect.bisect_right(firsts, row) - 1
+        local = row - firsts[c]
+        if not chunk_offsets[c]:  # (offsets has one more entry than the rows: never empty once read)
+            chunk_offsets[c] = chunks[c].offsets.to_pylist()
+        offsets = chunk_offsets[c]
+        block = (c, local // STAT_BLOCK_ROWS)
         held = self._stat_held  # read once: another thread may swap in another block (never a half-built one)
         if held is None or held[0] != block:
-            lo, hi = block * STAT_BLOCK_ROWS, min((block + 1) * STAT_BLOCK_ROWS, len(offsets) - 1)
+            lo, hi = block[1] * STAT_BLOCK_ROWS, min((block[1] + 1) * STAT_BLOCK_ROWS, len(offsets) - 1)
             # The offsets index the values (null lists are empty, see `_rows_table`).
-            values = self._stat_column.values.slice(offsets[lo], offsets[hi] - offsets[lo])
+            values = chunks[c].values.slice(offsets[lo], offsets[hi] - offsets[lo])
             cols = [values.field(name).to_pylist() for name in ["key", *rec.STAT_ROW_FIELDS]]
             log_files = rec.STAT_ROW_FIELDS.index("log_files") + 1
             cols[log_files] = [tuple(v) if v is not None else () for v in cols[log_files]]
             held = (block, offsets[lo], list(zip(cols[0], zip(*cols[1:], strict=True), strict=True)))
             self._stat_held = held
         _, base, stats = held
-        return stats[offsets[row] - base:offsets[row + 1] - base]
+        return stats[offsets[local] - base:offsets[local + 1] - base]
 
     def stats_table(self, files: list[InstantFile], fields: Sequence[str] | None = None
                     ) -> tuple[pa.Table, list[int]] | None:
@@ -351,7 +357,7 @@ class ActiveIndex:
                          for name in ("name", "size", "mtime_ms", "etag", "format", "record_type")}
         self._scalars["stats"] = table.column("write_stats").is_valid().to_pylist()
         self._rows = {name: row for row, name in enumerate(self._scalars["name"])}
-        self._stat_column, self._stat_offsets, self._stat_held = None, [], None
+        self._stat_column, self._stat_held = None, None
         self._added = True
         _PENDING.add(self)
         return errors
