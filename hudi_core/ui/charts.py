@@ -343,7 +343,7 @@ def _aggregate(fig: go.Figure, df: pd.DataFrame, max_buckets: int, lane_y: Mappi
 
 def _add_regions(fig: go.Figure, df: pd.DataFrame, chart_end: Any, row: int | None) -> None:
     sub = {"row": row, "col": 1} if row else {}
-    is_active = (df["source"] == "active").to_numpy(dtype=bool)
+    is_active = (df["source"] == "active").fillna(False).to_numpy(dtype=bool)  # Arrow text compares to NA
     active, archived = df["start"][is_active], df["start"][~is_active]  # the start times only: no frame copy
     if not archived.empty:
         a_end = active.min() if not active.empty else archived.max()
@@ -572,7 +572,8 @@ def duration_figure(instants: pd.DataFrame, *, max_points: int = 2000, buckets: 
         seconds = (pd.to_numeric(df["duration_ms"], errors="coerce") / 1000.0 if "duration_ms" in df
                    else df["duration_s"])
         # Only the columns drawn: a filtered copy of the whole frame was ~400 MB at once on L (issue 26).
-        shown = ((df["state"] == "COMPLETED") & seconds.notna() & df["start"].notna()).to_numpy(dtype=bool)
+        shown = ((df["state"] == "COMPLETED").fillna(False) & seconds.notna() & df["start"].notna()).to_numpy(
+            dtype=bool)
         df = df[["lane", "start", "end", "requested_time"]][shown].assign(seconds=seconds[shown])
     if df.empty:
         fig.add_annotation(text="no measured durations to show", showarrow=False, x=0.5, y=0.5, xref="paper",
