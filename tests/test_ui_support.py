@@ -441,3 +441,24 @@ def test_decisions_table_shows_the_first_rows_and_the_csv_holds_every_row(monkey
     seen.clear()
     render.decisions_table([Row(n) for n in range(2)], "files", "files", "files")
     assert seen["df"]["n"].tolist() == [0, 1] and seen["caption"] is None
+
+
+def test_charts_draw_a_frame_of_arrow_text_with_missing_values() -> None:
+    """The dashboard's instants frame keeps its text in Arrow (`frames.compact_frame`, issue 26), where a missing
+    value is NA and compares to NA: the charts count and draw only what is there, never raise."""
+    import pyarrow as pa
+
+    from hudi_core.ui import charts, frames
+
+    frame = frames.compact_frame(pa.table({
+        "requested_time": ["20240101000100000", "20240101000200000", "20240101000300000"],
+        "action": ["commit", "commit", "clean"], "state": ["COMPLETED", None, "COMPLETED"],
+        "pending_action": [None, None, None], "completed_action": ["commit", "commit", "clean"],
+        "completion_time": ["20240101000100500", None, "20240101000302000"],
+        "source": ["archived", None, "active"]}))
+    counts = charts.counts_by_action_and_state(frame).set_index("action")
+    assert counts.loc["commit", "COMPLETED"] == 1 and counts.loc["clean", "total"] == 1
+    durations = charts.duration_figure(frame)
+    assert {t.name: list(t.y) for t in durations.data} == {"commit": [0.5], "clean": [2.0]}
+    timeline = charts.timeline_figure(frame)
+    assert [s.name for s in timeline.layout.shapes] == ["archived region", "active region"]
