@@ -249,6 +249,9 @@ class DoctorContext:
         of a completed instant of the active timeline names (write stats; rollback log blocks)."""
         out: dict[str, tuple[str, str, str]] = {}
         tl = self.timeline
+        # One string object per partition and per file id (issue 26: a million write stats on L repeat 1k
+        # partitions and 100k file ids, each a new string as the rows are read).
+        shared: dict[str, str] = {}
         for inst in tl.completed():
             if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
                 meta = tl.commit_metadata(inst)
@@ -256,10 +259,12 @@ class DoctorContext:
                     continue
                 # The four fields, not a WriteStat kept per stat on the record (issue 26: a million on L).
                 for p, file_id, path, log_files in meta.write_refs():
+                    fid = file_id or ""
+                    value = (inst.requested_time, shared.setdefault(p, p), shared.setdefault(fid, fid))
                     if path:
-                        out[path] = (inst.requested_time, p, file_id or "")
+                        out[path] = value
                     for log in log_files:
-                        out.setdefault(_rel(p, posixpath.basename(log)), (inst.requested_time, p, file_id or ""))
+                        out.setdefault(_rel(p, posixpath.basename(log)), value)
             elif inst.action in (ia.ROLLBACK, ia.RESTORE):
                 for meta in rollback_metadatas(tl.record(inst, State.COMPLETED)):
                     for p, pm in meta.partition_metadata.items():
@@ -658,9 +663,10 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
     replaced = set(ctx.view.replaced)
     errors: list[str] = []
     warnings: list[str] = []
-    for path, (t, p, fid) in sorted(ctx.written.items()):
+    for path in sorted(ctx.written):  # the keys only: a million (path, value) pairs on L were 64 MB more
         if path in ctx.listed or posixpath.basename(path) in ctx.deleted_names:
             continue
+        t, p, fid = ctx.written[path]
         current = (p, fid) not in replaced and t >= latest.get((p, fid), "")
         (errors if current else warnings).append(path)
     if errors:
