@@ -644,10 +644,15 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
     deltacommit of the active timeline (`HoodieDeltaWriteStat.path`, `logFiles`, `logOffset`)."""
     timeline = table.timeline
     delta_commits = [i for i in timeline.completed() if i.action == "deltacommit"]
-    # In bulk first (issue 26): the bulk decode keeps each body's index row, one by one keeps every parsed JSON
-    # body (2.1 GB of dicts on L's 10k deltacommits).
-    timeline.decode_all(table.executor, delta_commits, only=("deltacommit", State.COMPLETED))
-    indexed = _indexed_log_refs(timeline, delta_commits)
+    everything = list(range(len(delta_commits)))
+    indexed = _indexed_log_refs(timeline, delta_commits, everything)
+    # The rest in bulk (issue 26): the bulk decode keeps each body's index row (one by one kept every parsed JSON
+    # body, 2.1 GB of dicts on L's 10k deltacommits), and on a big timeline its worker rows join the index, read
+    # as columns too. What the index already has is not rebuilt as records.
+    rest = [k for k in everything if k not in indexed]
+    if rest:
+        timeline.decode_all(table.executor, [delta_commits[k] for k in rest], only=("deltacommit", State.COMPLETED))
+        indexed.update(_indexed_log_refs(timeline, delta_commits, rest))
     out: dict[str, dict[str, dict[str, int]]] = {}
     for position, inst in enumerate(delta_commits):
         if position in indexed:
@@ -679,14 +684,16 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
 _DOT_FILE = r"(^|/)\.[^/]*$"
 
 
-def _indexed_log_refs(timeline: ActiveTimeline, instants: list[Instant]) -> dict[int, list[tuple[Any, ...]]]:
+def _indexed_log_refs(timeline: ActiveTimeline, instants: list[Instant], positions: list[int]
+                      ) -> dict[int, list[tuple[Any, ...]]]:
     """``position in instants -> [(file_id, path, log_offset, log_files)]`` of the stats that may name a log file
-    (a dot file's path, or log files), in each body's order, for the instants whose stats the active-timeline
-    index has: read from its columns, four fields of a million stats on L without a Python object per base-file
-    stat (issue 26: ~650 MB of tuples and mapped pages before). An instant with no such stat maps to ``[]``."""
+    (a dot file's path, or log files), in each body's order, for the instants at `positions` whose stats the
+    active-timeline index has: read from its columns, four fields of a million stats on L without a Python object
+    per base-file stat (issue 26: ~650 MB of tuples and mapped pages before). An instant with no such stat maps to
+    ``[]``."""
     index = timeline.summaries()
-    files = [i.file(State.COMPLETED) for i in instants]
-    present = [k for k, f in enumerate(files) if f is not None]
+    files = {k: instants[k].file(State.COMPLETED) for k in positions}
+    present = [k for k in positions if files[k] is not None]
     got = index.stats_table([files[k] for k in present],  # type: ignore[misc]
                             ("file_id", "path", "log_offset", "log_files")) if index is not None and present else None
     if got is None:

@@ -359,15 +359,10 @@ def load_step_view(uri: str, conf: tuple[tuple[str, str], ...], engine_name: str
                     plan_clean(table, config))
 
 
-def _prepared_instants(uri: str, engine_name: str = "local") -> pd.DataFrame:
-    """The instants frame with the chart's columns: the chart, the counts and the durations read this one."""
-    return load_instants(uri, engine_name)[0]
-
-
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_lanes_and_counts(uri: str, engine_name: str = "local") -> tuple[list[str], pd.DataFrame]:
     """Lanes present in the timeline and the counts by action and state."""
-    return lanes_and_counts_of(_prepared_instants(uri, engine_name))
+    return lanes_and_counts_of(load_instants(uri, engine_name)[0])
 
 
 def lanes_and_counts_of(instants: pd.DataFrame) -> tuple[list[str], pd.DataFrame]:
@@ -383,7 +378,7 @@ def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: 
                   until: str) -> tuple[go.Figure, pd.DataFrame]:
     """The overview's timeline figure for one filter, and the filtered instants (cached: reruns
     and other sessions on the same table and filter skip building the figure)."""
-    instants = _prepared_instants(uri, engine_name)
+    instants = load_instants(uri, engine_name)[0]
     return timeline_of(instants, load_markers(uri, engine_name), load_replaced_map(uri, engine_name),
                        get_table(uri, engine_name).properties.timezone, (actions, states, since, until))
 
@@ -466,7 +461,7 @@ def phase_summary_of(table: HudiTable) -> PhaseSummary:
 @st.cache_resource(show_spinner="Drawing the durations…", max_entries=8, ttl=TTL_SECONDS)
 def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
     """Each action's durations over time (`charts.duration_figure`)."""
-    return charts.duration_figure(_prepared_instants(uri, engine_name),
+    return charts.duration_figure(load_instants(uri, engine_name)[0],
                                   timezone=get_table(uri, engine_name).properties.timezone)
 
 
@@ -510,7 +505,7 @@ def load_first_look(uri: str, engine_name: str = "local") -> FirstLook:
     """:class:`FirstLook` of a table: the listing, a few clean / savepoint / plan bodies, no archive."""
     table = get_table(uri, engine_name)
     facts = table.describe()
-    instants = frames.flatten_lists(TableInspector(table).instants(decode=False)).to_pandas()
+    instants = frames.compact_frame(frames.flatten_lists(TableInspector(table).instants(decode=False)))
     markers = timeline_markers(table, _conf_for(uri, None), with_split=False)
     figure = charts.timeline_figure(instants, markers, {}, timezone=table.properties.timezone,
                                     aggregate_above=FIRST_LOOK_AGGREGATE_ABOVE)
