@@ -8,7 +8,7 @@ DASHBOARD_HOST ?= 127.0.0.1
 
 .PHONY: install install-dev run demo test lint bench bench-breakdown fuzz clean
 
-$(VENV)/.installed: requirements.txt pyproject.toml
+$(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	python3 -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -r requirements.txt

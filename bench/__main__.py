@@ -134,11 +134,12 @@ def measure(table_path: str, engine_name: str, master: str | None) -> dict[str, 
     import importlib
 
     from hudi_core import open_table
-    from hudi_core.pipeline.engine import describe_executor, get_executor
+    from hudi_core.engines.engine import describe_executor, get_executor
 
     # Imports are not what is measured: load every module a stage uses first (pyarrow imports
     # pandas lazily the first time it builds arrays from Python objects: ~0.3 s once per process).
-    for module in ("hudi_core.timeline.unified", "hudi_core.fsview", "hudi_core.logfile.inventory",
+    for module in ("hudi_core.formats.timeline.unified", "hudi_core.table.fsview",
+                   "hudi_core.formats.logfile.inventory",
                    "hudi_core.services.clean", "hudi_core.services.archive", "pyarrow.parquet",
                    "pyarrow.pandas_compat", "pandas"):
         with contextlib.suppress(ImportError):
@@ -377,7 +378,7 @@ def _sub_benchmarks(quick: bool) -> dict[str, Any]:
 def run(sizes: list[str], layouts: list[int], engines: list[str], master: str, subs: bool,
         quick: bool) -> dict[str, Any]:
     """The whole suite; returns the JSON document."""
-    from hudi_core.pipeline.engine import spark_unavailable_reason
+    from hudi_core.engines.engine import spark_unavailable_reason
 
     if any(e.startswith("spark") for e in engines) and spark_unavailable_reason():
         print(f"bench: skipping the spark engines: {spark_unavailable_reason()}", file=sys.stderr)

@@ -7,7 +7,7 @@ table). Then, in a fresh child process so that peak memory covers nothing but th
 
 * ``listing``: open the table, read the active timeline, read the archive with column projection
   and build the unified Arrow listing in Hudi's order (``UnifiedTimeline.listing()``);
-* ``instants``: materialise every :class:`~hudi_core.timeline.instant.Instant` object as well;
+* ``instants``: materialise every :class:`~hudi_core.formats.timeline.instant.Instant` object as well;
 * ``body``: decode one archived instant's metadata on demand.
 
 Peak memory is the child's peak RSS (``ru_maxrss``), baseline = RSS after imports. Target for

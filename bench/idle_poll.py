@@ -72,8 +72,8 @@ def add_commit(timeline_dir: Path, latest: Any, put: Any) -> list[str]:
 
 def _follow(uri: str, options: dict[str, Any] | None, polls: int, put: Any, timeline_dir: Path,
             server: Any = None) -> dict[str, Any]:
-    from hudi_core.follow import TableFollower
     from hudi_core.services.watch import TableWatcher
+    from hudi_core.table.follow import TableFollower
 
     def requests() -> dict[str, int]:
         if server is None:

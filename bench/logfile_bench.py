@@ -2,7 +2,7 @@
 
 Writes synthetic log files (AVRO data blocks whose single record carries `content` random bytes,
 plus a realistic SCHEMA header) into a new scratch directory, then scans them through
-:class:`~hudi_core.storage.ReadOnlyStorage` with :class:`~hudi_core.logfile.reader.LogFileReader`.
+:class:`~hudi_core.io.storage.ReadOnlyStorage` with :class:`~hudi_core.formats.logfile.reader.LogFileReader`.
 Prints one JSON object. Run: ``python -m bench.logfile_bench [--quick]``.
 """
 
@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hudi_core.logfile.content import record_count
-from hudi_core.logfile.reader import LogFileReader
-from hudi_core.logfile.writer import avro_data_block
+from hudi_core.formats.logfile.content import record_count
+from hudi_core.formats.logfile.reader import LogFileReader
+from hudi_core.formats.logfile.writer import avro_data_block
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.storage import ReadOnlyStorage
 
 # A schema header of realistic size (Hudi meta fields + 30 columns): ~2.5 KiB per block.
 SCHEMA = json.dumps({

@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> None:
         os.environ["HUDI_INSPECTOR_ROOTS"] = tmp
         import streamlit as st
 
+        from hudi_core.dashboard import charts, loaders
         from hudi_core.scenarios.scale import generate_table
-        from hudi_core.ui import charts, loaders
 
         table_dir = Path(tmp) / "t10k"
         started = time.perf_counter()

@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hudi_core.dashboard import PAGES_DIR
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -22,8 +24,8 @@ CLI = [sys.executable, "-m", "hudi_core"]
 #: Every command that reads a table, as the equivalence tests run them.
 COMMANDS = (["info"], ["timeline"], ["timeline", "--all"], ["fsview"], ["markers"], ["plan-clean"],
             ["plan-archive"], ["log-blocks"], ["duplicates"], ["archive"])
-PAGES = ("pages/2_instant.py", "pages/3_cleaner.py", "pages/4_file-groups.py",
-         "pages/5_log-blocks.py")
+PAGES = (str(PAGES_DIR / "2_instant.py"), str(PAGES_DIR / "3_cleaner.py"), str(PAGES_DIR / "4_file-groups.py"),
+         str(PAGES_DIR / "5_log-blocks.py"))
 
 
 def upload_tables(table_path: Callable[[str], Path], names: Iterable[str],

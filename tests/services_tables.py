@@ -18,10 +18,10 @@ from typing import Any
 
 import fastavro
 
+from hudi_core.formats.timeline.instant import format_instant_time
 from hudi_core.scenarios.scratch import ScratchDir
 from hudi_core.services.clean import CleanPlan, plan_clean
 from hudi_core.table import HudiTable, open_table
-from hudi_core.timeline.instant import format_instant_time
 
 _EPOCH = dt.datetime(2024, 1, 1, tzinfo=dt.UTC)
 

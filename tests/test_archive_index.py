@@ -10,8 +10,8 @@ import pytest
 from test_archived_common import ScratchTable, instant_time, new_table
 
 from hudi_core import open_table
+from hudi_core.formats.timeline.unified import ArchivedTimeline
 from hudi_core.scenarios.archive_writer import archive_instants
-from hudi_core.timeline.unified import ArchivedTimeline
 
 ARCHIVED = ".hoodie/archived"
 

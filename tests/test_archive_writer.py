@@ -16,16 +16,16 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core import open_table
-from hudi_core.logfile.format import BlockType
-from hudi_core.logfile.reader import read_log_blocks
+from hudi_core.formats.logfile.format import BlockType
+from hudi_core.formats.logfile.reader import read_log_blocks
+from hudi_core.formats.timeline import archive_encode as ae
+from hudi_core.formats.timeline import encode as enc
+from hudi_core.formats.timeline.bodies import decode_body
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios import archive_writer as aw
 from hudi_core.scenarios.scale import ScaleParams, generate_table
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline import archive_encode as ae
-from hudi_core.timeline import encode as enc
-from hudi_core.timeline.bodies import decode_body
-from hudi_core.timeline.instant import State
 
 TINY = ScaleParams(partitions=2, file_groups=4, active_instants=24, archived_instants=0, log_files=12, files=48)
 
@@ -212,7 +212,7 @@ def test_lsm_row_plan_rules() -> None:
 def test_round_trip_through_archived_reader(tmp_path: Path, version: int) -> None:
     """Archive in several runs (multi-file layout 1, multi-level layout 2), read back with the
     archived-timeline reader: every instant, state, time and decoded body equals what was written."""
-    unified = pytest.importorskip("hudi_core.timeline.unified")
+    unified = pytest.importorskip("hudi_core.formats.timeline.unified")
     scratch, table = _table(tmp_path, version, table_type="COPY_ON_WRITE" if version == 8 else "MERGE_ON_READ")
     instants = list(table.timeline)
     expected = {}

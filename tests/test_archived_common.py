@@ -1,7 +1,7 @@
 """Helpers shared by the archived-timeline tests: small real tables written into a scratch dir.
 
 A table here is `hoodie.properties` plus timeline files whose bodies are encoded as Hudi 1.1 writes
-them for the table version (`hudi_core.timeline.encode`). The archive bytes themselves are built
+them for the table version (`hudi_core.formats.timeline.encode`). The archive bytes themselves are built
 by the tests (by hand, following spec `04`) or by `hudi_core.scenarios.archive_writer`.
 """
 
@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hudi_core.properties import TableProperties, parse_java_properties, table_properties_from
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.active import ActiveTimeline, load_active_timeline
+from hudi_core.formats.timeline.instant import State, instant_file_name
+from hudi_core.io.properties import TableProperties, parse_java_properties, table_properties_from
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline import encode
-from hudi_core.timeline.active import ActiveTimeline, load_active_timeline
-from hudi_core.timeline.instant import State, instant_file_name
 
 
 def instant_time(base: int) -> str:

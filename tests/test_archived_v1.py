@@ -15,15 +15,15 @@ from test_archived_common import ScratchTable, instant_time, new_table
 
 from hudi_core import open_table
 from hudi_core.errors import Severity
-from hudi_core.logfile.content import encode_avro_content
-from hudi_core.logfile.format import BlockType, HeaderKey
-from hudi_core.logfile.writer import encode_block
+from hudi_core.formats.logfile.content import encode_avro_content
+from hudi_core.formats.logfile.format import BlockType, HeaderKey
+from hudi_core.formats.logfile.writer import encode_block
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.archived_v1 import list_archive_log_files, order_archive_files, payload_field
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CleanMetadata, CommitMetadata, CompactionPlan
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.archive_writer import archive_instants
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline import encode
-from hudi_core.timeline.archived_v1 import list_archive_log_files, order_archive_files, payload_field
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import CleanMetadata, CommitMetadata, CompactionPlan
 
 ARCHIVED = ".hoodie/archived"
 ENTRY_SCHEMA = encode.writer_schema_json("HoodieArchivedMetaEntry", 6)
@@ -295,7 +295,7 @@ def test_round_trip_v6(tmp_path: Path) -> None:
 
 def test_listing_never_decodes_payloads(v6_table: ScratchTable, monkeypatch: pytest.MonkeyPatch) -> None:
     _write(v6_table, 1, archive_block(commit_entries(T[0], instant_time(3), 4)))
-    import hudi_core.timeline.archived_v1 as v1
+    import hudi_core.formats.timeline.archived_v1 as v1
 
     calls: list[int] = []
     original = v1.decode_full_datum
@@ -378,7 +378,7 @@ def _damaged_archives() -> dict[str, bytes]:
 @pytest.mark.parametrize("case", list(_damaged_archives()))
 def test_column_wise_keys_read_as_record_by_record(v6_table: ScratchTable, case: str) -> None:
     """Issue 26: the listing read column-wise is the listing read a record at a time, rows and errors, in order."""
-    from hudi_core.timeline.archived_v1 import read_archive_file_rows
+    from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
 
     name = _write(v6_table, 1, _damaged_archives()[case])
     storage = ReadOnlyStorage(v6_table.scratch.uri)
@@ -391,8 +391,8 @@ def test_column_wise_keys_read_as_record_by_record(v6_table: ScratchTable, case:
 def test_column_wise_keys_read_as_record_by_record_on_generated_archives(tmp_path: Path) -> None:
     """The same on the archive files of a generated table (the scale generator's layout-1 archive: commit,
     deltacommit, clean, compaction and rollback records, several files)."""
+    from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
     from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
-    from hudi_core.timeline.archived_v1 import read_archive_file_rows
 
     generate_table(tmp_path / "t", "S", layout=1, table_type=MERGE_ON_READ, active_instants=20,
                    archived_instants=3_000, partitions=2, file_groups=20, files=100)

@@ -13,13 +13,13 @@ import pytest
 from test_archived_common import ScratchTable, instant_time, new_table
 
 from hudi_core import open_table
+from hudi_core.engines.executor import LocalExecutor
 from hudi_core.errors import Severity
-from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.unified import list_archive_files, load_archived_timeline
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.archive_writer import archive_instants
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline import encode
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.unified import list_archive_files, load_archived_timeline
 
 HISTORY = ".hoodie/timeline/history"
 

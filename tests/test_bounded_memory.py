@@ -24,14 +24,14 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main
 from hudi_core.cli.output import render_json, write_json
+from hudi_core.formats.timeline import active_index
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.unified import _listing_from_instants
 from hudi_core.lazy import LazyRows
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
 from hudi_core.services.clean import plan_clean
-from hudi_core.timeline import active_index
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.unified import _listing_from_instants
 
 NOW = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
 

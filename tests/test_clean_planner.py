@@ -14,12 +14,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from services_tables import T, TableWriter
 
 from hudi_core.cli import main
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CleanerPlan, CleanMetadata
 from hudi_core.services import clean as cl
 from hudi_core.services.clean import plan_clean
 from hudi_core.services.config import ServiceConfig, ServiceConfigError, known_key_names
 from hudi_core.table import open_table
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import CleanerPlan, CleanMetadata
 
 
 def deleted(plan: cl.CleanPlan) -> list[tuple[str, str, str]]:

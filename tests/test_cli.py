@@ -159,7 +159,8 @@ def test_help_imports_no_heavy_module() -> None:
 
     code = ("import sys; from hudi_core.cli import build_parser; build_parser(); "
             "print(sorted(m for m in ('pyarrow', 'fsspec', 'numpy', 'pandas', 'fastavro', 'hudi_core.table', "
-            "'hudi_core.fsview', 'hudi_core.services.archive', 'hudi_core.services.duplicates') if m in sys.modules))")
+            "'hudi_core.table.fsview', 'hudi_core.services.archive', 'hudi_core.services.duplicates') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -22,12 +22,12 @@ import pytest
 
 from hudi_core.cli import main
 from hudi_core.errors import PropertiesError, StorageError
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.encode import compaction_operation, compaction_plan, encode_avro
+from hudi_core.io.storage import ReadOnlyStorage, _mtime_ms
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
-from hudi_core.storage import ReadOnlyStorage, _mtime_ms
 from hudi_core.table import open_table
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.encode import compaction_operation, compaction_plan, encode_avro
 
 REPO = Path(__file__).resolve().parent.parent
 README_CONF = ["--conf", "hoodie.cleaner.commits.retained=4", "--conf", "hoodie.keep.min.commits=5",
@@ -210,8 +210,8 @@ def test_avro_compaction_plan_as_completed_deltacommit(table_path: Any, tmp_path
 
 
 def test_record_type_table() -> None:
-    from hudi_core.timeline.bodies import allowed_record_types, decode_body
-    from hudi_core.timeline.instant import State
+    from hudi_core.formats.timeline.bodies import allowed_record_types, decode_body
+    from hudi_core.formats.timeline.instant import State
 
     assert allowed_record_types(ia.CLEAN, State.REQUESTED) == {"HoodieCleanerPlan"}
     assert allowed_record_types(ia.DELTA_COMMIT, State.COMPLETED) == {"HoodieCommitMetadata",
@@ -291,7 +291,7 @@ def test_storage_read_refuses_non_regular_and_oversized(tmp_path: Path, monkeypa
 
 
 def test_log_file_of_repeated_magic_is_linear(tmp_path: Path) -> None:
-    from hudi_core.logfile.reader import LogFileReader
+    from hudi_core.formats.logfile.reader import LogFileReader
 
     n = 40_000  # 240 KB: one corrupt block per 6 bytes
     (tmp_path / "f.log").write_bytes(b"#HUDI#" * n)
@@ -393,7 +393,7 @@ def test_confined_storage_refuses_symlink_escapes(table_path: Any, tmp_path: Pat
 
 
 def test_url_roots_are_normalised() -> None:
-    from hudi_core.ui.roots import PathRefused, Root, check_table_path
+    from hudi_core.dashboard.roots import PathRefused, Root, check_table_path
 
     roots = [Root("s3://bucket/warehouse", True)]
     assert check_table_path("s3://bucket/warehouse/t1", roots) == "s3://bucket/warehouse/t1"
@@ -488,8 +488,8 @@ def test_modification_time_beyond_year_9999_is_a_finding(far_mtime_dir: Path, ca
     assert {str(commit), str(data_file)} <= {p for f in engine for p in f["evidence"]["files"]}
 
     # The batch route (threads here, Spark tasks elsewhere) carries the same finding in its Arrow rows.
-    from hudi_core.listing.storage import discover_partitions
-    from hudi_core.pipeline.executor import LocalExecutor
+    from hudi_core.engines.executor import LocalExecutor
+    from hudi_core.table.listing.storage import discover_partitions
 
     found: list[Any] = []
     listed = discover_partitions(ReadOnlyStorage(str(base)).spec, LocalExecutor(), findings=found)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hudi_core.discovery import find_tables
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.table.discovery import find_tables
 
 
 def test_find_tables_in_a_warehouse(tmp_path: Path) -> None:

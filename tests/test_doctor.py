@@ -17,6 +17,8 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
 from hudi_core.errors import Severity
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.instant import State, parse_instant_time
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
 from hudi_core.scenarios.log_tables import build_log_scenario_table
@@ -32,8 +34,6 @@ from hudi_core.services.doctor import (
     HealthFinding,
     run_doctor,
 )
-from hudi_core.timeline import encode
-from hudi_core.timeline.instant import State, parse_instant_time
 
 NOW = parse_instant_time("20240101020000000")
 LATER = parse_instant_time("20240103000000000")

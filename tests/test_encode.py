@@ -1,4 +1,4 @@
-"""Body encoders (`hudi_core.timeline.encode`): every record type round-trips through
+"""Body encoders (`hudi_core.formats.timeline.encode`): every record type round-trips through
 `decode_body`, and real fixture bodies re-encode to the same bytes (up to Avro's sync marker)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from hudi_core.timeline import encode as enc
-from hudi_core.timeline.bodies import BodyFormat, decode_body
-from hudi_core.timeline.instant import State, parse_instant_file_name
-from hudi_core.timeline.records import (
+from hudi_core.formats.timeline import encode as enc
+from hudi_core.formats.timeline.bodies import BodyFormat, decode_body
+from hudi_core.formats.timeline.instant import State, parse_instant_file_name
+from hudi_core.formats.timeline.records import (
     CleanerPlan,
     CleanMetadata,
     CommitMetadata,

@@ -1,11 +1,11 @@
-"""File-name grammar (`hudi_core.filenames`): the base-file fast path answers exactly as the grammar's regex."""
+"""File-name grammar (`hudi_core.io.filenames`): the base-file fast path answers exactly as the grammar's regex."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hudi_core.filenames import _BASE_FILE, base_file_parts
+from hudi_core.io.filenames import _BASE_FILE, base_file_parts
 
 
 def _by_regex(name: str) -> tuple[str, ...] | None:

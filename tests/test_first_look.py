@@ -51,7 +51,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]
 @pytest.fixture
 def heavy(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Every table counts as heavy; the background decoding waits for the returned event."""
-    from hudi_core.ui import loaders
+    from hudi_core.dashboard import loaders
 
     st.cache_data.clear()
     st.cache_resource.clear()
@@ -79,7 +79,7 @@ def _open(table: Path) -> AppTest:
 
 
 def _wait_done(table: Path) -> None:
-    from hudi_core.ui import loaders
+    from hudi_core.dashboard import loaders
 
     progress = loaders.get_table(str(table), "local").__dict__["_ui_first_look"]
     deadline = time.monotonic() + 60
@@ -205,7 +205,7 @@ def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: d
     """Reloads (issue 26): the instants frame (with the chart's columns) and the Overview's figures are one object
     per table, handed to every rerun and session as is; as `st.cache_data` each rerun unpickled a copy (on L a
     million rows: a second and ~400 MB per reload)."""
-    from hudi_core.ui import charts, loaders
+    from hudi_core.dashboard import charts, loaders
 
     st.cache_data.clear()
     st.cache_resource.clear()
@@ -230,8 +230,8 @@ def test_the_instants_frame_keeps_its_text_in_the_tables_arrow_memory(tables: di
     import pandas as pd
     import pyarrow as pa
 
-    from hudi_core.timeline.phases import instant_epoch_ms
-    from hudi_core.ui import charts, loaders
+    from hudi_core.dashboard import charts, loaders
+    from hudi_core.formats.timeline.phase_columns import instant_epoch_ms
 
     table = open_table(str(tables["guarded"]))
     frame, _ = loaders.instants_frame_of(table)
@@ -258,8 +258,7 @@ def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, P
     """Issue 26 item 1 on every page that reads the whole timeline: while the background thread decodes a heavy
     table, the page draws the listing's facts, what it waits for and the progress, labelled partial, and decodes
     nothing beside the thread; once it is done the same page draws complete."""
-    from hudi_core.dashboard import page_path
-    from hudi_core.ui import loaders
+    from hudi_core.dashboard import loaders, page_path
 
     path = tables["guarded"]
     at = _open(path)
@@ -286,8 +285,8 @@ def test_a_first_look_of_many_active_instants_draws_time_buckets(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """10k active instants of seconds each over a week drew as sub-pixel bars (an empty lane on L): above
     `FIRST_LOOK_AGGREGATE_ABOVE` the first look's chart draws time buckets, every instant counted."""
+    from hudi_core.dashboard import loaders
     from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
-    from hudi_core.ui import loaders
 
     table = tmp_path / "many-active"
     generate_table(table, "S", layout=1, table_type=MERGE_ON_READ, active_instants=60, archived_instants=10,

@@ -9,9 +9,8 @@ import pytest
 from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
-from hudi_core.inspect import TableInspector
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import (
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import (
     CommitMetadata,
     CompactionPlan,
     IndexPlan,
@@ -19,6 +18,7 @@ from hudi_core.timeline.records import (
     RollbackMetadata,
     RollbackPlan,
 )
+from hudi_core.inspect import TableInspector
 
 #: (pending action, action, state) counts per fixture data table.
 EXPECTED_INSTANTS = {

@@ -19,7 +19,7 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import instant_json
-from hudi_core.follow import TableFollower, TableRemovedError
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.play import PlayedStep, PlayResult, play_scenario
@@ -28,8 +28,8 @@ from hudi_core.services.clean import plan_clean
 from hudi_core.services.doctor import DoctorOptions, run_doctor
 from hudi_core.services.markers import compute_markers
 from hudi_core.services.watch import ALERT_CHECKS
-from hudi_core.storage import ReadOnlyStorage
 from hudi_core.table import HudiTable
+from hudi_core.table.follow import TableFollower, TableRemovedError
 
 NOW = dt.datetime(2024, 6, 1, tzinfo=dt.UTC)
 
@@ -319,7 +319,7 @@ def test_idle_poll_on_s3_is_one_list_request_and_a_commit_costs_its_files(s3: An
 def test_layout_2_archive_files_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two archivals of hudi7779_case_a at table version 9: after each, the follower's archived timeline reads the
     LSM file the archival wrote and none it read before, and equals a fresh read."""
-    from hudi_core.timeline import archived_v2
+    from hudi_core.formats.timeline import archived_v2
 
     out = tmp_path / "t"
     follower = TableFollower(str(out))

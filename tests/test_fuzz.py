@@ -23,13 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_core.errors import DecodeError, PropertiesError, UnsupportedTableVersion
-from hudi_core.logfile.reader import LogFileReader
-from hudi_core.properties import parse_java_properties, table_properties_from
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.archived_v1 import read_archive_file_rows
-from hudi_core.timeline.archived_v2 import _parse_manifest, read_lsm_file_rows
-from hudi_core.timeline.bodies import decode_body
-from hudi_core.timeline.instant import State
+from hudi_core.formats.logfile.reader import LogFileReader
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
+from hudi_core.formats.timeline.archived_v2 import _parse_manifest, read_lsm_file_rows
+from hudi_core.formats.timeline.bodies import decode_body
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.properties import parse_java_properties, table_properties_from
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
                                                        HealthCheck.filter_too_much]}
@@ -223,7 +223,7 @@ def test_fuzz_bodies(seed: tuple[str, bytes], action_state: tuple[str, State], o
     except DecodeError:
         return
     if body.record_type is not None:
-        from hudi_core.timeline.bodies import allowed_record_types
+        from hudi_core.formats.timeline.bodies import allowed_record_types
 
         assert body.record_type in allowed_record_types(action, state)
 
@@ -244,7 +244,7 @@ def test_fuzz_log_framing(seed: tuple[str, bytes]) -> None:
 @FUZZ
 @given(mutated("log"))
 def test_fuzz_log_inventory(seed: tuple[str, bytes]) -> None:
-    from hudi_core.logfile.inventory import scan_log_files
+    from hudi_core.formats.logfile.inventory import scan_log_files
 
     name, data = seed
     table = scan_log_files(MemoryStorage({name: data}), [name])  # Arrow rows, whatever the headers hold
@@ -298,7 +298,7 @@ def test_regression_archive_v1_schema_header_not_utf8() -> None:
 
 
 def test_regression_log_header_not_utf8() -> None:
-    from hudi_core.logfile.inventory import scan_log_files
+    from hudi_core.formats.logfile.inventory import scan_log_files
 
     name, data = _first_seed("log", lambda n, d: b"INSTANT" in d or len(d) > 100)
     damaged = data.replace(b"2024", b"\xff024", 1) if b"2024" in data else data

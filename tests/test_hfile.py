@@ -1,4 +1,4 @@
-"""HFile v3 (`hudi_core.hfile`): reader, writer, trailer rule, CLI, on real HFiles.
+"""HFile v3 (`hudi_core.formats.hfile`): reader, writer, trailer rule, CLI, on real HFiles.
 
 Real files:
 
@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hudi_core.errors import StorageError
-from hudi_core.hfile import (
+from hudi_core.formats.hfile import (
     HFileChecksumError,
     HFileError,
     HFileFormatError,
@@ -43,17 +43,17 @@ from hudi_core.hfile import (
     HFileWriteError,
     write_hfile,
 )
-from hudi_core.hfile.block import HEADER_SIZE, BlockType, decode_block, parse_header
-from hudi_core.hfile.cell import KEY_SUFFIX
-from hudi_core.hfile.fileinfo import java_hashmap_order
-from hudi_core.hfile.reader import BytesSource
-from hudi_core.hfile.trailer import TRAILER_SIZE, encode_trailer, parse_trailer
-from hudi_core.logfile import content
-from hudi_core.logfile.errors import LogContentError, UnsupportedContentError
-from hudi_core.storage import ReadOnlyStorage
+from hudi_core.formats.hfile.block import HEADER_SIZE, BlockType, decode_block, parse_header
+from hudi_core.formats.hfile.cell import KEY_SUFFIX
+from hudi_core.formats.hfile.fileinfo import java_hashmap_order
+from hudi_core.formats.hfile.reader import BytesSource
+from hudi_core.formats.hfile.trailer import TRAILER_SIZE, encode_trailer, parse_trailer
+from hudi_core.formats.logfile import content
+from hudi_core.formats.logfile.errors import LogContentError, UnsupportedContentError
+from hudi_core.io.storage import ReadOnlyStorage
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-PACKAGE = REPO_ROOT / "hudi_core" / "hfile"
+PACKAGE = REPO_ROOT / "hudi_core" / "formats" / "hfile"
 
 
 MDT = mdt_fixtures_root()
@@ -723,8 +723,8 @@ def test_hfile_package_imports_only_errors_and_storage() -> None:
         tree = ast.parse(path.read_text())
         names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        outside = {n for n in names if n.startswith("hudi_core") and not n.startswith("hudi_core.hfile")}
-        assert outside <= {"hudi_core.errors", "hudi_core.storage"}, (path.name, outside)
+        outside = {n for n in names if n.startswith("hudi_core") and not n.startswith("hudi_core.formats.hfile")}
+        assert outside <= {"hudi_core.errors", "hudi_core.io.storage"}, (path.name, outside)
 
 
 # -- CLI -----------------------------------------------------------------------------------------------------
@@ -776,8 +776,8 @@ def test_describe_value_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     from hudi_core.cli import hfile as cli_hfile
 
     cli_hfile._metadata_decoder.cache_clear()
-    monkeypatch.setitem(sys.modules, "hudi_core.mdt", types.ModuleType("hudi_core.mdt"))
-    records = types.ModuleType("hudi_core.mdt.records")
+    monkeypatch.setitem(sys.modules, "hudi_core.formats.mdt", types.ModuleType("hudi_core.formats.mdt"))
+    records = types.ModuleType("hudi_core.formats.mdt.records")
 
     def decode(value: bytes) -> dict[str, object]:
         if value == b"bad":
@@ -785,15 +785,15 @@ def test_describe_value_hook(monkeypatch: pytest.MonkeyPatch) -> None:
         return {"type": 1, "size": len(value)}
 
     records.decode_metadata_record = decode  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "hudi_core.mdt.records", records)
+    monkeypatch.setitem(sys.modules, "hudi_core.formats.mdt.records", records)
     try:
         assert cli_hfile.describe_value("k", b"\x02ok") == {"encoding": "metadata_record",
                                                              "data": {"type": 1, "size": 3}}
         assert cli_hfile.describe_value("k", b"bad") == {"encoding": "text", "data": "bad"}
     finally:
         cli_hfile._metadata_decoder.cache_clear()
-    monkeypatch.delitem(sys.modules, "hudi_core.mdt.records")
-    monkeypatch.delitem(sys.modules, "hudi_core.mdt")
-    if not (REPO_ROOT / "hudi_core" / "mdt" / "records.py").exists():
+    monkeypatch.delitem(sys.modules, "hudi_core.formats.mdt.records")
+    monkeypatch.delitem(sys.modules, "hudi_core.formats.mdt")
+    if not (REPO_ROOT / "hudi_core" / "formats" / "mdt" / "records.py").exists():
         assert cli_hfile.describe_value("k", b"\xff\x00") == {"encoding": "base64", "data": "/wA="}
     cli_hfile._metadata_decoder.cache_clear()

@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
-from hudi_core.timeline import instant as ia
+from hudi_core.formats.timeline import instant as ia
 
 hudi = pytest.importorskip("hudi", reason="the hudi-rs Python package (requirements-dev.txt) is not installed")
 

@@ -111,8 +111,8 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
 def test_graph_sees_lazy_imports() -> None:
     graph = import_graph()
     # `get_executor` imports the Spark executor inside the function: it must still count.
-    assert "hudi_core.pipeline.spark" in graph["hudi_core.pipeline.engine"]
-    assert "hudi_core.storage" in graph["hudi_core.table"]
+    assert "hudi_core.engines.spark" in graph["hudi_core.engines.engine"]
+    assert "hudi_core.io.storage" in graph["hudi_core.table"]
 
 
 def test_no_import_cycle_in_hudi_core() -> None:
@@ -123,38 +123,58 @@ def test_typing_imports_point_one_way_where_made_so() -> None:
     # The file-system view is built from storage, timeline and properties: it never names the table;
     # the safety check takes any plan with `to_archive`: it never names the archiver.
     graph = import_graph(typing=True)
-    assert "hudi_core.table" not in graph["hudi_core.fsview"]
+    assert "hudi_core.table" not in graph["hudi_core.table.fsview"]
     assert "hudi_core.services.archive" not in graph["hudi_core.services.safety"]
     assert "hudi_core.services.safety" in graph["hudi_core.services.archive"]
     # The dashboard reaches the engine through its API only: no adapter module is left.
-    assert not any(m == "hudi_core.ui.engine" for m in graph)
+    assert not any(m == "hudi_core.dashboard.engine" for m in graph)
 
 
-#: The layers, bottom to top (README "Layout"): a module imports only from its own layer or below.
-#: `pipeline` (executors) sits just above the bytes; the CLI package (`cli`), the Arrow API (`inspect`),
-#: the every-stage `scan` and the dashboard (`ui`, `dashboard`) are the faces; the scenario writers stand beside
-#: the engine (they import it; only faces import them), `scenarios.scratch`, the one storage that writes,
-#: included: no format or table module reaches up into the writers.
-_BYTES, _PIPELINE, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
+#: The layers, bottom to top (docs "Architecture"), as folders of the package: a module imports only from its own
+#: layer or below. The engines (executors) sit just above the bytes; the Arrow/SQL API (`inspect`), the CLI and
+#: the dashboard are the faces; the scenario writers stand beside the engine (they import it; only faces import
+#: them), `scenarios.scratch`, the one storage that writes, included: no format or table module reaches up into
+#: the writers.
+_BYTES, _ENGINES, _FORMATS, _TABLE, _ANALYSIS, _FACES, _BESIDE = 0, 1, 2, 3, 4, 5, 6
+
+#: Folder (or shared module) → layer. Every module of the package falls under exactly one entry.
+LAYER_PREFIXES: dict[str, int] = {
+    "hudi_core.errors": _BYTES,
+    "hudi_core.lazy": _BYTES,
+    "hudi_core.io": _BYTES,
+    "hudi_core.engines": _ENGINES,
+    "hudi_core.formats": _FORMATS,
+    "hudi_core.table": _TABLE,
+    "hudi_core.services": _ANALYSIS,
+    "hudi_core.inspect": _FACES,
+    "hudi_core.cli": _FACES,
+    "hudi_core.dashboard": _FACES,
+    "hudi_core.__main__": _FACES,
+    "hudi_core.scenarios": _BESIDE,
+}
 
 
 def layer_of(module: str) -> int:
-    faces = ("hudi_core", "hudi_core.__main__", "hudi_core.inspect", "hudi_core.scan", "hudi_core.demo",
-             "hudi_core.sql")
-    if module in faces or module.startswith(("hudi_core.cli", "hudi_core.ui", "hudi_core.dashboard")):
+    if module == "hudi_core":  # the package's public names (lazily imported faces and table)
         return _FACES
-    if module.startswith("hudi_core.scenarios"):
-        return _BESIDE
-    if module.startswith("hudi_core.services"):
-        return _ANALYSIS
-    if module in ("hudi_core.table", "hudi_core.fsview", "hudi_core.file_group", "hudi_core.facts",
-                  "hudi_core.discovery", "hudi_core.follow") or module.startswith("hudi_core.listing"):
-        return _TABLE
-    if module.startswith(("hudi_core.timeline", "hudi_core.logfile", "hudi_core.hfile", "hudi_core.mdt")):
-        return _FORMATS
-    if module.startswith("hudi_core.pipeline"):
-        return _PIPELINE
-    return _BYTES
+    for prefix, layer in LAYER_PREFIXES.items():
+        if module == prefix or module.startswith(prefix + "."):
+            return layer
+    raise AssertionError(f"{module} is in no layer folder: add it to LAYER_PREFIXES")
+
+
+def test_every_module_lives_in_a_layer_folder() -> None:
+    """The package's top level reads as its architecture: every module sits in one of the layers' folders."""
+    unplaced = []
+    for module in import_graph():
+        try:
+            layer_of(module)
+        except AssertionError:
+            unplaced.append(module)
+    assert unplaced == []
+    top = sorted(p.name for p in PACKAGE.iterdir() if not p.name.startswith((".", "__pycache__")))
+    assert top == ["__init__.py", "__main__.py", "cli", "dashboard", "engines", "errors.py", "formats", "inspect",
+                   "io", "lazy.py", "scenarios", "services", "table"]
 
 
 def test_imports_point_down_the_layers() -> None:
@@ -172,9 +192,10 @@ def test_imports_point_down_the_layers() -> None:
 
 
 #: The readers' side (issue 27): bytes-level names and storage, the format packages and the table layer.
-_READER_PACKAGES = ("hudi_core.timeline", "hudi_core.logfile", "hudi_core.hfile", "hudi_core.mdt", "hudi_core.listing")
-_READER_MODULES = ("hudi_core.storage", "hudi_core.properties", "hudi_core.filenames", "hudi_core.table",
-                   "hudi_core.fsview")
+_READER_PACKAGES = ("hudi_core.formats.timeline", "hudi_core.formats.logfile", "hudi_core.formats.hfile",
+                    "hudi_core.formats.mdt", "hudi_core.table.listing")
+_READER_MODULES = ("hudi_core.io.storage", "hudi_core.io.properties", "hudi_core.io.filenames", "hudi_core.table",
+                   "hudi_core.table.fsview")
 
 
 def test_no_format_or_table_module_imports_a_scenario_writer() -> None:
@@ -183,19 +204,20 @@ def test_no_format_or_table_module_imports_a_scenario_writer() -> None:
     graph = import_graph()
     readers = sorted(m for m in graph if m in _READER_MODULES or m in _READER_PACKAGES
                      or m.startswith(tuple(f"{p}." for p in _READER_PACKAGES)))
-    assert {"hudi_core.timeline.archive_encode", "hudi_core.logfile.writer", "hudi_core.table",
-            "hudi_core.storage", "hudi_core.listing", "hudi_core.mdt"} <= set(readers)
+    assert {"hudi_core.formats.timeline.archive_encode", "hudi_core.formats.logfile.writer", "hudi_core.table",
+            "hudi_core.io.storage", "hudi_core.table.listing", "hudi_core.formats.mdt"} <= set(readers)
     reaching = [f"{m} -> {t}" for m in readers for t in sorted(graph[m]) if t.startswith("hudi_core.scenarios")]
     assert reaching == []
     # The table writers moved out of the format packages; the writers import the codecs, not the reverse.
-    assert "hudi_core.timeline.archive_writer" not in graph and "hudi_core.logfile.scenarios" not in graph
-    assert "hudi_core.timeline.archive_encode" in graph["hudi_core.scenarios.archive_writer"]
-    assert "hudi_core.logfile.writer" in graph["hudi_core.scenarios.log_tables"]
+    assert "hudi_core.formats.timeline.archive_writer" not in graph
+    assert "hudi_core.formats.logfile.scenarios" not in graph
+    assert "hudi_core.formats.timeline.archive_encode" in graph["hudi_core.scenarios.archive_writer"]
+    assert "hudi_core.formats.logfile.writer" in graph["hudi_core.scenarios.log_tables"]
 
 
 def test_the_writer_check_sees_a_lazy_import() -> None:
     """The visitor counts an import inside a function body, where a lazy upward import would hide."""
-    visitor = _Imports("hudi_core.timeline")
+    visitor = _Imports("hudi_core.formats.timeline")
     source = "def f():\n    from hudi_core.scenarios.scratch import ScratchDir\n    return ScratchDir\n"
     visitor.visit(ast.parse(source))
     assert visitor.names == ["hudi_core.scenarios.scratch.ScratchDir"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hudi_core.timeline.instant import (
+from hudi_core.formats.timeline.instant import (
     State,
     epoch_ms_to_instant_time,
     group_instant_files,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hudi_core.logfile.content import DeleteRecord, OrderingValue, decode_records
-from hudi_core.logfile.errors import LogFormatError
-from hudi_core.logfile.format import MAGIC, BlockType, pack_i32, pack_i64, parse_block_identifier
-from hudi_core.logfile.reader import (
+from hudi_core.formats.logfile.content import DeleteRecord, OrderingValue, decode_records
+from hudi_core.formats.logfile.errors import LogFormatError
+from hudi_core.formats.logfile.format import MAGIC, BlockType, pack_i32, pack_i64, parse_block_identifier
+from hudi_core.formats.logfile.reader import (
     NO_MAGIC_AFTER,
     PAST_EOF,
     SIZE_MISMATCH,
@@ -19,8 +19,14 @@ from hudi_core.logfile.reader import (
     LogFileReader,
     read_log_blocks,
 )
-from hudi_core.logfile.writer import avro_data_block, bogus_size_block, delete_block, partial_block, rollback_block
-from hudi_core.storage import ReadOnlyStorage
+from hudi_core.formats.logfile.writer import (
+    avro_data_block,
+    bogus_size_block,
+    delete_block,
+    partial_block,
+    rollback_block,
+)
+from hudi_core.io.storage import ReadOnlyStorage
 
 SCHEMA = json.dumps({"type": "record", "name": "r", "fields": [
     {"name": "key", "type": "string"}, {"name": "n", "type": "long"}]})
@@ -174,7 +180,7 @@ def test_legacy_v0_block(tmp_path: Path) -> None:
         fastavro.schemaless_writer(buf, fastavro.parse_schema(json.loads(SCHEMA)), {"key": f"v{i}", "n": i})
         datums.append(pack_i32(len(buf.getvalue())) + buf.getvalue())
     content = pack_i32(len(packed)) + packed + pack_i32(2) + b"".join(datums)
-    from hudi_core.logfile.writer import encode_block
+    from hudi_core.formats.logfile.writer import encode_block
 
     data = encode_block(BlockType.AVRO_DATA_BLOCK, (), content, format_version=0) + good()
     result = scan(tmp_path, data)
@@ -183,7 +189,7 @@ def test_legacy_v0_block(tmp_path: Path) -> None:
     assert kinds(result) == ["corrupt", "good"]
     assert result.blocks[0].corrupt_reason == SIZE_MISMATCH and result.blocks[1].offset == len(data) - len(good())
     # the legacy content layout itself decodes (zlib schema, count, records)
-    from hudi_core.logfile.content import decode_avro_content
+    from hudi_core.formats.logfile.content import decode_avro_content
 
     assert decode_avro_content(content, "", legacy=True) == [{"key": "v0", "n": 0}, {"key": "v1", "n": 1}]
 
@@ -197,7 +203,7 @@ def test_legacy_v0_block(tmp_path: Path) -> None:
     (".f1-0_001.log.2", ("f1-0", "001", "log", 2, None, None, False)),  # older writers: no token
 ])
 def test_log_file_name_grammar(name: str, expected: tuple) -> None:
-    from hudi_core.filenames import parse_log_file_name
+    from hudi_core.io.filenames import parse_log_file_name
 
     p = parse_log_file_name(name)
     assert p is not None

@@ -8,17 +8,18 @@ from pathlib import Path
 import pytest
 
 from hudi_core import open_table
-from hudi_core.logfile.content import (
+from hudi_core.formats.logfile.content import (
     decode_delete_content,
     decode_records,
     encode_delete_content,
     record_count,
     split_delete_content,
 )
-from hudi_core.logfile.format import BlockType, HeaderKey
-from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
-from hudi_core.logfile.reader import LogFileReader
-from hudi_core.logfile.writer import encode_block, reencode
+from hudi_core.formats.logfile.format import BlockType, HeaderKey
+from hudi_core.formats.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
+from hudi_core.formats.logfile.reader import LogFileReader
+from hudi_core.formats.logfile.writer import encode_block, reencode
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.services.duplicates import (
     analyze_duplicates,
     commit_log_files,
@@ -26,7 +27,6 @@ from hudi_core.services.duplicates import (
     duplicates_to_arrow,
 )
 from hudi_core.services.log_inventory import log_block_inventory
-from hudi_core.storage import ReadOnlyStorage
 
 # (data table counts by block type, metadata table counts by type or None when there is no MDT)
 EXPECTED_COUNTS: dict[str, tuple[dict[str, int], dict[str, int] | None]] = {
@@ -188,7 +188,7 @@ def test_unknown_header_ordinal_kept_raw(tmp_path: Path) -> None:
 
 
 def test_scan_is_a_pure_batch_function_under_the_executor(table_path) -> None:
-    from hudi_core.pipeline.executor import LocalExecutor, run_batches
+    from hudi_core.engines.executor import LocalExecutor, run_batches
     from hudi_core.services.log_inventory import log_file_paths
 
     table = open_table(str(table_path("v9_txns_simple_meta"))).metadata_table()
@@ -217,7 +217,7 @@ def test_unreadable_file_gives_an_error_row(tmp_path: Path) -> None:
 
 
 def test_writer_rollback_block_matches_java_bytes(table_path) -> None:
-    from hudi_core.logfile.writer import rollback_block
+    from hudi_core.formats.logfile.writer import rollback_block
 
     base = table_path("v6_nonpartitioned_rollback")
     raw = (base / ".0712b9f9-d2d5-4cae-bcf4-8fd7146af503-0_20250126040823628.log.2_1-0-1").read_bytes()

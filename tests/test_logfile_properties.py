@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hudi_core.logfile.content import DeleteRecord, OrderingValue, decode_records, record_count
-from hudi_core.logfile.errors import LogFileError
-from hudi_core.logfile.format import MAGIC_LEN, BlockType, HeaderKey
-from hudi_core.logfile.reader import LogBlock, LogFileReader, _Window
-from hudi_core.logfile.writer import avro_data_block, delete_block, encode_block, rollback_block
+from hudi_core.formats.logfile.content import DeleteRecord, OrderingValue, decode_records, record_count
+from hudi_core.formats.logfile.errors import LogFileError
+from hudi_core.formats.logfile.format import MAGIC_LEN, BlockType, HeaderKey
+from hudi_core.formats.logfile.reader import LogBlock, LogFileReader, _Window
+from hudi_core.formats.logfile.writer import avro_data_block, delete_block, encode_block, rollback_block
 
 SCHEMA = json.dumps({"type": "record", "name": "r", "fields": [
     {"name": "key", "type": "string"}, {"name": "n", "type": ["null", "long"]}, {"name": "f", "type": "double"}]})

@@ -9,8 +9,9 @@ import pyarrow as pa
 import pytest
 
 from hudi_core import open_table
-from hudi_core.logfile.inventory import scan_log_files
-from hudi_core.logfile.writer import avro_data_block, partial_block, rollback_block
+from hudi_core.formats.logfile.inventory import scan_log_files
+from hudi_core.formats.logfile.writer import avro_data_block, partial_block, rollback_block
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.log_tables import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
 from hudi_core.scenarios.scratch import ScratchError
 from hudi_core.services.duplicates import (
@@ -21,7 +22,6 @@ from hudi_core.services.duplicates import (
     java_long_hashmap_order,
 )
 from hudi_core.services.log_inventory import log_block_inventory
-from hudi_core.storage import ReadOnlyStorage
 
 
 @pytest.fixture(scope="module", params=[6, 9])

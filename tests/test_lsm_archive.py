@@ -17,14 +17,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from services_tables import T, TableWriter
 
+from hudi_core.formats.timeline import archive_encode as ae
+from hudi_core.formats.timeline import lsm_rules
+from hudi_core.formats.timeline.archived_v2 import resolve_snapshot
 from hudi_core.scenarios import archive_writer as aw
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.lsm_archive import LsmStepKind
 from hudi_core.services.releases import compare_releases
-from hudi_core.timeline import archive_encode as ae
-from hudi_core.timeline import lsm_rules
-from hudi_core.timeline.archived_v2 import resolve_snapshot
 
 HISTORY = ".hoodie/timeline/history"
 

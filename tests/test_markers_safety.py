@@ -276,8 +276,8 @@ def test_markers_list_only_the_partitions_replacecommits_name(tmp_path: Path, ve
 def test_wanted_partitions_are_found_as_the_whole_walk_finds_them(tmp_path: Path) -> None:
     """`discover_partitions(wanted=...)`: a wanted folder inside a partition is no partition (the walk
     stops at the outer one), a missing one is absent, and the others list exactly as in the whole walk."""
-    from hudi_core.listing.storage import discover_partitions
-    from hudi_core.storage import StorageSpec
+    from hudi_core.io.storage import StorageSpec
+    from hudi_core.table.listing.storage import discover_partitions
 
     root = tmp_path / "t"
     for folder in ("a", "a/inner", "b/c", "d"):

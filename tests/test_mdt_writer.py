@@ -27,12 +27,11 @@ from conftest import NO_MDT_FIXTURES, mdt_fixtures_root, unzip_table
 
 from hudi_core import open_table
 from hudi_core.cli import main
-from hudi_core.hfile import HFileReader
-from hudi_core.listing.compare import is_hudi_file
-from hudi_core.listing.metadata import BlockDecision
-from hudi_core.logfile.format import HeaderKey
-from hudi_core.logfile.reader import LogFileReader
-from hudi_core.mdt.records import FileEntry, FilesRecord, MetadataRecordType, bundled_schema, decode_raw
+from hudi_core.formats.hfile import HFileReader
+from hudi_core.formats.logfile.format import HeaderKey
+from hudi_core.formats.logfile.reader import LogFileReader
+from hudi_core.formats.mdt.records import FileEntry, FilesRecord, MetadataRecordType, bundled_schema, decode_raw
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.build import ScenarioBuilder, build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
 from hudi_core.scenarios.mdt_writer import (
@@ -52,7 +51,8 @@ from hudi_core.scenarios.mdt_writer import (
 from hudi_core.scenarios.model import ScenarioError, scenario_from_dict
 from hudi_core.scenarios.scale import ScaleError, ScaleParams, generate_table
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.storage import ReadOnlyStorage
+from hudi_core.table.listing.compare import is_hudi_file
+from hudi_core.table.listing.metadata import BlockDecision
 
 MDT = ".hoodie/metadata"
 LOG_NAME = re.compile(r"^\.files-0000-0_(\d{17})\.log\.(\d+)_(\d+-\d+-\d+)$")

@@ -21,10 +21,10 @@ from conftest import REPO_ROOT, unzip_table
 
 from hudi_core import open_table
 from hudi_core.errors import HudiInspectError
-from hudi_core.listing import ListingKind
-from hudi_core.listing.compare import DifferenceKind, Tolerance
-from hudi_core.listing.metadata import BlockDecision, valid_instant_times
 from hudi_core.services.validate_metadata import ValidationStatus, validate_metadata
+from hudi_core.table.listing import ListingKind
+from hudi_core.table.listing.compare import DifferenceKind, Tolerance
+from hudi_core.table.listing.metadata import BlockDecision, valid_instant_times
 
 hudi = pytest.importorskip("hudi", reason="the hudi-rs Python package (requirements-dev.txt) is not installed")
 

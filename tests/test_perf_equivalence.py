@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from hudi_core import open_table
+from hudi_core.engines.executor import LocalExecutor
 from hudi_core.errors import StorageError
-from hudi_core.fsview import FileSystemView
-from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.formats.timeline.bodies import decode_body
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CommitMetadata, WriteStat
+from hudi_core.io.storage import ReadOnlyStorage, inline_if_local
 from hudi_core.scenarios.scale import ScaleParams, generate_table
 from hudi_core.services.log_inventory import log_block_inventory
-from hudi_core.storage import ReadOnlyStorage, inline_if_local
-from hudi_core.timeline.bodies import decode_body
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import CommitMetadata, WriteStat
+from hudi_core.table.fsview import FileSystemView
 
 FIXTURES = ["v6_trips_8i1u", "v6_nonpartitioned", "v6_simplekeygen_nonhivestyle_overwritetable",
             "v9_txns_simple_meta", "v9_nonpartitioned_rollback", "v9_txns_simple_overwrite"]
@@ -235,7 +235,7 @@ def test_json_bodies_parse_exactly_as_json_does(text: bytes) -> None:
     """Issue 26: `parse_json_object` (orjson where it agrees) gives json's value, or json's error."""
     import json
 
-    from hudi_core.timeline.bodies import parse_json_object
+    from hudi_core.formats.timeline.bodies import parse_json_object
 
     try:
         expected: object = json.loads(text.decode("utf-8"))

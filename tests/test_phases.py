@@ -17,13 +17,13 @@ from conftest import FIXTURE_NAMES
 from hudi_core import TableInspector, open_table
 from hudi_core.cli import main
 from hudi_core.cli.output import json_list_items, write_arrow_json_list, write_json_list
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.instant import State, epoch_ms_to_instant_time, instant_time_ms, phase_durations_of
+from hudi_core.formats.timeline.phase_columns import instant_epoch_ms, phase_durations
+from hudi_core.inspect.sql import run_query
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.writer import encode_instant_body
-from hudi_core.sql import run_query
-from hudi_core.timeline import encode
-from hudi_core.timeline.instant import State, epoch_ms_to_instant_time, instant_time_ms, phase_durations_of
-from hudi_core.timeline.phases import instant_epoch_ms, phase_durations
 
 PHASES = ("inflight_time", "inflight_time_source", "requested_to_inflight_ms", "inflight_to_completed_ms",
           "duration_ms", "mdt_duration_ms", "rollback_info")
@@ -260,8 +260,8 @@ def test_instant_command_carries_its_phases(tmp_path: Path, capsys: pytest.Captu
 
 
 def test_phase_summary(tmp_path: Path) -> None:
-    from hudi_core.facts import instant_listing
-    from hudi_core.services.phases import phase_summary
+    from hudi_core.services.phase_summary import phase_summary
+    from hudi_core.table.facts import instant_listing
 
     r = build(tmp_path, "hudi7779_case_b", 9, mdt=True)
     summary = phase_summary(instant_listing(open_table(r.uri)), slowest=3)

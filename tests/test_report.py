@@ -17,11 +17,11 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
+from hudi_core.dashboard.report import build_report, redact
+from hudi_core.formats.timeline.instant import parse_instant_time
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.services.doctor import CHECK_IDS, DoctorOptions, run_doctor
-from hudi_core.timeline.instant import parse_instant_time
-from hudi_core.ui.report import build_report, redact
 
 NOW = "20240101020000000"
 
@@ -59,7 +59,7 @@ def test_report_document(case_b: BuildResult) -> None:
 
 
 def test_long_lists_are_cut_with_their_totals(case_b: BuildResult, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hudi_core.ui import report
+    from hudi_core.dashboard import report
 
     monkeypatch.setattr(report, "REPORT_LIST_LIMIT", 1)
     doc = build_report(open_table(case_b.uri), case_b.scenario.conf, now=parse_instant_time(NOW))

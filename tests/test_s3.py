@@ -181,7 +181,7 @@ def test_reads_are_single_ranged_gets(s3) -> None:
     import boto3
 
     from bench.s3server import ACCESS_KEY, REGION, SECRET_KEY
-    from hudi_core.storage import ReadOnlyStorage
+    from hudi_core.io.storage import ReadOnlyStorage
 
     server, _ = s3
     client = boto3.client("s3", endpoint_url=server.endpoint, aws_access_key_id=ACCESS_KEY,
@@ -250,8 +250,8 @@ def test_object_deleted_between_listing_and_reading(s3) -> None:
 def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.MonkeyPatch) -> None:
     """Folder listings go through obstore (Rust) where it applies, entry for entry what s3fs lists;
     an error falls back to s3fs for good; `HUDI_INSPECTOR_FAST_S3_LIST=0` turns it off."""
-    from hudi_core.s3_listing import S3Lister
-    from hudi_core.storage import ReadOnlyStorage
+    from hudi_core.io.s3_listing import S3Lister
+    from hudi_core.io.storage import ReadOnlyStorage
 
     server, _ = s3
     url = f"s3://{BUCKET}/tables/case_b"

@@ -13,13 +13,13 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import main
-from hudi_core.filenames import parse_log_file_name
+from hudi_core.formats.logfile.reader import read_log_blocks
+from hudi_core.formats.timeline.instant import State
 from hudi_core.inspect import TableInspector
-from hudi_core.logfile.reader import read_log_blocks
+from hudi_core.io.filenames import parse_log_file_name
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.scale import ScaleError, ScaleParams, generate_table
 from hudi_core.scenarios.scratch import ScratchError
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline.instant import State
 
 SMALL = ScaleParams(partitions=3, file_groups=12, active_instants=10, archived_instants=45, log_files=10, files=50)
 
@@ -70,7 +70,7 @@ def test_generated_table_reads_back(tmp_path: Path, table_type: str, version: in
         if version >= 8:  # v8+: the log is named after the deltacommit that wrote it
             assert scan.blocks[0].instant_time == parse_log_file_name(log.name).instant_time
 
-    unified = pytest.importorskip("hudi_core.timeline.unified")
+    unified = pytest.importorskip("hudi_core.formats.timeline.unified")
     archived = unified.load_archived_timeline(storage, table.properties)
     assert [f for f in archived.findings if f.severity.name == "ERROR"] == []
     got = list(archived)

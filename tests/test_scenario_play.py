@@ -20,13 +20,13 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
+from hudi_core.formats.timeline.bodies import decode_body
+from hudi_core.formats.timeline.instant import State, comparable_action, parse_instant_file_name
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.model import ScenarioError
 from hudi_core.scenarios.play import PlayedStep, play_scenario
 from hudi_core.scenarios.scratch import ScratchError
-from hudi_core.timeline.bodies import decode_body
-from hudi_core.timeline.instant import State, comparable_action, parse_instant_file_name
 
 #: The HUDI-7779 case (b) scenario (`hudi-inspect scenario list`): savepoint on t3, the replacecommit t4, a clean
 #: that keeps the savepointed group, the savepoint removed, an archival held before t4 by the guard.

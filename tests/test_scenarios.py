@@ -19,14 +19,14 @@ import pytest
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
 from hudi_core.errors import Severity
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.unified import load_archived_timeline
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import BUILTIN_DIR, builtin_names, load_builtin
 from hudi_core.scenarios.model import ScenarioError, label_to_time, scenario_from_dict
 from hudi_core.scenarios.scratch import ScratchError
 from hudi_core.services.archive import plan_archive
 from hudi_core.services.clean import plan_clean
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.unified import load_archived_timeline
 
 hudi = pytest.importorskip("hudi")
 

@@ -22,16 +22,17 @@ import pytest
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
+from hudi_core.dashboard import PAGES_DIR
 from hudi_core.errors import Severity
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline.bodies import decode_body
+from hudi_core.formats.timeline.commit_schemas import commit_schemas_of_bodies
+from hudi_core.formats.timeline.instant import State
 from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.model import ScenarioError, label_to_time, scenario_from_dict
 from hudi_core.services.schema_history import commit_schema_rows, schema_history
 from hudi_core.services.schema_rules import ChangeKind, diff, flatten, parse_schema, reads
-from hudi_core.timeline import encode
-from hudi_core.timeline.bodies import decode_body
-from hudi_core.timeline.commit_schemas import commit_schemas_of_bodies
-from hudi_core.timeline.instant import State
 
 
 def t(n: int) -> str:
@@ -409,7 +410,7 @@ def test_built_data_files_and_commits_carry_the_evolved_schema(built: dict[str, 
     assert "note" not in {f["name"] for f in json.loads(meta.extra_metadata["schema"])["fields"]}
     # MOR: the narrowing's log block carries the schema it was written with.
     narrowing = built["schema_narrowing_v9"]
-    from hudi_core.logfile.reader import LogFileReader
+    from hudi_core.formats.logfile.reader import LogFileReader
 
     logs = sorted((narrowing.path / "region=us").glob(f".*_{t(2)}.log.*"))
     [block] = LogFileReader(open_table(narrowing.uri).storage, f"region=us/{logs[0].name}").scan().blocks
@@ -436,7 +437,7 @@ def test_schema_changes_that_do_not_apply_are_refused(change: dict[str, Any], me
 
 # -- the dashboard -----------------------------------------------------------------------------------------------
 
-SCHEMA_PAGE = "pages/8_schema.py"
+SCHEMA_PAGE = str(PAGES_DIR / "8_schema.py")
 
 
 @pytest.fixture()

@@ -330,7 +330,7 @@ def test_min_max_not_adjusted_when_latest_commit_is_not_a_date(tmp_path: Path, v
 def test_hudi_parse_instant_date_matches_instant_time_generator() -> None:
     """HoodieInstantTimeGenerator.parseDateFromInstantTime / fixInstantTimeCompatibility: 14 digits get 999 ms,
     longer than 17 are cut to 17, anything else must be a real yyyyMMddHHmmssSSS date."""
-    from hudi_core.timeline.instant import hudi_parse_instant_date
+    from hudi_core.formats.timeline.instant import hudi_parse_instant_date
 
     assert hudi_parse_instant_date("20240101000000") == dt.datetime(2024, 1, 1, 0, 0, 0, 999000, tzinfo=dt.UTC)
     assert hudi_parse_instant_date("20240101000000123001") == dt.datetime(2024, 1, 1, 0, 0, 0, 123000,

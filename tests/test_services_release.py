@@ -411,7 +411,7 @@ def test_partition_filter_failure_in_the_cli_and_its_json(tmp_path: Path, capsys
 def test_partitions_with_updated_groups_reads_prev_commit_as_hudi_does() -> None:
     """`getWritePartitionPathsWithUpdatedFileGroups`: a partition counts when one of its write stats has a
     `prevCommit` that is set and not "null" in any case; the lazy (raw) and built paths agree."""
-    from hudi_core.timeline.records import CommitMetadata
+    from hudi_core.formats.timeline.records import CommitMetadata
 
     record = {"partitionToWriteStats": {
         "new": [{"fileId": "a", "prevCommit": "null"}, {"fileId": "b", "prevCommit": "NULL"}],

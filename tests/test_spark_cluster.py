@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 from hudi_core import open_table
-from hudi_core.pipeline import engine
-from hudi_core.pipeline.executor import LocalExecutor
-from hudi_core.scan import full_scan, table_digest
+from hudi_core.engines import engine
+from hudi_core.engines.executor import LocalExecutor
+from hudi_core.inspect.scan import full_scan, table_digest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,19 +21,19 @@ from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
 from hudi_core.cli import main
-from hudi_core.listing.storage import LISTING_SCHEMA, discover_partitions, list_folders_batch
-from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
-from hudi_core.pipeline import engine
-from hudi_core.pipeline.engine import EngineError, get_executor, resolve_engine
-from hudi_core.pipeline.executor import LocalExecutor, run_batches
-from hudi_core.pipeline.local import ReportingLocalExecutor
-from hudi_core.pipeline.progress import ProgressEvent, TerminalProgressBar, cli_progress, report_progress
-from hudi_core.pipeline.spark import SparkExecutionError, SparkExecutor, transport_for
-from hudi_core.scan import SCAN_STAGES, canonical, full_scan, table_digest
+from hudi_core.engines import engine
+from hudi_core.engines.engine import EngineError, get_executor, resolve_engine
+from hudi_core.engines.executor import LocalExecutor, run_batches
+from hudi_core.engines.local import ReportingLocalExecutor
+from hudi_core.engines.progress import ProgressEvent, TerminalProgressBar, cli_progress, report_progress
+from hudi_core.engines.spark import SparkExecutionError, SparkExecutor, transport_for
+from hudi_core.formats.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
+from hudi_core.formats.timeline.bulk import DECODED_SCHEMA, decode_instant_files
+from hudi_core.inspect.scan import SCAN_STAGES, canonical, full_scan, table_digest
+from hudi_core.io.storage import StorageSpec
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
-from hudi_core.storage import StorageSpec
-from hudi_core.timeline.bulk import DECODED_SCHEMA, decode_instant_files
+from hudi_core.table.listing.storage import LISTING_SCHEMA, discover_partitions, list_folders_batch
 
 #: Rows per full-scan stage of every fixture table (data table, then its metadata table), from a
 #: local run over the real bytes. Both executors must reproduce them.
@@ -235,7 +235,7 @@ def test_ipc_transport_keeps_exotic_types(spark: SparkExecutor) -> None:
 
 def test_large_stage_runs_in_waves(table_path, spark: SparkExecutor, monkeypatch: pytest.MonkeyPatch) -> None:
     """A stage bigger than one job's byte budget is split into several jobs; same rows, same order."""
-    from hudi_core.pipeline import spark as spark_module
+    from hudi_core.engines import spark as spark_module
 
     monkeypatch.setattr(spark_module, "FIRST_WAVE_ITEMS", 10)
     monkeypatch.setattr(spark_module, "TARGET_JOB_BYTES", 20_000)
@@ -438,7 +438,7 @@ def pid_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
 def test_cpu_bound_local_stages_spread_over_processes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Issue 11: `run_cpu_batches` runs an inline stage's batches in one process per core (same rows, in
     order); `HUDI_INSPECTOR_PROCESSES=0` keeps it in this process; an executor runs it as before."""
-    from hudi_core.pipeline.executor import run_batches, run_cpu_batches
+    from hudi_core.engines.executor import run_batches, run_cpu_batches
 
     schema = pa.schema([("item", pa.string()), ("pid", pa.int64())])
     items = [str(i) for i in range(6)]

@@ -23,12 +23,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from hudi_core.cli import main
+from hudi_core.dashboard import PAGES_DIR
+from hudi_core.formats.timeline.write_stats import _add_slow, _Rows, write_stats_of_bodies
+from hudi_core.inspect.sql import VIEW_DOCS, SqlError, referenced_views, run_query
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.log_tables import C1, C2, KEYS, SCENARIOS, build_log_scenario_table
-from hudi_core.sql import VIEW_DOCS, SqlError, referenced_views, run_query
 from hudi_core.table import open_table
-from hudi_core.timeline.write_stats import _add_slow, _Rows, write_stats_of_bodies
 
 CASE_B = "hudi7779_case_b"
 FG1, FG2, FG3 = ("58f2d0ed-e8cf-5f6f-9c23-b3b327af85bf-0", "fbf5afc3-557d-5f74-b209-fd620415d2f2-0",
@@ -614,7 +615,7 @@ def test_column_wise_decoding_equals_decode_body_on_random_commit_metadata() -> 
 
 # -- the SQL page ----------------------------------------------------------------------------------------------
 
-SQL_PAGE = "pages/7_sql.py"
+SQL_PAGE = str(PAGES_DIR / "7_sql.py")
 
 
 @pytest.fixture()
@@ -668,7 +669,7 @@ def test_sql_page_runs_the_query_in_the_url_and_charts_its_times(tables: dict[st
 
 
 def test_sql_page_examples_fill_the_editor_and_the_url(tables: dict[str, Path], ui_env: Any) -> None:
-    from hudi_core.ui.sql import EXAMPLES
+    from hudi_core.dashboard.sql import EXAMPLES
 
     at = open_sql_page(tables["case_b_v9"])
     assert at.text_area(key="sql").value == EXAMPLES["Instants per action and state"]
@@ -708,7 +709,7 @@ def test_sql_page_dry_run_configuration_from_the_url(tables: dict[str, Path], ui
 def test_result_figure_picks_a_chart() -> None:
     import pandas as pd
 
-    from hudi_core.ui.sql import result_figure
+    from hudi_core.dashboard.sql import result_figure
 
     times = pd.DataFrame({"requested_time": [t(1), t(2), t(3)], "files": [1, 3, 2]})
     fig = result_figure(times, "UTC")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hudi_core.errors import ReadOnlyViolation, StorageError
-from hudi_core.storage import ReadOnlyStorage, StorageSpec
+from hudi_core.io.storage import ReadOnlyStorage, StorageSpec
 
 
 @pytest.fixture
@@ -95,13 +95,13 @@ def test_local_root_is_fsspecs_root(uri: str) -> None:
     """Issue 11: a local path opens without importing fsspec; its root is exactly fsspec's."""
     from fsspec.core import url_to_fs
 
-    from hudi_core.storage import local_root
+    from hudi_core.io.storage import local_root
 
     assert local_root(uri) == (url_to_fs(uri)[1].rstrip("/") or "/")
 
 
 def test_local_root_leaves_other_urls_to_fsspec() -> None:
-    from hudi_core.storage import local_root
+    from hudi_core.io.storage import local_root
 
     assert local_root("s3://bucket/t") is None
     assert local_root("memory://t") is None

@@ -1,6 +1,6 @@
 """The table configuration (issue 29, part 3): every `hoodie.properties` key with its value, meaning and
 documented default, unknown keys marked, and the differences from `hoodie.properties.backup`
-(`hudi_core.table_config`, `hudi-inspect info --config`)."""
+(`hudi_core.io.table_config`, `hudi-inspect info --config`)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from conftest import FIXTURE_NAMES, unzip_table
 
 from hudi_core.cli import main
-from hudi_core.properties import parse_java_properties
+from hudi_core.io.properties import parse_java_properties
+from hudi_core.io.storage import ReadOnlyStorage
+from hudi_core.io.table_config import KEY_DOCS, key_doc, read_table_configuration, table_configuration
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.table_config import KEY_DOCS, key_doc, read_table_configuration, table_configuration
 
 
 def _config_of(base: Path):

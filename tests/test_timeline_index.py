@@ -23,13 +23,14 @@ import pyarrow.ipc as ipc
 import pytest
 
 from hudi_core.cli import main
+from hudi_core.dashboard import PAGES_DIR
+from hudi_core.formats.timeline import active_index, bodies, bulk
+from hudi_core.formats.timeline.instant import State, parse_instant_file_name
+from hudi_core.formats.timeline.records import CleanMetadata, CommitMetadata, RestoreMetadata
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
-from hudi_core.storage import ReadOnlyStorage
 from hudi_core.table import open_table
-from hudi_core.timeline import active_index, bodies, bulk
-from hudi_core.timeline.instant import State, parse_instant_file_name
-from hudi_core.timeline.records import CleanMetadata, CommitMetadata, RestoreMetadata
 
 SCENARIOS = ("hudi7779_case_a", "hudi7779_case_b", "hudi7779_option_c", "blog_rollback_t20", "blog_restore_t40",
              "blog_clustering_t5", "blog_async_compaction")
@@ -307,7 +308,7 @@ def test_records_from_the_index_read_as_decoded_ones(tables: dict[str, Path], in
 def test_small_timelines_and_the_switch_keep_pyarrow_out(tables: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
                                                          tmp_path: Path) -> None:
     """Below the size threshold (and with the switch off) the index is never opened."""
-    from hudi_core.timeline.index_paths import ACTIVE_MIN_FILES, active_index_wanted
+    from hudi_core.formats.timeline.index_paths import ACTIVE_MIN_FILES, active_index_wanted
 
     monkeypatch.delenv("HUDI_INSPECTOR_ACTIVE_INDEX_MIN_FILES", raising=False)
     monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(tmp_path / "idx"))
@@ -318,7 +319,7 @@ def test_small_timelines_and_the_switch_keep_pyarrow_out(tables: dict[str, Path]
     assert not active_index_wanted(10**6)
 
 
-@pytest.mark.parametrize("page", ["pages/1_overview.py", "pages/3_cleaner.py"])
+@pytest.mark.parametrize("page", [str(PAGES_DIR / "1_overview.py"), str(PAGES_DIR / "3_cleaner.py")])
 def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], index_env: Path, page: str,
                                                       decodes: collections.Counter[str],
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -338,7 +339,7 @@ def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], i
         at = AppTest.from_file(str(dashboard.APP), default_timeout=120)
         at.query_params["table"] = str(table)
         at.run()
-        if page != "pages/1_overview.py":
+        if page != str(PAGES_DIR / "1_overview.py"):
             at.switch_page(page).run()
         assert not at.exception and not at.error
         return [m.value for m in at.metric] + [m.value for m in at.markdown]
@@ -346,7 +347,7 @@ def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], i
     decodes.clear()
     first = render()
     assert sum(decodes.values()) > 0  # the first server decodes
-    from hudi_core.timeline.active import flush_index_writes
+    from hudi_core.formats.timeline.active import flush_index_writes
 
     flush_index_writes()  # a server writes what it decoded when it ends
     decodes.clear()
@@ -359,7 +360,7 @@ def test_decoding_in_worker_processes_answers_the_same(tables: dict[str, Path], 
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 26 item 4: a big local bulk decode runs in worker processes that return index rows; every command
     answers as with no index at all, damaged bodies included (the same finding, worded the same)."""
-    from hudi_core.timeline import active
+    from hudi_core.formats.timeline import active
 
     damaged = tmp_path / "damaged"
     shutil.copytree(tables["hudi7779_case_b-v6"], damaged)
@@ -397,7 +398,7 @@ def test_duplicates_and_doctor_decode_commit_bodies_in_bulk(tables: dict[str, Pa
     """Issue 26 item 3: `duplicates` and `doctor` take the commit bodies from one bulk decode (worker processes
     returning index rows on a big timeline) instead of parsing them one by one in the command's process, which
     kept every parsed body (2.1 GB of dicts on L); the answers are the same as with no index."""
-    from hudi_core.timeline import active
+    from hudi_core.formats.timeline import active
 
     monkeypatch.setattr(active, "PROCESS_DECODE_MIN_BYTES", 0)
     monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
@@ -421,8 +422,8 @@ def test_commit_log_files_read_from_the_index_columns_equal_the_bodies(tables: d
     """Issue 26 item 3: with the active-timeline index warm, the duplicate analysis takes each deltacommit's
     (file id, path, log offset, log files) from the index's columns (a million stats on L were ~650 MB of tuples
     and mapped pages) and builds no commit record; the map is the one the decoded bodies give."""
+    from hudi_core.formats.timeline.active import ActiveTimeline
     from hudi_core.services import duplicates
-    from hudi_core.timeline.active import ActiveTimeline
 
     named = 0
     for name in ("blog_async_compaction-v9", "blog_async_compaction-v6", "hudi7779_option_c-v6",
@@ -453,8 +454,8 @@ def test_an_index_saved_in_two_batches_is_read_chunk_by_chunk(tables: dict[str, 
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """An index extended by a second run is saved as two record batches; reading its write stats goes chunk by
     chunk (issue 26: combining them copied every stat, 270 MB on L, on each read) with the same answers."""
+    from hudi_core.formats.timeline import active
     from hudi_core.services import duplicates
-    from hudi_core.timeline import active
 
     monkeypatch.setattr(active, "PROCESS_DECODE_MIN_BYTES", 0)
     monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")

@@ -49,7 +49,7 @@ def test_building_the_parser_imports_no_streamlit() -> None:
     """`ui` is registered with the other commands; the parser (`--help`) loads neither Streamlit nor the
     dashboard's packages."""
     code = ("import sys; from hudi_core.cli import build_parser; build_parser(); "
-            "print(sorted(m for m in ('streamlit', 'tornado', 'hudi_core.dashboard', 'hudi_core.ui', 'pyarrow', "
+            "print(sorted(m for m in ('streamlit', 'tornado', 'hudi_core.dashboard', 'hudi_core.dashboard', 'pyarrow', "
             "'fsspec') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
@@ -99,7 +99,7 @@ def test_storage_options_reach_the_dashboards_loaders(monkeypatch: pytest.Monkey
     """`--storage-option K=V` travels as HUDI_INSPECTOR_STORAGE_OPTIONS (JSON) to the Streamlit process, whose
     loaders open URL tables and roots with it (local paths take none)."""
     from hudi_core.cli.ui import child_env
-    from hudi_core.ui.roots import STORAGE_OPTIONS_ENV, storage_options_for
+    from hudi_core.dashboard.roots import STORAGE_OPTIONS_ENV, storage_options_for
 
     env = child_env(["s3://b/w"], {"endpoint_url": "http://127.0.0.1:9000", "key": "k"})
     assert env["HUDI_INSPECTOR_ROOTS"] == "s3://b/w"
@@ -473,9 +473,10 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A wheel built from a copy of the checkout's package sources (`pip wheel --no-deps`; the copy keeps
     the build's `build/` and egg-info out of the working tree)."""
     src = tmp_path_factory.mktemp("wheel-src")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(REPO / name, src / name)
-    shutil.copytree(REPO / "hudi_core", src / "hudi_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for folder in ("hudi_core", "pages"):
+        shutil.copytree(REPO / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dist = tmp_path_factory.mktemp("wheel-dist")
     out = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", str(src), "-w", str(dist)],
                          capture_output=True, text=True, timeout=600)
@@ -488,7 +489,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_ships_the_dashboard(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"hudi_core/dashboard/__init__.py", "hudi_core/dashboard/app.py", "hudi_core/cli/ui.py"} <= names
-    pages = {f"hudi_core/dashboard/pages/{p.name}" for p in (REPO / "hudi_core" / "dashboard" / "pages").glob("*.py")}
+    # The checkout's top-level pages/ (beside app.py) is installed as the package's dashboard/pages/.
+    pages = {f"hudi_core/dashboard/pages/{p.name}" for p in (REPO / "pages").glob("*.py")}
     assert {f"hudi_core/dashboard/pages/{f}" for f in PAGE_FILES.values()} <= pages  # every page has its file
     assert pages <= names
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

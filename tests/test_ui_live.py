@@ -26,16 +26,16 @@ from streamlit.testing.v1 import AppTest
 from test_ui_pages import assert_clean
 
 from hudi_core import dashboard
+from hudi_core.dashboard import PAGES_DIR, live
 from hudi_core.errors import Severity
 from hudi_core.scenarios.builtin import BUILTIN_DIR, load_builtin
 from hudi_core.scenarios.model import Scenario, scenario_from_dict
 from hudi_core.scenarios.play import PlayedStep, play_scenario
 from hudi_core.services.doctor import Evidence, HealthFinding
 from hudi_core.services.watch import EventKind, HoldingGuard, WatchEvent
-from hudi_core.ui import live
 
 APP = dashboard.APP
-CLEANER = "pages/3_cleaner.py"
+CLEANER = str(PAGES_DIR / "3_cleaner.py")
 T = {n: f"2024010100{n:02d}00000" for n in range(1, 11)}  # t1 .. t10 as the scenario writes them
 CLEAN = "20240101001001000"
 

@@ -18,16 +18,17 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from hudi_core import dashboard
+from hudi_core.dashboard import PAGES_DIR
 from hudi_core.scenarios.builtin import builtin_names
 
 APP = dashboard.APP  # the entry script shipped in the package, pages/ beside it
-OVERVIEW = "pages/1_overview.py"
-INSTANT = "pages/2_instant.py"
-CLEANER = "pages/3_cleaner.py"
-FILE_GROUPS = "pages/4_file-groups.py"
-LOG_BLOCKS = "pages/5_log-blocks.py"
-SCENARIOS = "pages/6_scenarios.py"
-HEALTH = "pages/0_health.py"
+OVERVIEW = str(PAGES_DIR / "1_overview.py")
+INSTANT = str(PAGES_DIR / "2_instant.py")
+CLEANER = str(PAGES_DIR / "3_cleaner.py")
+FILE_GROUPS = str(PAGES_DIR / "4_file-groups.py")
+LOG_BLOCKS = str(PAGES_DIR / "5_log-blocks.py")
+SCENARIOS = str(PAGES_DIR / "6_scenarios.py")
+HEALTH = str(PAGES_DIR / "0_health.py")
 ALL_PAGES = [OVERVIEW, HEALTH, INSTANT, CLEANER, FILE_GROUPS, LOG_BLOCKS, SCENARIOS]
 
 
@@ -299,8 +300,8 @@ def test_log_blocks_large_tables_are_cut_riskiest_first_and_shared_across_sessio
         ui_env: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """On a 10k-log-file table the page sends the riskiest pairs and the first slices only (limits made small
     here: one row), says so, and a second session (a reload) reuses the analysis instead of rescanning."""
+    from hudi_core.dashboard import loaders, render
     from hudi_core.scenarios.log_tables import build_log_scenario_table
-    from hudi_core.ui import loaders, render
 
     root = ui_env["extra"] / "hudi6758_cut"
     build_log_scenario_table(root, 9, ["s2_retry_longer", "speculative_lower_committed"])
@@ -554,7 +555,7 @@ def test_large_timelines_send_their_newest_rows_and_any_instant_stays_reachable(
     """Issue 11: above `render.MAX_SHOWN_ROWS` instants, the Overview's instants table and picker hold the
     newest rows only (the CSV all of them); Instant detail lists the newest and jumps to any other one
     typed in. Shown here with the limit lowered to 2 on a fixture table."""
-    from hudi_core.ui import render
+    from hudi_core.dashboard import render
 
     monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
@@ -582,7 +583,7 @@ def test_large_timelines_send_their_newest_rows_and_any_instant_stays_reachable(
 
 
 def test_jump_callback_and_picker_options() -> None:
-    from hudi_core.ui import state
+    from hudi_core.dashboard import state
 
     ss: dict[str, str] = {"instant": "3", "instant_jump": " 1 "}
     state.jump_callback(ss, "instant", "instant_jump", {"1", "2", "3"})()
@@ -602,7 +603,7 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
     hoodie.timeline.manifest.retained.versions). Large inputs are cut as on a 100k-file table (limits made
     small here): the file tables show their first rows and say so, the chart draws the newest archived
     instants and counts the rest."""
-    from hudi_core.ui import frames, render
+    from hudi_core.dashboard import frames, render
 
     monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
     monkeypatch.setattr(frames, "ARCHIVED_CONTEXT_ROWS", 2)
@@ -611,8 +612,8 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from services_tables import T, TableWriter
 
+    from hudi_core.formats.timeline import archive_encode as ae
     from hudi_core.scenarios import archive_writer as aw
-    from hudi_core.timeline import archive_encode as ae
 
     w = TableWriter(ui_env["extra"] / "lsm", version=9)
     for n in range(1, 16):

@@ -1,4 +1,4 @@
-"""Unit tests of the dashboard support package `hudi_core.ui` (no Streamlit runtime needed)."""
+"""Unit tests of the dashboard support package `hudi_core.dashboard` (no Streamlit runtime needed)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 
 from hudi_core import open_table
+from hudi_core.dashboard import charts, markers, recent, render, roots, state
 from hudi_core.inspect import TableInspector
 from hudi_core.services.archive import GuardName
 from hudi_core.services.duplicates import AttemptView, BlockRef, InstantBlocks, Verdict
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
-from hudi_core.ui import charts, markers, recent, render, roots, state
 
 # -- allowed roots ---------------------------------------------------------------------------------
 
@@ -370,7 +370,7 @@ def test_highlight_by_time_and_action_circles_only_that_instant() -> None:
 
 
 def test_instant_detail_of_a_rollback_carries_its_summary(table_path: Callable[[str], Path]) -> None:
-    from hudi_core.ui import frames
+    from hudi_core.dashboard import frames
 
     table = open_table(str(table_path("v6_nonpartitioned_rollback")))
     detail = frames.instant_detail(table, "20250126040936578")
@@ -385,8 +385,8 @@ def test_instant_detail_of_a_rollback_carries_its_summary(table_path: Callable[[
 
 
 def test_instants_after_archival_relabels_only_the_archived_instants() -> None:
-    from hudi_core.timeline.instant import Instant, State
-    from hudi_core.ui import frames
+    from hudi_core.dashboard import frames
+    from hudi_core.formats.timeline.instant import Instant, State
 
     df = _instants([("20240101000300000", "commit", "COMPLETED", "20240101000301000", "active"),
                     ("20240101000300000", "savepoint", "COMPLETED", "20240101000302000", "active"),
@@ -400,7 +400,7 @@ def test_instants_after_archival_relabels_only_the_archived_instants() -> None:
 def test_archival_window_keeps_the_active_timeline_and_the_newest_archived_instants() -> None:
     """The Cleaner page's before/after chart: a long archive is cut to its newest instants (the rest counted),
     active instants are never cut, and a short archive is drawn whole."""
-    from hudi_core.ui import frames
+    from hudi_core.dashboard import frames
 
     times = pd.date_range("2024-01-01", periods=12, freq="1s").strftime("%Y%m%d%H%M%S000").tolist()
     # Archived rows out of order, as a unified timeline may list them; the last three are active.
@@ -448,7 +448,7 @@ def test_charts_draw_a_frame_of_arrow_text_with_missing_values() -> None:
     value is NA and compares to NA: the charts count and draw only what is there, never raise."""
     import pyarrow as pa
 
-    from hudi_core.ui import charts, frames
+    from hudi_core.dashboard import charts, frames
 
     frame = frames.compact_frame(pa.table({
         "requested_time": ["20240101000100000", "20240101000200000", "20240101000300000"],

@@ -10,13 +10,13 @@ from test_archived_common import ScratchTable, instant_time, new_table
 
 from hudi_core import open_table
 from hudi_core.cli import main
+from hudi_core.engines.executor import LocalExecutor
 from hudi_core.errors import Severity
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.unified import load_archived_timeline, load_unified_timeline
 from hudi_core.inspect import TableInspector
-from hudi_core.pipeline.executor import LocalExecutor
+from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.archive_writer import archive_instants
-from hudi_core.storage import ReadOnlyStorage
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.unified import load_archived_timeline, load_unified_timeline
 
 T = [instant_time(i * 10) for i in range(40)]
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from test_follow import play
 
-from hudi_core.follow import TableFollower
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.play import PlayedStep, PlayResult, play_scenario
 from hudi_core.services.watch import EventKind, TableWatcher, WatchEvent
+from hudi_core.table.follow import TableFollower
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = [sys.executable, "-m", "hudi_core"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.cli.engine_options import add_engine_options, executor_from_args
 from hudi_core.cli.output import render_csv, render_json, render_table, write_arrow_json_list, write_json
 from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.timeline.instant import Instant
+from hudi_core.formats.timeline.instant import Instant
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -158,7 +158,7 @@ def _report_findings(args: argparse.Namespace) -> bool:
 def instant_json(inst: Instant) -> dict[str, Any]:
     """The stable JSON shape of an instant (the phase timings its own files give; `timeline` adds the metadata
     table's delta commit and `rollback_info`)."""
-    from hudi_core.timeline.instant import phase_durations_of
+    from hudi_core.formats.timeline.instant import phase_durations_of
 
     return {
         "requested_time": inst.requested_time,
@@ -210,7 +210,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     info = table.describe()
     config = None
     if getattr(args, "config", False):
-        from hudi_core.table_config import read_table_configuration
+        from hudi_core.io.table_config import read_table_configuration
 
         # Issue 29: every hoodie.properties key with its meaning and default, and the backup's differences.
         config = read_table_configuration(table.storage)
@@ -245,11 +245,11 @@ _CONFIG_COLUMNS = ["key", "value", "default", "known", "differs_from_backup", "m
 
 
 def cmd_timeline(args: argparse.Namespace) -> int:
-    from hudi_core.facts import active_phase_facts, metadata_timeline_of
+    from hudi_core.table.facts import active_phase_facts, metadata_timeline_of
 
     table = _open(args)
     if getattr(args, "archived", False) or getattr(args, "all", False):
-        from hudi_core.facts import instant_listing
+        from hudi_core.table.facts import instant_listing
 
         # Archived (or active + archived) instants; the range prunes archive files as Hudi does. Rows come
         # from the Arrow listing: no object per archived instant (a million of them, issue 11), phase timings
@@ -517,7 +517,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     finally:
         # What this command decoded goes to the active-timeline index before `run` exits with `os._exit`.
-        from hudi_core.timeline.active import flush_index_writes
+        from hudi_core.formats.timeline.active import flush_index_writes
 
         flush_index_writes()
 

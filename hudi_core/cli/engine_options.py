@@ -1,12 +1,12 @@
 """The engine options every table command takes (`--engine`, `--spark-master`, `--spark-conf`) and the
-executor they ask for (see :mod:`hudi_core.pipeline.engine`)."""
+executor they ask for (see :mod:`hudi_core.engines.engine`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import TYPE_CHECKING
 
-from hudi_core.pipeline.engine import (
+from hudi_core.engines.engine import (
     ENGINE_ENV,
     ENGINES,
     DeferredExecutor,
@@ -15,10 +15,10 @@ from hudi_core.pipeline.engine import (
     resolve_engine,
     spark_min_items,
 )
-from hudi_core.pipeline.progress import cli_progress
+from hudi_core.engines.progress import cli_progress
 
 if TYPE_CHECKING:
-    from hudi_core.pipeline.executor import Executor
+    from hudi_core.engines.executor import Executor
 
 
 def add_engine_options(parser: argparse.ArgumentParser) -> None:

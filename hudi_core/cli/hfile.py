@@ -42,7 +42,7 @@ INT_FILE_INFO_KEYS = {
     "hfile.CREATE_TIME_TS": 8,
     "MAX_MEMSTORE_TS_KEY": 8,
 }
-_METADATA_DECODER_MODULE = "hudi_core.mdt.records"
+_METADATA_DECODER_MODULE = "hudi_core.formats.mdt.records"
 _SHOWN_TEXT = 100  # characters of a value shown per line in the text format
 
 
@@ -59,7 +59,7 @@ def raw_value(value: bytes) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _metadata_decoder() -> Callable[[bytes], dict[str, Any]] | None:
-    """`hudi_core.mdt.records.decode_metadata_record` when that module exists (written separately)."""
+    """`hudi_core.formats.mdt.records.decode_metadata_record` when that module exists (written separately)."""
     try:
         module = importlib.import_module(_METADATA_DECODER_MODULE)
     except ModuleNotFoundError as exc:
@@ -73,7 +73,7 @@ def _metadata_decoder() -> Callable[[bytes], dict[str, Any]] | None:
 def describe_value(key: str, value: bytes) -> dict[str, Any]:
     """The JSON form of one record's value: the hook for the metadata-record decoder.
 
-    When `hudi_core.mdt.records` is importable and exposes `decode_metadata_record(value: bytes) -> dict`,
+    When `hudi_core.formats.mdt.records` is importable and exposes `decode_metadata_record(value: bytes) -> dict`,
     a value it decodes is {"encoding": "metadata_record", "data": <that dict>}; otherwise (no decoder,
     or it refuses the bytes) the value is shown raw (:func:`raw_value`). `key` is the record key,
     for decoders that need it.
@@ -122,8 +122,8 @@ def cmd_hfile(args: argparse.Namespace) -> int:
     from hudi_core.cli import EXIT_OK, _storage_options
     from hudi_core.cli.output import render_json, render_table
     from hudi_core.errors import safe_text
-    from hudi_core.hfile.reader import HFileReader, describe_trailer
-    from hudi_core.storage import ReadOnlyStorage
+    from hudi_core.formats.hfile.reader import HFileReader, describe_trailer
+    from hudi_core.io.storage import ReadOnlyStorage
 
     folder, name = _split_location(args.file)
     storage = ReadOnlyStorage(folder, _storage_options(args.storage_option))

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.output import render_json, render_table, write_json
 from hudi_core.errors import HudiInspectError
+from hudi_core.formats.timeline.instant import parse_instant_time
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
-from hudi_core.timeline.instant import parse_instant_time
 
 if TYPE_CHECKING:
     from hudi_core.services.lsm_archive import LsmArchivalPlan

@@ -17,7 +17,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write the postmortem report: HTML to `--out` (JSON with `--format json`, to `--out` or stdout)."""
     from hudi_core import cli
     from hudi_core.cli.plans import _config, _now
-    from hudi_core.ui.report import build_report, redact, report_html
+    from hudi_core.dashboard.report import build_report, redact, report_html
 
     table = cli._open(args)
     if args.out:

@@ -1,5 +1,5 @@
 """The `scan` subcommand (registered through `hudi_core.cli.COMMAND_MODULES`). Kept apart from
-:mod:`hudi_core.scan`, whose Arrow schemas import pyarrow: `hudi-inspect --help` must
+:mod:`hudi_core.inspect.scan`, whose Arrow schemas import pyarrow: `hudi-inspect --help` must
 not (issue 11)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ AddCommand = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.
 def cmd_scan(args: argparse.Namespace) -> int:
     """`scan`: every bulk stage on the chosen engine, with row counts, timings and digests."""
     from hudi_core.cli import _emit, _open
-    from hudi_core.pipeline.engine import describe_executor
-    from hudi_core.scan import SCAN_STAGES, full_scan, table_digest
+    from hudi_core.engines.engine import describe_executor
+    from hudi_core.inspect.scan import SCAN_STAGES, full_scan, table_digest
 
     table = _open(args)
     timings: dict[str, float] = {}

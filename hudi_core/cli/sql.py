@@ -27,7 +27,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
     from hudi_core.cli.output import render_csv, render_json, render_table
 
     if args.schema:
-        from hudi_core.sql import MACROS, VIEW_DOCS, schema_rows
+        from hudi_core.inspect.sql import MACROS, VIEW_DOCS, schema_rows
 
         rows = schema_rows()
         if args.format == "json":
@@ -51,7 +51,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
               "(or --schema)", file=sys.stderr)
         return cli.EXIT_USAGE
     from hudi_core.cli.plans import _config, _now
-    from hudi_core.sql import SqlError, check_query, run_query
+    from hudi_core.inspect.sql import SqlError, check_query, run_query
 
     try:
         check_query(args.query)  # before the table is opened: a bad query costs nothing
@@ -75,7 +75,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
 def _print(args: argparse.Namespace, table: Any) -> None:
     from hudi_core import cli
     from hudi_core.cli.output import write_json_list
-    from hudi_core.sql import plain_numbers
+    from hudi_core.inspect.sql import plain_numbers
 
     table = plain_numbers(table)
     columns = table.column_names

@@ -23,7 +23,7 @@ def archive_summary(table: Any, since: str | None = None, until: str | None = No
     import pyarrow as pa  # not at start-up (issue 11)
     import pyarrow.compute as pc
 
-    from hudi_core.timeline.archived_v2 import LsmFile
+    from hudi_core.formats.timeline.archived_v2 import LsmFile
 
     arch = table.archived_timeline(since, until)
     listing = arch.listing

@@ -35,8 +35,8 @@ DEFAULT_PORT = 8501
 START_TIMEOUT_S = 60.0
 #: Seconds Streamlit has to stop after SIGTERM before it is killed.
 STOP_TIMEOUT_S = 10.0
-ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"  # hudi_core.ui.roots.ROOTS_ENV (not imported: it would load the dashboard)
-STORAGE_OPTIONS_ENV = "HUDI_INSPECTOR_STORAGE_OPTIONS"  # hudi_core.ui.roots.STORAGE_OPTIONS_ENV
+ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"  # hudi_core.dashboard.roots.ROOTS_ENV (not imported: it would load the dashboard)
+STORAGE_OPTIONS_ENV = "HUDI_INSPECTOR_STORAGE_OPTIONS"  # hudi_core.dashboard.roots.STORAGE_OPTIONS_ENV
 WARM_TABLE_ENV = "HUDI_INSPECTOR_WARM_TABLE"  # hudi_core.dashboard.serve.WARM_TABLE_ENV
 NO_AUTH_WARNING = ("hudi-inspect: warning: the dashboard listens on {host}, beyond this machine: it has no "
                    "authentication, and anyone who reaches port {port} reads every table under the roots with "
@@ -126,7 +126,7 @@ def is_table(path: str, storage_options: dict[str, str]) -> bool:
     asked through the read-only storage layer; a store error is a HudiInspectError (one line)."""
     if not _is_url(path):
         return os.path.isfile(os.path.join(path, ".hoodie", "hoodie.properties"))
-    from hudi_core.storage import ReadOnlyStorage
+    from hudi_core.io.storage import ReadOnlyStorage
 
     return ReadOnlyStorage(path, storage_options or None).exists(".hoodie/hoodie.properties")
 

@@ -1,6 +1,6 @@
 """`hudi-inspect watch TABLE [--interval S] [--format text|jsonl] [--until-idle S] [--from-start]` (issue 27).
 
-Follows a table while it is written (:class:`~hudi_core.follow.TableFollower`, reading only what changed) and
+Follows a table while it is written (:class:`~hudi_core.table.follow.TableFollower`, reading only what changed) and
 prints one line (text) or one JSON object (jsonl) per event as it happens, flushed at once: instants requested,
 inflight, completed, rolled back, archived; markers moved; a guard starting or stopping to hold archival;
 alerts raised or cleared (:mod:`hudi_core.services.watch`).
@@ -33,8 +33,8 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
     """The `watch` loop; `stop` (tests, an embedding program) ends it like Ctrl-C."""
     from hudi_core import cli
     from hudi_core.cli.plans import _config
-    from hudi_core.follow import TableFollower, TableRemovedError
     from hudi_core.services.watch import TableWatcher
+    from hudi_core.table.follow import TableFollower, TableRemovedError
 
     stop = stop or threading.Event()
     follower = TableFollower(args.table, cli._storage_options(args.storage_option), full_every=args.full_every)

@@ -14,9 +14,8 @@ from streamlit import config as st_config
 def main() -> None:
     # Imported here, not above: a worker process the engine spawns (`spawn`) imports this script again as
     # __mp_main__, and the dashboard's modules (their cached loaders among them) are not its business.
-    from hudi_core.dashboard import page_path
-    from hudi_core.ui import picker
-    from hudi_core.ui.memory import release_freed_memory
+    from hudi_core.dashboard import page_path, picker
+    from hudi_core.dashboard.memory import release_freed_memory
 
     # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
     # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every

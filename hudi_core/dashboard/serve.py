@@ -54,7 +54,7 @@ def warm(table: str | None) -> None:
         return
     # Cached loaders called outside a script run log "missing ScriptRunContext" on this thread: say nothing.
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
-    from hudi_core.ui import charts, loaders, picker  # noqa: F401  (the imports are the point)
+    from hudi_core.dashboard import charts, loaders, picker  # noqa: F401  (the imports are the point)
 
     if not table:
         return

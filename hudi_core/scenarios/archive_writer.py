@@ -2,7 +2,7 @@
 
 Write only into a :class:`~hudi_core.scenarios.scratch.ScratchDir`; never into an inspected table. The
 records, blocks, LSM rows and manifests come from the format's encoders
-(:mod:`hudi_core.timeline.archive_encode`); this module appends and rewrites files.
+(:mod:`hudi_core.formats.timeline.archive_encode`); this module appends and rewrites files.
 
 **Layout 1** (`TimelineArchiverV1`, tables v6): ``.hoodie/archived/.commits_.archive.N_1-0-1`` log
 files of AVRO_DATA_BLOCKs, a block every ``hoodie.commits.archival.batch`` (10) records.
@@ -22,10 +22,8 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_core.properties import TableProperties
-from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline import lsm_rules
-from hudi_core.timeline.archive_encode import (
+from hudi_core.formats.timeline import lsm_rules
+from hudi_core.formats.timeline.archive_encode import (
     LSM_ARROW_SCHEMA,
     VERSION_FILE,
     InstantBodies,
@@ -37,7 +35,9 @@ from hudi_core.timeline.archive_encode import (
     lsm_table,
     manifest_json,
 )
-from hudi_core.timeline.instant import Instant, State, epoch_ms_to_instant_times
+from hudi_core.formats.timeline.instant import Instant, State, epoch_ms_to_instant_times
+from hudi_core.io.properties import TableProperties
+from hudi_core.scenarios.scratch import ScratchDir
 
 #: `hoodie.commits.archival.batch` default: records per archive log block.
 ARCHIVAL_BATCH = 10

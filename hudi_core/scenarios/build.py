@@ -19,13 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
 from hudi_core.scenarios.mdt_writer import MetadataTableWriter
 from hudi_core.scenarios.model import Scenario, ScenarioError, Step, epoch_ms_to_time
 from hudi_core.scenarios.scratch import FileObserver, ScratchDir
 from hudi_core.scenarios.writer import FileGroupState, InstantState, SliceState, TableWriter
-from hudi_core.timeline import encode
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import State
 
 _WRITE_ACTIONS = (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLUSTERING, ia.COMPACTION,
                   ia.LOG_COMPACTION)

@@ -16,7 +16,7 @@
 Log file names follow the table version (§1.1): version 6 embeds the base instant ``C1``,
 version 9 the deltacommit ``C2``. Timelines: layout 1 (`.hoodie/`, JSON bodies, completion time
 = file mtime) for v6, layout 2 (`.hoodie/timeline/`, Avro container bodies, completion time in
-the file name) for v9; bodies are encoded by :mod:`hudi_core.timeline.encode`. Attempts write
+the file name) for v9; bodies are encoded by :mod:`hudi_core.formats.timeline.encode`. Attempts write
 identical values, as a retried Spark task would, so hudi-rs (which merges every block) reads the
 same records either way.
 """
@@ -36,11 +36,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.filenames import parse_log_file_name
-from hudi_core.logfile.writer import avro_data_block, partial_block
+from hudi_core.formats.logfile.writer import avro_data_block, partial_block
+from hudi_core.formats.timeline.encode import body_format_for, encode_body
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline.encode import body_format_for, encode_body
-from hudi_core.timeline.instant import State
 
 C1 = "20240101000000000"
 C1_DONE = "20240101000010000"
@@ -210,7 +210,7 @@ def _write_instant(scratch: ScratchDir, table_version: int, requested: str, done
                    record: dict[str, Any]) -> None:
     """requested → inflight (commit metadata without write stats, as the workload profile) →
     completed deltacommit, each body in the format Hudi 1.1 writes for the table version
-    (`hudi_core.timeline.encode.body_format_for`: JSON for v6, Avro containers for v8/v9)."""
+    (`hudi_core.formats.timeline.encode.body_format_for`: JSON for v6, Avro containers for v8/v9)."""
     if table_version < 8:
         folder, done_name = ".hoodie", f"{requested}.deltacommit"
     else:

@@ -42,10 +42,10 @@ written by Hudi 1.1.1; ``v8_trips_8i3u1d``, written by Hudi 1.0.x):
   data-table instant that is pending but completed on the metadata table; the plan (`HoodieCompactionPlan`
   version 2, one operation for ``files-0000-0`` with the fixtures' metrics) takes the latest base file and
   the log files of delta commits completed before it, the new base HFile holds their records merged by
-  :func:`hudi_core.mdt.payload.combine` (logs among themselves oldest first, then onto the base records, as
-  the reader :mod:`hudi_core.listing.metadata` merges), and the ``commit`` names it with the fixture's stats.
+  :func:`hudi_core.formats.mdt.payload.combine` (logs among themselves oldest first, then onto the base records, as
+  the reader :mod:`hudi_core.table.listing.metadata` merges), and the ``commit`` names it with the fixture's stats.
 
-Base HFiles are written by :func:`hudi_core.hfile.write_hfile` with Hudi's file info (``schema``,
+Base HFiles are written by :func:`hudi_core.formats.hfile.write_hfile` with Hudi's file info (``schema``,
 ``bloomFilterTypeCode``, ``minRecordKey``, ``maxRecordKey``) and the ``bloomFilter`` meta block: Hudi's
 `HoodieDynamicBoundedBloomFilter` (10,000 entries at 1e-9 as Hudi 1.1.1 writes it; the 1.0.x v8 fixture used
 60,000) over its `MurmurHash`, whose tail bytes are taken from the end of the key (not Hadoop's newer order):
@@ -77,13 +77,13 @@ from typing import Any
 
 import fastavro
 
-from hudi_core.hfile import write_hfile
-from hudi_core.hfile.fileinfo import java_string_hash
-from hudi_core.logfile.content import DeleteRecord, encode_delete_content
-from hudi_core.logfile.format import BlockType, CommandType, HeaderKey
-from hudi_core.logfile.writer import encode_block
-from hudi_core.mdt.payload import combine
-from hudi_core.mdt.records import (
+from hudi_core.formats.hfile import write_hfile
+from hudi_core.formats.hfile.fileinfo import java_string_hash
+from hudi_core.formats.logfile.content import DeleteRecord, encode_delete_content
+from hudi_core.formats.logfile.format import BlockType, CommandType, HeaderKey
+from hudi_core.formats.logfile.writer import encode_block
+from hudi_core.formats.mdt.payload import combine
+from hudi_core.formats.mdt.records import (
     ALL_PARTITIONS_KEY,
     FILES_PARTITION,
     FileEntry,
@@ -92,11 +92,11 @@ from hudi_core.mdt.records import (
     bundled_schema,
     partition_key,
 )
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
 from hudi_core.scenarios.model import ScenarioError, epoch_ms_to_time, time_to_epoch_ms
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline import encode
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import State
 
 #: Where the metadata table lives under the data table.
 METADATA_DIR = ".hoodie/metadata"
@@ -146,7 +146,7 @@ def record_schema_without_meta_fields() -> str:
 
 def java_map_order(names: Sequence[str]) -> list[str]:
     """The iteration order of a `java.util.HashMap` (default capacity, grown at 0.75) filled with `names`
-    in this order: :func:`hudi_core.hfile.fileinfo.java_hashmap_order`, with `String.hashCode` vectorised
+    in this order: :func:`hudi_core.formats.hfile.fileinfo.java_hashmap_order`, with `String.hashCode` vectorised
     for the large maps of generated tables."""
     ordered = list(dict.fromkeys(names))
     capacity = 16

@@ -54,14 +54,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.logfile.writer import avro_data_block
+from hudi_core.formats.logfile.writer import avro_data_block
+from hudi_core.formats.timeline import archive_encode as ae
+from hudi_core.formats.timeline import encode as enc
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline import lsm_rules
+from hudi_core.formats.timeline.instant import State
 from hudi_core.scenarios import archive_writer as aw
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline import archive_encode as ae
-from hudi_core.timeline import encode as enc
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline import lsm_rules
-from hudi_core.timeline.instant import State
 
 COPY_ON_WRITE = "COPY_ON_WRITE"
 MERGE_ON_READ = "MERGE_ON_READ"
@@ -483,7 +483,7 @@ def _write_metadata_table(scratch: ScratchDir, name: str, table_version: int,
                           active_times: Sequence[str], start_active: float, archived_times: Sequence[str],
                           drift: int, seed: int, log_instants: int) -> dict[str, list[str]]:
     """Write the metadata table of the finished table (see the module doc); return the drift made."""
-    from hudi_core.mdt.records import FileEntry, FilesRecord, MetadataRecordType, partition_key
+    from hudi_core.formats.mdt.records import FileEntry, FilesRecord, MetadataRecordType, partition_key
     from hudi_core.scenarios.mdt_writer import ALL_PARTITIONS_KEY, MetadataTableWriter, commit_records
 
     gone, unlisted = _pick_drift(written, latest_base, drift, seed)

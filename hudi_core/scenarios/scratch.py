@@ -1,6 +1,6 @@
 """The one writable place in the project: a scratch directory the scenario builder creates.
 
-Everything else reads tables through :class:`~hudi_core.storage.ReadOnlyStorage`, which refuses
+Everything else reads tables through :class:`~hudi_core.io.storage.ReadOnlyStorage`, which refuses
 writes. Scenario tables, archive writers, log writers and the scale generator write through a
 :class:`ScratchDir` instead: it is created new (an existing non-empty directory is refused, so the
 tool can never write into a table it inspects), and every path is confined under its root.

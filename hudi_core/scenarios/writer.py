@@ -4,7 +4,7 @@ files, partition metafiles) into a :class:`~hudi_core.scenarios.scratch.ScratchD
 Emulates what Hudi 1.1.x writers leave on storage for table version 6 (timeline layout 1: flat
 `.hoodie/`, completion time = file mtime) and 8/9 (layout 2: `.hoodie/timeline/`, completed files
 named `<requested>_<completion>.<action>`), spec `01` §1. Bodies are encoded by
-:mod:`hudi_core.timeline.encode` (JSON or Avro containers as Hudi writes them for that version).
+:mod:`hudi_core.formats.timeline.encode` (JSON or Avro containers as Hudi writes them for that version).
 The writer also keeps the in-memory model of the table (file groups, slices, records, instants)
 that :mod:`hudi_core.scenarios.build` uses to apply steps.
 
@@ -26,13 +26,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hudi_core.logfile import writer as logw
-from hudi_core.properties import LAYOUT_BY_TABLE_VERSION
+from hudi_core.formats.logfile import writer as logw
+from hudi_core.formats.timeline import encode
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.properties import LAYOUT_BY_TABLE_VERSION
 from hudi_core.scenarios.model import COW, MOR, ScenarioError, epoch_ms_to_time, time_to_epoch_ms
 from hudi_core.scenarios.scratch import ScratchDir
-from hudi_core.timeline import encode
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import State
 
 META_FIELDS = ("_hoodie_commit_time", "_hoodie_commit_seqno", "_hoodie_record_key",
                "_hoodie_partition_path", "_hoodie_file_name")
@@ -131,13 +131,13 @@ class InstantState:
                 ia.CLUSTERING: ia.REPLACE_COMMIT}.get(self.action, self.action)
 
 
-# -- body encoding (hudi_core.timeline.encode) ---------------------------------------------------
+# -- body encoding (hudi_core.formats.timeline.encode) ---------------------------------------------------
 
 
 def encode_instant_body(table_version: int, action: str, state: State,
                         record: dict[str, Any] | None) -> bytes:
     """Bytes of one timeline file as Hudi 1.1 writes it for `table_version` (empty, JSON or Avro);
-    the format and record type come from :func:`hudi_core.timeline.encode.body_format_for`."""
+    the format and record type come from :func:`hudi_core.formats.timeline.encode.body_format_for`."""
     fmt, record_type = encode.body_format_for(table_version, action, state)
     if fmt == "empty" or record is None or record_type is None:
         return b""

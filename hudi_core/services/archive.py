@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.active import ActiveTimeline, Timeline
+from hudi_core.formats.timeline.instant import Instant, hudi_parse_instant_date
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs
 from hudi_core.services.lsm_archive import LsmArchivalPlan, plan_lsm_archival
 from hudi_core.services.safety import ExposedGroup, check_archival_safety
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import ActiveTimeline, Timeline
-from hudi_core.timeline.instant import Instant, hudi_parse_instant_date
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

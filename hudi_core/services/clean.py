@@ -29,8 +29,11 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.file_group import BaseFile, FileGroup, FileSlice, LogFile
-from hudi_core.fsview import FileSystemView
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.active import ActiveTimeline
+from hudi_core.formats.timeline.bulk import paused_gc
+from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
+from hudi_core.formats.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
 from hudi_core.lazy import LazyRows
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
@@ -40,11 +43,8 @@ from hudi_core.services.config import (
     ServiceConfig,
 )
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import ActiveTimeline
-from hudi_core.timeline.bulk import paused_gc
-from hudi_core.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
-from hudi_core.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
+from hudi_core.table.file_group import BaseFile, FileGroup, FileSlice, LogFile
+from hudi_core.table.fsview import FileSystemView
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.timeline import lsm_rules
+from hudi_core.formats.timeline import lsm_rules
 
 KEEP_LATEST_COMMITS = "KEEP_LATEST_COMMITS"
 KEEP_LATEST_FILE_VERSIONS = "KEEP_LATEST_FILE_VERSIONS"

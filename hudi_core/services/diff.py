@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.facts import rollback_metadatas
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import Instant, State
+from hudi_core.formats.timeline.records import CleanMetadata, CommitMetadata
 from hudi_core.services.history import file_id_of
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import Instant, State
-from hudi_core.timeline.records import CleanMetadata, CommitMetadata
+from hudi_core.table.facts import rollback_metadatas
 
 if TYPE_CHECKING:
+    from hudi_core.formats.timeline.unified import UnifiedTimeline
     from hudi_core.table import HudiTable
-    from hudi_core.timeline.unified import UnifiedTimeline
 
 GroupKey = tuple[str, str]
 

@@ -21,31 +21,31 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
-from hudi_core.filenames import parse_base_file_name, parse_log_file_name
-from hudi_core.listing.compare import DIFFERENCE_FINDINGS
-from hudi_core.listing.metadata import SOLO_COMMIT_TIMESTAMP, unapplied_data_instants
-from hudi_core.services import timelines as tls
-from hudi_core.services.archive import GuardName
-from hudi_core.services.config import ServiceConfig
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import Instant, State, parse_instant_time
-from hudi_core.timeline.records import (
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import Instant, State, parse_instant_time
+from hudi_core.formats.timeline.records import (
     CleanMetadata,
     ClusteringSlice,
     CommitMetadata,
     CompactionPlan,
     RequestedReplaceMetadata,
 )
+from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
+from hudi_core.services import timelines as tls
+from hudi_core.services.archive import GuardName
+from hudi_core.services.config import ServiceConfig
+from hudi_core.table.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
+from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS
+from hudi_core.table.listing.metadata import SOLO_COMMIT_TIMESTAMP, unapplied_data_instants
 
 if TYPE_CHECKING:
-    from hudi_core.fsview import FileSystemView
+    from hudi_core.formats.timeline.active import ActiveTimeline
+    from hudi_core.formats.timeline.unified import ArchivedTimeline
     from hudi_core.services.archive import ArchivePlan
     from hudi_core.services.clean import CleanPlan
     from hudi_core.services.markers import Markers
     from hudi_core.table import HudiTable
-    from hudi_core.timeline.active import ActiveTimeline
-    from hudi_core.timeline.unified import ArchivedTimeline
+    from hudi_core.table.fsview import FileSystemView
 
 EXIT_HEALTHY = 0
 EXIT_WARNINGS = 1
@@ -845,7 +845,7 @@ def _mdt_compaction_stalled(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
-    from hudi_core.properties import parse_java_properties
+    from hudi_core.io.properties import parse_java_properties
     from hudi_core.table import PROPERTIES_BACKUP_PATH, PROPERTIES_PATH
 
     storage = ctx.table.storage

@@ -1,6 +1,6 @@
 """Duplicate log-block analysis per (file group, instant): HUDI-6758 (spec `03` §2, seed 003).
 
-Input: the block inventory (:func:`~hudi_core.logfile.inventory.scan_log_files`) and, per completed
+Input: the block inventory (:func:`~hudi_core.formats.logfile.inventory.scan_log_files`) and, per completed
 deltacommit, the log file names its commit metadata write stats name (`path` of each write stat):
 ``{instant_time: {file_id: {log file name, ...}}}``. Blocks of one file group are put in reader
 order (log files by `LogFileName.sort_key`: instant in the name, version, write token; then block
@@ -46,12 +46,12 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.filenames import parse_log_file_name
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.formats.timeline.instant import Instant, State
+from hudi_core.io.filenames import parse_log_file_name
 
 if TYPE_CHECKING:
+    from hudi_core.formats.timeline.active import ActiveTimeline
     from hudi_core.table import HudiTable
-    from hudi_core.timeline.active import ActiveTimeline
 
 DATA_OR_DELETE = frozenset(
     {"AVRO_DATA_BLOCK", "HFILE_DATA_BLOCK", "PARQUET_DATA_BLOCK", "DELETE_BLOCK", "CDC_DATA_BLOCK",
@@ -711,7 +711,7 @@ def _indexed_log_refs(timeline: ActiveTimeline, instants: list[Instant], positio
 
 def rolled_back_instants(table: HudiTable) -> set[str]:
     """Instants that rollbacks and restores of the active timeline rolled back (or plan to)."""
-    from hudi_core.facts import rollback_facts
+    from hudi_core.table.facts import rollback_facts
 
     return {t for fact in rollback_facts(table.timeline) for t in fact.rolled_back}
 

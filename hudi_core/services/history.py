@@ -18,14 +18,14 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import HudiInspectError
-from hudi_core.filenames import parse_base_file_name, parse_log_file_name
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline import records as recs
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline import records as recs
+from hudi_core.formats.timeline.instant import Instant, State
+from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
 
 if TYPE_CHECKING:
+    from hudi_core.formats.timeline.unified import UnifiedTimeline
     from hudi_core.table import HudiTable
-    from hudi_core.timeline.unified import UnifiedTimeline
 
 
 class EventKind(StrEnum):

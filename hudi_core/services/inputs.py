@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hudi_core.errors import Finding, Severity
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import ActiveTimeline
-from hudi_core.timeline.instant import Instant, State
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.active import ActiveTimeline
+from hudi_core.formats.timeline.instant import Instant, State
 
 #: What each unreadable body takes away from the plans, by the action of the instant.
 AFFECTS: dict[str, tuple[str, ...]] = {

@@ -1,5 +1,5 @@
 """The block inventory of a table's log files: which files (from the file-system view) and the
-batched header scan (:func:`hudi_core.logfile.inventory.scan_log_files`, the format layer's pure batch
+batched header scan (:func:`hudi_core.formats.logfile.inventory.scan_log_files`, the format layer's pure batch
 function) run on the table's executor. Table-level, so it lives with the analyses that use it
 (issue 13: the log-block format package no longer depends on the table)."""
 
@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from hudi_core.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
-from hudi_core.pipeline.executor import run_batches, run_cpu_batches
-from hudi_core.storage import inline_if_local
-from hudi_core.timeline.bulk import paused_gc
+from hudi_core.engines.executor import run_batches, run_cpu_batches
+from hudi_core.formats.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
+from hudi_core.formats.timeline.bulk import paused_gc
+from hudi_core.io.storage import inline_if_local
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

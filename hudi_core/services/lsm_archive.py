@@ -3,7 +3,7 @@
 Emulates `TimelineArchiverV2.archiveIfRequired` after it has chosen the instants: `LSMTimelineWriter.write`
 puts them in one L0 file ``<first>_<last>_0.parquet`` and commits a new snapshot (manifest + `_version_`),
 then `compactAndClean` merges full levels and deletes the manifests and data files no kept snapshot needs
-(rules in :mod:`hudi_core.timeline.lsm_rules`; release differences there). Nothing runs when nothing is
+(rules in :mod:`hudi_core.formats.timeline.lsm_rules`; release differences there). Nothing runs when nothing is
 archived. Nothing is written: :class:`LsmArchivalPlan` is a report.
 
 Where Hudi's archiver would throw (a manifest it must read is missing or not JSON, a manifest name without a
@@ -18,8 +18,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import StorageError
+from hudi_core.formats.timeline import lsm_rules
 from hudi_core.services.config import ServiceConfig
-from hudi_core.timeline import lsm_rules
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

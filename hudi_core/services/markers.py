@@ -25,13 +25,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CleanerPlan, CleanMetadata, SavepointMetadata
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.clean import next_clean_ectr, proposed_ectna
 from hudi_core.services.config import ServiceConfig
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import CleanerPlan, CleanMetadata, SavepointMetadata
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hudi_core.fsview import FileSystemView
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import Instant
-from hudi_core.timeline.records import CommitMetadata
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import Instant
+from hudi_core.formats.timeline.records import CommitMetadata
+from hudi_core.table.fsview import FileSystemView
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

@@ -16,7 +16,7 @@ layouts: layout-1 archive records, layout-2 LSM rows), in Hudi's timeline order,
   (`commit_schema_unreadable`: the history around it is then incomplete). Bodies that do not decode are
   findings of the timeline that holds them, worded as its own reader words them; never guessed past.
 
-Commits are read in bulk (:mod:`hudi_core.timeline.commit_schemas`): only each body's `operationType` and
+Commits are read in bulk (:mod:`hudi_core.formats.timeline.commit_schemas`): only each body's `operationType` and
 `extraMetadata.schema`, the active and archived parts in two threads.
 """
 
@@ -29,8 +29,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.engines.executor import run_batches
 from hudi_core.errors import Finding, Severity, StorageError
-from hudi_core.pipeline.executor import run_batches
+from hudi_core.formats.timeline import commit_schemas as cs
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.write_stats import WRITE_COMPLETED_ACTIONS
+from hudi_core.io.storage import inline_if_local
 from hudi_core.services.schema_rules import (
     AvroType,
     ChangeKind,
@@ -42,10 +46,6 @@ from hudi_core.services.schema_rules import (
     flatten,
     parse_schema,
 )
-from hudi_core.storage import inline_if_local
-from hudi_core.timeline import commit_schemas as cs
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.write_stats import WRITE_COMPLETED_ACTIONS
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable

@@ -13,11 +13,11 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.active import ActiveTimeline, Timeline
+from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, parse_instant_time
+from hudi_core.formats.timeline.records import CleanerPlan, CleanMetadata
 from hudi_core.services.config import KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.active import ActiveTimeline, Timeline
-from hudi_core.timeline.instant import Instant, State, format_instant_time, parse_instant_time
-from hudi_core.timeline.records import CleanerPlan, CleanMetadata
 
 _COMMITS_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLUSTERING})
 _COMMITS_AND_COMPACTION_ACTIONS = _COMMITS_ACTIONS | {ia.COMPACTION}

@@ -2,8 +2,8 @@
 
 What Hudi's `HoodieMetadataTableValidator` (hudi-utilities) and `hudi-cli metadata validate-files` do, as
 one read-only answer: every partition and file where the metadata table's listing (read as Hudi 1.1 reads
-it, :mod:`hudi_core.listing.metadata`) and storage disagree, with the tolerances of Hudi's validator
-(:mod:`hudi_core.listing.compare`), and for each difference the instant that wrote or deleted the file
+it, :mod:`hudi_core.table.listing.metadata`) and storage disagree, with the tolerances of Hudi's validator
+(:mod:`hudi_core.table.listing.compare`), and for each difference the instant that wrote or deleted the file
 (its name, commit metadata, clean and rollback metadata) and what Hudi does because of it. Also the
 data-table instants the metadata table has not applied (it is behind).
 
@@ -18,18 +18,18 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.facts import rollback_metadatas
-from hudi_core.listing.compare import (
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CleanMetadata
+from hudi_core.table.facts import rollback_metadatas
+from hudi_core.table.listing.compare import (
     HUDI_EFFECT,
     DifferenceKind,
     ListingDifference,
     Tolerance,
     compare_listings,
 )
-from hudi_core.listing.metadata import unapplied_data_instants
-from hudi_core.timeline import instant as ia
-from hudi_core.timeline.instant import State
-from hudi_core.timeline.records import CleanMetadata
+from hudi_core.table.listing.metadata import unapplied_data_instants
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -219,8 +219,8 @@ def _deleting_instants(table: HudiTable) -> dict[tuple[str, str], str]:
 
 def _latest_slice_files(table: HudiTable, listing: dict[str, list[Any]]) -> set[tuple[str, str]]:
     """`(partition, file name)` of every file in a latest slice of the view built from `listing`."""
-    from hudi_core.fsview import FileSystemView
-    from hudi_core.listing import Listing, ListingKind
+    from hudi_core.table.fsview import FileSystemView
+    from hudi_core.table.listing import Listing, ListingKind
 
     view = FileSystemView.from_listing(Listing(ListingKind.METADATA, listing), table.timeline,
                                        table.properties.version, table.properties.base_file_format,

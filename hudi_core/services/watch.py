@@ -1,7 +1,7 @@
 """What changed between two states of a followed table, as typed events (issue 27): `hudi-inspect watch` prints
 them, the dashboard's "Follow live" shows them.
 
-:class:`TableWatcher` wraps a :class:`~hudi_core.follow.TableFollower`: each poll gives the table's state, its
+:class:`TableWatcher` wraps a :class:`~hudi_core.table.follow.TableFollower`: each poll gives the table's state, its
 :class:`LiveAnalysis` (markers, the clean and archive dry runs, the guards holding archival, alerts; computed
 once per state, when asked, and reused while the table does not change) and the :class:`WatchEvent` list that
 leads from the previous state to this one:
@@ -40,16 +40,16 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Severity
-from hudi_core.facts import rollback_facts
+from hudi_core.formats.timeline.instant import SAVEPOINT, Instant, State
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.doctor import DoctorContext, DoctorOptions, HealthFinding, run_doctor
 from hudi_core.services.markers import Marker, MarkerKind, Markers, compute_markers, timeline_markers
-from hudi_core.timeline.instant import SAVEPOINT, Instant, State
+from hudi_core.table.facts import rollback_facts
 
 if TYPE_CHECKING:
-    from hudi_core.follow import PollResult, TableFollower, TableState
     from hudi_core.services.clean import CleanPlan
+    from hudi_core.table.follow import PollResult, TableFollower, TableState
 
 #: The doctor's checks whose warnings and errors become alerts: each reads the timeline, the archive dry run
 #: and the metadata table's timeline only (no listing of the table's partitions, no log scan).
@@ -371,7 +371,7 @@ class WatchUpdate:
 
 
 class TableWatcher:
-    """A :class:`~hudi_core.follow.TableFollower` plus the analysis of each state and the events between states.
+    """A :class:`~hudi_core.table.follow.TableFollower` plus the analysis of each state and the events between states.
 
     `poll()` is thread-safe; :meth:`poll_if_due` shares polls between viewers, and :meth:`events_since` gives
     each viewer the events it has not seen (the log keeps the latest `history`). With `from_start`, the first

@@ -4,7 +4,7 @@ One row per `HoodieWriteStat` of each completed commit, deltacommit and replacec
 their completed instant files, the archived ones from the archived timeline's bodies (layout-2 LSM rows'
 `metadata`, layout-1 archive records' `hoodieCommitMetadata` / `hoodieReplaceCommitMetadata`), exactly the
 instants the unified timeline keeps (an instant in both timelines is read from the active one). Bodies are
-decoded in bulk (:mod:`hudi_core.timeline.write_stats`); a body that does not decode is a finding of the
+decoded in bulk (:mod:`hudi_core.formats.timeline.write_stats`); a body that does not decode is a finding of the
 timeline that holds it, worded as its one-at-a-time reader words it, and adds no row.
 """
 
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.engines.executor import run_batches
 from hudi_core.errors import Finding, Severity, StorageError
-from hudi_core.pipeline.executor import run_batches
-from hudi_core.storage import inline_if_local
-from hudi_core.timeline import write_stats as ws
-from hudi_core.timeline.instant import State
+from hudi_core.formats.timeline import write_stats as ws
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.storage import inline_if_local
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -127,7 +127,7 @@ def _active(table: HudiTable) -> pa.Table:
 
 
 def _from_index_columns(rows: pa.Table) -> pa.Table:
-    """:data:`~hudi_core.timeline.write_stats.BODY_STATS_SCHEMA` rows from the active-timeline index's columns,
+    """:data:`~hudi_core.formats.timeline.write_stats.BODY_STATS_SCHEMA` rows from the active-timeline index's columns,
     as `write_stats_of_bodies` reads a body: `partition` is the stat's `partitionPath`, else its key; `log_files`
     empty where the stat has none."""
     partition = pc.if_else(pc.is_valid(rows["partition_path"]), rows["partition_path"], rows["key"])
@@ -194,11 +194,11 @@ WRITE_STATS_INDEX = "write-stats-v1"
 
 
 def _archive_rows(table: HudiTable, paths: list[str], layout_one: bool) -> pa.Table:
-    """:data:`~hudi_core.timeline.write_stats.LOCATED_STATS_SCHEMA` rows of the archive files `paths`: from
+    """:data:`~hudi_core.formats.timeline.write_stats.LOCATED_STATS_SCHEMA` rows of the archive files `paths`: from
     the derived index where a file is unchanged (archive files are immutable: Hudi writes new ones and
     merges into new ones), else decoded (on the table's executor) and recorded. The index only ever saves
     time: an entry that cannot be read back is rebuilt (`HUDI_INSPECTOR_ARCHIVE_INDEX=0` turns it off)."""
-    from hudi_core.timeline.archive_index import ArchiveIndex, IndexKey, index_dir, index_enabled
+    from hudi_core.formats.timeline.archive_index import ArchiveIndex, IndexKey, index_dir, index_enabled
 
     storage = table.storage
     index = ArchiveIndex(ws.LOCATED_STATS_SCHEMA, index_dir() / WRITE_STATS_INDEX) if index_enabled() else None

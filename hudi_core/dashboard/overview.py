@@ -1,0 +1,304 @@
+"""The Overview's view: table facts and configuration, findings, phase timings, markers, the timeline chart,
+counts and instants, drawn from a :class:`~hudi_core.dashboard.sources.TableSource` (the table as opened, or the current
+state of a followed table: the Overview page runs it inside "Follow live"'s fragment then)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from hudi_core.dashboard import charts, loaders, markers, page_path, phases, render, state
+from hudi_core.dashboard.sources import TableSource
+from hudi_core.errors import Finding, Severity
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE
+
+
+def page(src: TableSource) -> None:
+    """The Overview of `src`'s table."""
+    with render.or_stop():
+        facts, findings = src.facts()
+        instants, source_note = src.instants()
+    _header(facts, findings, instants, source_note)
+    _configuration(src)
+    _findings(findings)
+    lanes, counts = src.lanes_and_counts()
+    _phases(src)
+    _markers(src)
+    shown, newest = _timeline(src, lanes, counts, len(instants))
+    _instant_picker(shown, newest)
+
+
+def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.FirstLookProgress) -> None:
+    """The first look at a heavy table (issue 26): what the listing answers, drawn at once and labelled partial;
+    the page redraws itself complete when `progress` is done."""
+    facts, weight = look.facts, look.weight
+    st.title(f"{facts['name']}")
+    st.info(f"**First look — partial.** Shown from the timeline's listing: facts, configuration, the "
+            f"{len(look.instants):,} active instants and their markers. Still loading: commit bodies "
+            f"({weight.active_bytes / 2**20:,.0f} MiB: operation types, decode findings, replaced file groups), the "
+            f"archived timeline ({weight.archive_files:,} files, {weight.archive_bytes / 2**20:,.0f} MiB: "
+            "archived counts, history, the archived | active split) and the health checks that list every file. "
+            "The page completes itself.", icon=":material/hourglass_top:")
+    _fill_in(progress)
+    st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
+               f"{DEFAULT_HUDI_RELEASE}.x · active timeline only, bodies not yet decoded")
+    _fact_metrics(facts, "…", f"loading: {weight.archive_files:,} archive files")
+    _configuration(src)
+    if look.findings:
+        _findings(look.findings)
+    _marker_section(look.markers, "The archived | active split is added once the archive is read.",
+                    "No markers on the active timeline (the archived | active split is added once the archive is "
+                    "read).")
+    st.subheader("Timeline")
+    st.plotly_chart(look.figure, key="timeline_chart", width="stretch",
+                    config={"scrollZoom": True, "displaylogo": False})
+    st.caption(f"Partial: the {len(look.instants):,} active instants only, without operation types; the archived "
+               "instants, the filters, the counts and the phase timings come with the complete page.")
+
+
+def hold_until_complete(uri: str, engine_name: str, needs: str, title: str | None = None) -> None:
+    """The other pages' first look (issue 26): on a heavy table whose timeline is still being decoded in the
+    background, draw what the listing answers (the table's facts), what the page is waiting for and the progress,
+    and end the run here; the page reruns itself complete when the background decoding is done. Returns at once
+    on a light table or once the decoding is done. The page then reads what the background thread decoded, never
+    decoding the same timeline beside it. `needs`: what the page reads, in words; `title`: drawn first when the
+    page has not drawn its own yet."""
+    with render.or_stop():
+        pending = loaders.first_look_pending(uri, engine_name)
+    if pending is None:
+        return
+    look, progress = pending
+    weight = look.weight
+    if title:
+        st.title(title)
+    st.info(f"**First look — partial.** This page needs {needs}. Being read in the background, once for every "
+            f"page: commit bodies of {weight.active_instants:,} active instants "
+            f"({weight.active_bytes / 2**20:,.0f} MiB) and the archived timeline ({weight.archive_files:,} files, "
+            f"{weight.archive_bytes / 2**20:,.0f} MiB). The page completes itself; the Overview shows the active "
+            "timeline meanwhile.", icon=":material/hourglass_top:")
+    _fill_in(progress)
+    st.caption(f"`{look.facts['uri']}` · what the timeline's listing answers:")
+    _fact_metrics(look.facts, "…", f"loading: {weight.archive_files:,} archive files")
+    st.page_link(page_path("overview"), label="Open the Overview (the active timeline now)",
+                 icon=":material/timeline:")
+    st.stop()
+
+
+def late_health(progress: loaders.FirstLookProgress | None) -> None:
+    """After a heavy table's first look: how long the rest took, and errors of the triage checks that ran with it
+    (they decide the opening page of a light table) as a banner to the Health page, since the table did not
+    open there."""
+    if progress is None:
+        return
+    report = progress.triage
+    errors = [f for f in (report.findings if report is not None else []) if f.severity is Severity.ERROR]
+    if errors:
+        st.error(f"**The health checks found {len(errors)} error(s)** once the whole timeline was read: "
+                 + "; ".join(f"{f.check}: {f.title}" for f in errors[:3]) + (" …" if len(errors) > 3 else ""),
+                 icon=":material/dangerous:")
+        st.page_link(page_path("health"), label="Open the Health page", icon=":material/health_and_safety:")
+
+
+def background_times(progress: loaders.FirstLookProgress | None) -> None:
+    """How long each step read in the background after a heavy table's first look took."""
+    if progress is not None and progress.seconds:
+        st.caption("Read in the background after the first look: " + " · ".join(
+            f"{label} {seconds:.1f} s" for (label, _), seconds in zip(progress.steps, progress.seconds, strict=False)))
+
+
+def _fill_in(progress: loaders.FirstLookProgress) -> None:
+    """The progress of the rest, polled every second; the whole page reruns (complete) once it is done."""
+
+    @st.fragment(run_every=1.0)
+    def poll() -> None:
+        if progress.done:
+            st.rerun(scope="app")
+        st.progress(progress.fraction, text=f"Loading the rest — {progress.label}")
+
+    poll()
+
+
+def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFrame, source_note: str) -> None:
+    st.title(f"{facts['name']}")
+    render.incomplete_warning(findings)
+    # Readers and dry runs emulate different releases by default (the table formats did not change in 1.2).
+    st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
+               f"{DEFAULT_HUDI_RELEASE}.x (Cleaner & archival: release selector) · {source_note}")
+    st.caption(f"Files listed from **{'the metadata table' if facts['listing'] == 'metadata' else 'storage'}**: "
+               f"{facts['listing_reason']}" + (" · its check against storage is on the Health page"
+                                               if facts["listing"] == "metadata" else ""))
+    _fact_metrics(facts, int((instants["source"] != "active").sum()))
+
+    with st.expander(f"Table facts ({len(facts)})"):
+        st.json(facts, expanded=False)
+
+
+def _fact_metrics(facts: dict[str, Any], archived: int | str, archived_help: str | None = None) -> None:
+    """The row of headline metrics; `archived`: the archived instants' count, or "…" while the archive is read."""
+    cols = st.columns(6)
+    kind = {"COPY_ON_WRITE": "COW", "MERGE_ON_READ": "MOR"}.get(facts["table_type"], facts["table_type"])
+    cols[0].metric("Type", kind, help=str(facts["table_type"]))
+    cols[1].metric("Table version", facts["version"])
+    cols[2].metric("Timeline layout", facts.get("timeline_layout_version", "?"))
+    cols[3].metric("Active instants", facts["active_instants"])
+    cols[4].metric("Archived instants", archived, help=archived_help)
+    cols[5].metric("Pending", facts["pending_instants"])
+
+
+def _configuration(src: TableSource) -> None:
+    """Every `hoodie.properties` key with its meaning (issue 29)."""
+    ss, qp = st.session_state, st.query_params
+    config = None
+    with render.guard():
+        config = src.table_config()
+    if config is not None:
+        unknown, differing = len(config.unknown_keys), len(config.backup_differences)
+        label = f"Table configuration ({len(config.entries)} keys" + (f", {unknown} unknown" if unknown else "") + (
+            f", {differing} differ from the backup" if differing else "") + ")"
+        with st.expander(label, expanded=bool(differing or config.findings)):
+            if config.findings:
+                for f in config.findings:
+                    st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=":material/warning:")
+            if config.has_backup:
+                st.warning(f"`hoodie.properties.backup` is left over: an update of the table configuration did not "
+                           f"finish (Hudi writes the backup first and deletes it last). It differs in {differing} "
+                           "key(s).", icon=":material/warning:")
+                if differing:
+                    render.table(phases.backup_frame(config), "properties_backup_differences", "config_backup")
+            c1, c2, c3 = st.columns([3, 1, 1])
+            state.init_widget(ss, qp, "config", "")
+            needle = c1.text_input("Filter keys", key="config", placeholder="key, value or meaning contains…")
+            state.remember(ss, qp, "config", needle, default="")
+            unknown_only = c2.checkbox("Unknown keys only", key="config_unknown", disabled=not unknown)
+            differs_only = c3.checkbox("Differs from backup", key="config_differs", disabled=not differing)
+            shown_config = phases.config_frame(config, needle, unknown_only, differs_only)
+            render.table(shown_config, "table_configuration", "config",
+                         height=min(700, 40 + 35 * max(len(shown_config), 1)),
+                         caption=f"{len(shown_config)} of {len(config.entries)} keys of `{config.source}` · meaning "
+                                 "and default from Hudi's table configuration docs (HoodieTableConfig); known = false: "
+                                 "a key the inspector has no note for",
+                         column_config={"meaning": st.column_config.TextColumn(width="large"),
+                                        "value": st.column_config.TextColumn(width="medium")})
+
+
+def _findings(findings: list[Finding]) -> None:
+    if findings:
+        with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
+            for f in findings[:50]:
+                icon = ":material/dangerous:" if f.severity is Severity.ERROR else ":material/warning:"
+                st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=icon)
+            if len(findings) > 50:
+                render.table(render.frame([f.to_dict() for f in findings]), "findings", "findings",
+                             caption=f"all {len(findings)} findings")
+    else:
+        st.success("No findings: every timeline file was read as expected.")
+
+
+def _phases(src: TableSource) -> None:
+    """Phase timings (issue 29)."""
+    st.subheader("Phase timings")
+    summary = None
+    with render.guard():
+        summary = src.phase_summary()
+    if summary is not None and summary.total:
+        render.facts(phases.state_facts(summary))
+        if summary.by_action:
+            st.caption("Duration (requested → completion) of each action's completed instants: median, 95th "
+                       "percentile, maximum, how many have one, and the metadata table's delta commit (mdt) where "
+                       "there is one.")
+            render.facts(phases.action_facts(summary))
+        st.plotly_chart(src.duration_figure(), key="duration_chart", width="stretch",
+                        config={"displaylogo": False})
+        st.caption("Durations over time, one series per action (bucketed medians and 95th percentiles when an action "
+                   "has many instants): a slow-down shows as a trend. Inflight times are the inflight files' "
+                   "modification times (layout-1 archives keep them; layout-2 archives do not).")
+        slowest = phases.slowest_frame(summary)
+        if not slowest.empty:
+            with st.expander(f"The {len(slowest)} slowest instants", expanded=False):
+                render.table(slowest, "slowest_instants", "slowest")
+            with st.expander("Durations per action", expanded=False):
+                render.table(phases.durations_frame(summary), "durations_per_action", "durations")
+    else:
+        st.caption("No instants.")
+
+
+def _markers(src: TableSource) -> None:
+    marks = []
+    with render.guard():
+        marks = src.markers()
+    _marker_section(marks, None, "No markers: the table has no completed clean, savepoint or archived part.")
+
+
+def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> None:
+    """The Markers section: at a glance and the table (with `caption`), or `when_none`."""
+    st.subheader("Markers")
+    if marks:
+        st.markdown("**At a glance**: " + markers.at_a_glance(marks))
+        render.table(render.frame(markers.marker_rows(marks)), "markers", "markers", caption=caption,
+                     column_config={"detail": st.column_config.TextColumn(width="large")})
+    else:
+        st.caption(when_none)
+
+
+def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: int
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The filters, the timeline chart, the counts and the instants table; returns the filtered instants and the
+    newest of them (the rows the table shows)."""
+    ss, qp = st.session_state, st.query_params
+    st.subheader("Timeline")
+    states = list(charts.STATE_COLOURS)
+    f1, f2, f3, f4 = st.columns([3, 2, 1, 1])
+    state.init_widget(ss, qp, "actions", [], state.decode_list, valid=lambda v: set(v) <= set(lanes))
+    state.init_widget(ss, qp, "states", [], state.decode_list, valid=lambda v: set(v) <= set(states))
+    state.init_widget(ss, qp, "since", "")
+    state.init_widget(ss, qp, "until", "")
+    actions_sel = f1.multiselect("Actions", lanes, key="actions", placeholder="all actions")
+    states_sel = f2.multiselect("States", states, key="states", placeholder="all states")
+    since = f3.text_input("Since", key="since", help="requested time ≥ this (prefix of yyyyMMddHHmmssSSS)")
+    until = f4.text_input("Until", key="until", help="requested time ≤ this (prefix)")
+    state.remember(ss, qp, "actions", actions_sel, default=[], encode=state.encode_list)
+    state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_list)
+    state.remember(ss, qp, "since", since, default="")
+    state.remember(ss, qp, "until", until, default="")
+
+    with render.or_stop():
+        fig, shown = src.timeline((tuple(actions_sel), tuple(states_sel), since, until))
+    st.plotly_chart(fig, key="timeline_chart", width="stretch", config={"scrollZoom": True, "displaylogo": False})
+    st.caption(f"{len(shown)} of {total} instants shown · bars run from requested to completion time in the "
+               "action's colour, light until the instant went inflight where that time is known; pending instants are "
+               "dashed to the chart's end · times in the table's timezone · hover an instant for its instant times and "
+               "phases, a replacecommit for the groups it replaced, a marker label for its explanation.")
+
+    # -- counts --------------------------------------------------------------------------------------
+    left, right = st.columns([2, 3])
+    with left:
+        st.subheader("Counts by action and state")
+        render.table(counts, "counts", "counts")
+    with right:
+        st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
+
+    # -- instants table ------------------------------------------------------------------------------
+    # A browser holds a few thousand rows and options well; a 100k-instant timeline sent whole made every
+    # reload of this page take seconds (issue 11). The newest rows are shown; the CSV holds every row.
+    newest = shown.tail(render.MAX_SHOWN_ROWS)
+    with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
+        render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,
+                     caption=None if len(newest) == len(shown) else
+                     f"The newest {len(newest):,} of {len(shown):,} instants: narrow the filters above to see "
+                     f"older ones; the CSV holds all {len(shown):,}.")
+    return shown, newest
+
+
+def _instant_picker(shown: pd.DataFrame, newest: pd.DataFrame) -> None:
+    ss = st.session_state
+    default = state.kept(ss, "instant")
+    options = state.picker_options(newest["requested_time"].tolist(), default, set(shown["requested_time"]))
+    if options:
+        c1, c2 = st.columns([3, 1])
+        at = options.index(default) if default in options else len(options) - 1
+        pick = c1.selectbox("Instant", options, index=at, key="overview_instant")
+        if c2.button("Open instant detail", width="stretch"):
+            state.keep(ss, "instant", pick)
+            st.switch_page(page_path("instant"))

@@ -1,0 +1,398 @@
+"""Reading an HFile v3 through ranged reads, as Hudi reads its metadata table's base files.
+
+Opening reads the trailer (the last 4096 bytes), then the load-on-open section, exactly, in one
+request: the root data index, the meta index right after it, and the file info block at the
+trailer's `file_info_offset` (Hudi `HFileReaderImpl.initializeMetadata`); never a byte of a data block. Data blocks,
+meta blocks and the non-root index blocks of a multi-level index are read when a question needs
+them: :meth:`HFileReader.get` reads the index blocks on the path down from the root and the one
+data block that may hold the key.
+
+Lookups follow Hudi's `HFileReaderImpl.seekTo` rules:
+
+* keys are rows compared as unsigned bytes (a Python `str` key is compared by its UTF-8 bytes);
+* at every index level the entry with the greatest key <= the lookup key is taken (`TreeMap.floorEntry`);
+  a key before the first index key is before the file's first key: not found, nothing read;
+* a key after `hfile.LASTKEY` is past the end: not found, nothing read;
+* within the block the first cell with that row is the answer (non-unique keys: the first one);
+  a key between a block's *fake first key* (HBase's shortened index key) and its real first key
+  lands in that block and is not found (`SEEK_TO_BEFORE_BLOCK_FIRST_KEY`), and a key greater than
+  the last cell of the block it lands in is not in the file either (`SEEK_TO_IN_RANGE`).
+
+Everything read is bounded: an offset or size that leaves the file, a block whose declared size
+runs past its index entry or the trailer, a short read, a payload that does not inflate to its
+declared size: :class:`~hudi_core.formats.hfile.errors.HFileFormatError` naming the file and offset.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from hudi_core.errors import StorageError
+from hudi_core.formats.hfile.block import HEADER_SIZE, BlockHeader, BlockType, HFileBlock, decode_block, parse_header
+from hudi_core.formats.hfile.cell import decode_cells, row_of
+from hudi_core.formats.hfile.compression import require_supported
+from hudi_core.formats.hfile.encoding import INT32
+from hudi_core.formats.hfile.errors import HFileFormatError, HFileReadError
+from hudi_core.formats.hfile.fileinfo import (
+    KEY_VALUE_VERSION,
+    KEY_VALUE_VERSION_WITH_MVCC_TS,
+    LAST_KEY,
+    MAX_TAGS_LEN,
+    parse_file_info,
+)
+from hudi_core.formats.hfile.index import IndexEntry, floor_position, parse_nonroot_index, parse_root_index
+from hudi_core.formats.hfile.trailer import TRAILER_SIZE, HFileTrailer, parse_trailer
+
+_INDEX_BLOCKS = (BlockType.INTERMEDIATE_INDEX, BlockType.LEAF_INDEX)
+
+
+class RangeSource(Protocol):
+    """What the reader needs: the file's size and ranged reads (`start`, `length`) of its bytes."""
+
+    @property
+    def size(self) -> int: ...
+
+    def read_range(self, start: int, length: int) -> bytes: ...
+
+
+class BytesSource:
+    """An HFile held in memory."""
+
+    def __init__(self, data: bytes, name: str = "<bytes>") -> None:
+        self.data = bytes(data)
+        self.name = name
+
+    @property
+    def size(self) -> int:
+        """The length of the bytes."""
+        return len(self.data)
+
+    def read_range(self, start: int, length: int) -> bytes:
+        """`length` bytes from `start` (fewer at the end)."""
+        return self.data[start : start + length]
+
+
+class StorageSource:
+    """An HFile on a :class:`~hudi_core.io.storage.ReadOnlyStorage` (anything with `stat(path).size` and
+    `read_range(path, start, length)`); the name in errors is the path given."""
+
+    def __init__(self, storage: object, path: str) -> None:
+        self.storage = storage
+        self.path = path
+        self.name = path
+        self._size: int | None = None
+
+    @property
+    def size(self) -> int:
+        """The file size, stat'ed once."""
+        if self._size is None:
+            try:
+                self._size = int(self.storage.stat(self.path).size)  # type: ignore[attr-defined]
+            except StorageError as exc:
+                raise HFileReadError(str(exc), self.path) from exc
+        return self._size
+
+    def read_range(self, start: int, length: int) -> bytes:
+        """`length` bytes from `start` through the storage."""
+        try:
+            return self.storage.read_range(self.path, start, length)  # type: ignore[attr-defined]
+        except StorageError as exc:
+            raise HFileReadError(str(exc), self.path, start) from exc
+
+
+@dataclass(frozen=True)
+class BlockInfo:
+    """A block found by :meth:`HFileReader.walk_blocks`: where it starts and its header."""
+
+    offset: int
+    header: BlockHeader
+
+    @property
+    def magic(self) -> str:
+        """The block magic as text (``DATABLK*``, ``IDXROOT2``, …)."""
+        return self.header.block_type.value.decode("ascii")
+
+
+def _text(raw: bytes) -> str:
+    # Hudi keys are UTF-8; undecodable bytes are kept (surrogateescape) so a key read can be looked up.
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _raw(key: str) -> bytes:
+    return key.encode("utf-8", "surrogateescape")
+
+
+class HFileReader:
+    """A read-only view of one HFile v3: trailer, file info and indexes at open, cells on demand.
+
+    `source` is anything with `size` and `read_range(start, length) -> bytes` (:class:`BytesSource`,
+    :class:`StorageSource`, or a test's counting wrapper). `verify_checksums`: check HBase's CRC32C
+    chunk checksums of every block read (Hudi only skips them; off by default).
+    """
+
+    def __init__(self, source: RangeSource, *, name: str | None = None, verify_checksums: bool = False) -> None:
+        self._source = source
+        self.name: str = name or getattr(source, "name", None) or "<hfile>"
+        self.verify_checksums = verify_checksums
+        self._index_cache: dict[int, tuple[list[IndexEntry], list[bytes]]] = {}
+        self._last_data: tuple[int, list[bytes], list[bytes]] | None = None
+        try:
+            self.size: int = int(source.size)
+        except StorageError as exc:
+            raise HFileReadError(str(exc), self.name) from exc
+        self._open()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>", **kwargs: bool) -> HFileReader:
+        """A reader over an HFile's bytes."""
+        return cls(BytesSource(data, name), **kwargs)
+
+    @classmethod
+    def open(cls, storage: object, path: str, **kwargs: bool) -> HFileReader:
+        """A reader over `path` of a `ReadOnlyStorage` (stat once, then ranged reads)."""
+        return cls(StorageSource(storage, path), **kwargs)
+
+    # -- bounded I/O ------------------------------------------------------------------------------
+    def _read(self, start: int, length: int, what: str) -> bytes:
+        if start < 0 or length < 0 or start + length > self.size:
+            raise HFileFormatError(
+                f"{what} [{start}, {start + length}) runs past the end of the {self.size}-byte file", self.name, start)
+        try:
+            data = self._source.read_range(start, length)
+        except StorageError as exc:
+            raise HFileReadError(str(exc), self.name, start) from exc
+        if len(data) != length:
+            raise HFileFormatError(f"{what}: read {len(data)} of {length} bytes (file truncated?)", self.name, start)
+        return data
+
+    def _read_block(self, entry: IndexEntry, expect: tuple[BlockType, ...], what: str) -> HFileBlock:
+        """The block an index entry points to, which must fit before the trailer."""
+        if entry.size < HEADER_SIZE or entry.offset < 0 or entry.offset + entry.size > self._trailer_start:
+            raise HFileFormatError(
+                f"{what} at {entry.offset} of {entry.size} bytes is outside the {self._trailer_start} bytes "
+                f"before the trailer", self.name, entry.offset)
+        raw = self._read(entry.offset, entry.size, what)
+        return decode_block(raw, entry.offset, self.compression, self.name, expect, self.verify_checksums)
+
+    # -- open ---------------------------------------------------------------------------------------
+    def _open(self) -> None:
+        size = self.size
+        if size < TRAILER_SIZE:
+            raise HFileFormatError(
+                f"file of {size} bytes is shorter than the {TRAILER_SIZE}-byte HFile v3 trailer", self.name, 0)
+        tail = self._read(size - TRAILER_SIZE, TRAILER_SIZE, "trailer")
+        self.trailer: HFileTrailer = parse_trailer(tail, self.name, size)
+        self._trailer_start = size - TRAILER_SIZE
+        self.compression: str = require_supported(self.trailer.compression_codec, self.name, self._trailer_start)
+        los = self.trailer.load_on_open_offset
+        # The load-on-open section, exactly (parse_trailer bounded it): root index, meta index, file info.
+        section = self._read(los, self._trailer_start - los, "load-on-open section")
+
+        root, after_root = self._section_block(section, 0, BlockType.ROOT_INDEX, "root data index")
+        self._root = parse_root_index(root.payload, self.trailer.data_index_count, rows=True,
+                                      name=self.name, offset=los + HEADER_SIZE)
+        meta, _ = self._section_block(section, after_root, BlockType.ROOT_INDEX, "meta index")
+        meta_entries = parse_root_index(meta.payload, self.trailer.meta_index_count, rows=False,
+                                        name=self.name, offset=los + after_root + HEADER_SIZE)
+        self._meta_index = {_text(e.key): e for e in meta_entries}
+        info, _ = self._section_block(section, self.trailer.file_info_offset - los, BlockType.FILE_INFO, "file info")
+        pairs = parse_file_info(info.payload, self.name, self.trailer.file_info_offset + HEADER_SIZE)
+        self._file_info = {key.decode("utf-8", "replace"): value for key, value in pairs}
+
+        version = self._file_info.get(KEY_VALUE_VERSION)
+        self._mvcc = len(version or b"") == 4 and INT32.unpack(version)[0] == KEY_VALUE_VERSION_WITH_MVCC_TS
+        self._tags = MAX_TAGS_LEN in self._file_info
+        last = self._file_info.get(LAST_KEY)
+        self._last_row = row_of(last, self.name, self.trailer.file_info_offset) if last else None
+        self._root_keys = [e.key for e in self._root]
+        if self.trailer.entry_count > 0 and not self._root:
+            raise HFileFormatError(f"{self.trailer.entry_count} entries but an empty data index", self.name, los)
+
+    def _section_block(self, section: bytes, pos: int, kind: BlockType, what: str) -> tuple[HFileBlock, int]:
+        """A block of the load-on-open section at `pos` (relative to it) → (block, position after it)."""
+        offset = self.trailer.load_on_open_offset + pos
+        if not 0 <= pos < len(section):
+            raise HFileFormatError(f"{what} is outside the load-on-open section", self.name, offset)
+        header = parse_header(section[pos : pos + HEADER_SIZE], self.name, offset, available=len(section) - pos)
+        end = pos + header.on_disk_size_with_header
+        block = decode_block(section[pos:end], offset, self.compression, self.name, (kind,), self.verify_checksums)
+        return block, end
+
+    # -- properties -------------------------------------------------------------------------------
+    @property
+    def entry_count(self) -> int:
+        """Cells in the file (trailer `entry_count`)."""
+        return self.trailer.entry_count
+
+    @property
+    def index_levels(self) -> int:
+        """Levels of the data index (trailer `numDataIndexLevels`): 1 = the root points at data blocks."""
+        return self.trailer.num_data_index_levels
+
+    @property
+    def major_version(self) -> int:
+        """3."""
+        return self.trailer.major_version
+
+    @property
+    def minor_version(self) -> int:
+        """3 from HBase, 0 from Hudi's native writer."""
+        return self.trailer.minor_version
+
+    @property
+    def file_info(self) -> dict[str, bytes]:
+        """The file info map (a copy), in file order."""
+        return dict(self._file_info)
+
+    @property
+    def first_key(self) -> str | None:
+        """The first key: the root index's first entry (the first block's index key is its real first
+        key in both writers), None for an empty file. Reads nothing."""
+        return _text(self._root[0].key) if self._root else None
+
+    @property
+    def last_key(self) -> str | None:
+        """The last key, from the file info's `hfile.LASTKEY`; None when absent or empty."""
+        return None if self._last_row is None else _text(self._last_row)
+
+    @property
+    def root_index(self) -> list[IndexEntry]:
+        """The root data index entries (row keys: HBase's may be shortened "fake" first keys)."""
+        return list(self._root)
+
+    @property
+    def meta_block_names(self) -> list[str]:
+        """Names of the meta blocks (e.g. Hudi's ``bloomFilter``), in index order."""
+        return list(self._meta_index)
+
+    @property
+    def data_block_count(self) -> int:
+        """Data blocks in the file: the root entry count for a one-level index; for a multi-level index
+        the leaf entries, which reads the non-root index blocks (never a data block)."""
+        if self.index_levels == 1:
+            return len(self._root)
+        return sum(1 for _ in self._data_entries(None))
+
+    # -- the index --------------------------------------------------------------------------------
+    def _children(self, entry: IndexEntry) -> tuple[list[IndexEntry], list[bytes]]:
+        """The entries (and their keys) of the index block `entry` points to; read once."""
+        cached = self._index_cache.get(entry.offset)
+        if cached is None:
+            block = self._read_block(entry, _INDEX_BLOCKS, "index block")
+            entries = parse_nonroot_index(block.payload, name=self.name, offset=entry.offset + HEADER_SIZE)
+            if not entries:
+                raise HFileFormatError("non-root index block without entries", self.name, entry.offset)
+            cached = (entries, [e.key for e in entries])
+            self._index_cache[entry.offset] = cached
+        return cached
+
+    def _data_entries(self, key: bytes | None) -> Iterator[IndexEntry]:
+        """The data-block entries in file order, from the block where `key` would be (all if None)."""
+
+        def walk(entries: list[IndexEntry], keys: list[bytes], depth: int, seek: bytes | None) -> Iterator[IndexEntry]:
+            start = 0 if seek is None else max(0, floor_position(keys, seek))
+            for i in range(start, len(entries)):
+                if depth == 1:
+                    yield entries[i]
+                else:
+                    yield from walk(*self._children(entries[i]), depth - 1, seek if i == start else None)
+
+        return walk(self._root, self._root_keys, self.index_levels, key)
+
+    def _cells(self, entry: IndexEntry) -> tuple[list[bytes], list[bytes]]:
+        last = self._last_data
+        if last is not None and last[0] == entry.offset:
+            return last[1], last[2]
+        block = self._read_block(entry, (BlockType.DATA,), "data block")
+        rows, values = decode_cells(block.payload, mvcc=self._mvcc, tags=self._tags, name=self.name,
+                                    offset=entry.offset + HEADER_SIZE)
+        self._last_data = (entry.offset, rows, values)
+        return rows, values
+
+    # -- questions --------------------------------------------------------------------------------
+    def scan(self) -> Iterator[tuple[str, bytes]]:
+        """Every (key, value) in file order. Raises at the end when the index covered a different
+        number of cells than the trailer's entry count (a damaged file)."""
+        seen = 0
+        for entry in self._data_entries(None):
+            rows, values = self._cells(entry)
+            seen += len(rows)
+            for row, value in zip(rows, values, strict=True):
+                yield _text(row), value
+        if seen != self.entry_count:
+            raise HFileFormatError(f"the data blocks hold {seen} cells, the trailer says {self.entry_count}",
+                                   self.name, self.size - TRAILER_SIZE)
+
+    def get(self, key: str) -> bytes | None:
+        """The value of `key` (its first cell when keys repeat), None when absent. Reads the index
+        blocks on the way down and at most one data block."""
+        raw = _raw(key)
+        if not self._root or raw < self._root_keys[0]:
+            return None  # before the file's first key
+        if self._last_row is not None and raw > self._last_row:
+            return None  # past the last key
+        entry = next(self._data_entries(raw))
+        rows, values = self._cells(entry)
+        i = bisect_left(rows, raw)
+        return values[i] if i < len(rows) and rows[i] == raw else None
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, bytes | None]:
+        """Values of several keys, looked up in key order so that neighbours share the data block and
+        index blocks already read; the dict is in that (UTF-8 byte) order, missing keys map to None."""
+        return {key: self.get(key) for key in sorted(set(keys), key=_raw)}
+
+    def prefix(self, prefix: str) -> Iterator[tuple[str, bytes]]:
+        """Every (key, value) whose key starts with `prefix`, in order; reads from the block where the
+        prefix would be and stops at the first key past the range."""
+        raw = _raw(prefix)
+        if not self._root:
+            return
+        for entry in self._data_entries(raw):
+            rows, values = self._cells(entry)
+            for i in range(bisect_left(rows, raw), len(rows)):
+                if not rows[i].startswith(raw):
+                    return
+                yield _text(rows[i]), values[i]
+
+    def meta_block(self, name: str) -> bytes | None:
+        """The uncompressed content of the meta block called `name`, None when there is none."""
+        entry = self._meta_index.get(name)
+        if entry is None:
+            return None
+        return self._read_block(entry, (BlockType.META,), f"meta block {name!r}").payload
+
+    def walk_blocks(self) -> Iterator[BlockInfo]:
+        """Every block header from offset 0 up to the trailer, in file order (a structural view: it
+        reads each header, not the payloads)."""
+        pos = 0
+        while pos < self._trailer_start:
+            head = self._read(pos, min(HEADER_SIZE, self._trailer_start - pos), "block header")
+            header = parse_header(head, self.name, pos, available=self._trailer_start - pos)
+            yield BlockInfo(pos, header)
+            pos += header.on_disk_size_with_header
+
+
+def describe_trailer(trailer: HFileTrailer) -> dict[str, object]:
+    """The trailer as plain values (for JSON)."""
+    return {
+        "major_version": trailer.major_version,
+        "minor_version": trailer.minor_version,
+        "file_info_offset": trailer.file_info_offset,
+        "load_on_open_offset": trailer.load_on_open_offset,
+        "uncompressed_data_index_size": trailer.uncompressed_data_index_size,
+        "total_uncompressed_bytes": trailer.total_uncompressed_bytes,
+        "data_index_count": trailer.data_index_count,
+        "meta_index_count": trailer.meta_index_count,
+        "entry_count": trailer.entry_count,
+        "num_data_index_levels": trailer.num_data_index_levels,
+        "first_data_block_offset": trailer.first_data_block_offset,
+        "last_data_block_offset": trailer.last_data_block_offset,
+        "comparator_class_name": trailer.comparator_class_name,
+        "compression": trailer.compression,
+    }
+
+
+__all__ = ["BlockInfo", "BytesSource", "HFileReader", "RangeSource", "StorageSource", "describe_trailer"]

@@ -1,0 +1,493 @@
+"""A derived index of the active timeline's decoded bodies, kept in the user's cache folder (never in the table).
+
+Every command that reasons about a table (cleaner and archiver dry runs, markers, doctor, the dashboard's pages)
+reads the same instant bodies: on a table of 1,000 commits of 100 write stats each that is ~200k stats decoded
+from JSON or Avro in every process, seconds of work. Instant files do not change once written (Hudi writes a new
+state file; a rewritten one gets a new size or modification time), so what their bodies say can be kept:
+
+* one Arrow IPC file per timeline folder (``<hash of the folder's URI>.arrow``), one row per instant file
+  (requested, inflight and completed), keyed by the file's name, size, modification time and, where the store's
+  listing gives one, ETag;
+* per row the typed record's fields (:mod:`hudi_core.formats.timeline.records`: what a commit wrote and replaced, what a
+  clean cleaned and its earliest commit to retain and policy, rollback and restore targets, savepoint files,
+  compaction and clustering plans' file groups, ...) as JSON, and the commit's write stats as Arrow columns
+  (:data:`~hudi_core.formats.timeline.records.STAT_ROW_FIELDS`: partition, file id, path, sizes, record counts, log
+  files, ...). A body that does not decode gets no row: it is read again next time (it may have been caught
+  half-written, and a rewrite of the same size within the same millisecond would look unchanged).
+
+A record rebuilt from a row (:meth:`ActiveIndex.body`) has every typed attribute the engine reads; only its
+decoded field dict (`raw`, what `show` and the Instant page print) is read from the body file when asked
+(:class:`~hudi_core.formats.timeline.records.LazyRaw`). A file whose key changed, or that is new, has no row and is
+decoded as before; its row is written when the process saves (:func:`flush_all`, the CLI's end, the end of a
+bulk decode). An index file that cannot be read back, or has another schema, is rebuilt and reported as a
+finding naming it: the index only ever saves time, never changes an answer.
+
+Location: ``active-index/`` in the inspector's cache folder (``$HUDI_INSPECTOR_CACHE``, else
+``~/.cache/hudi-inspector``). ``HUDI_INSPECTOR_ACTIVE_INDEX`` set to ``0`` turns it off; set to a folder path, it
+puts the index there. Written atomically (temporary file, then rename); two processes saving at once keep the
+last one's rows, and the other's files are decoded again next time.
+"""
+
+from __future__ import annotations
+
+import atexit
+import bisect
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import tempfile
+import types
+import typing
+import weakref
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+from hudi_core.errors import Finding, Severity
+from hudi_core.formats.timeline import records as rec
+from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
+from hudi_core.formats.timeline.index_paths import ACTIVE_SWITCH_ENV, cache_folder
+from hudi_core.formats.timeline.instant import InstantFile
+
+#: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
+INDEX_FORMAT = 1
+_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
+#: Index rows (instant files) whose write stats :meth:`ActiveIndex._stat_rows` converts to tuples at a time.
+STAT_BLOCK_ROWS = 256
+#: Typed record classes by name (the `class` key of a row's fields).
+_RECORD_CLASSES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(rec.TimelineRecord)}
+
+_STAT_TYPES: dict[str, pa.DataType] = {
+    "file_id": pa.string(), "path": pa.string(), "partition_path": pa.string(), "prev_commit": pa.string(),
+    "num_writes": pa.int64(), "num_inserts": pa.int64(), "num_update_writes": pa.int64(),
+    "num_deletes": pa.int64(), "total_write_bytes": pa.int64(), "file_size_in_bytes": pa.int64(),
+    "base_file": pa.string(), "log_files": pa.list_(pa.string()), "log_version": pa.int64(),
+    "total_log_blocks": pa.int64(), "total_corrupt_log_block": pa.int64(), "total_rollback_blocks": pa.int64(),
+    "log_offset": pa.int64(),
+}
+#: One write stat: its partition key in the body, then :data:`~hudi_core.formats.timeline.records.STAT_ROW_FIELDS`.
+STAT_TYPE = pa.struct([pa.field("key", pa.string()), *(pa.field(n, _STAT_TYPES[n]) for n in rec.STAT_ROW_FIELDS)])
+#: One row per instant file.
+INDEX_SCHEMA = pa.schema([
+    pa.field("name", pa.string(), nullable=False), pa.field("size", pa.int64(), nullable=False),
+    pa.field("mtime_ms", pa.int64()), pa.field("etag", pa.string()),
+    pa.field("format", pa.string()), pa.field("record_type", pa.string()),
+    pa.field("fields", pa.large_string()),  # the typed record's fields (JSON), write stats excepted
+    pa.field("write_stats", pa.list_(STAT_TYPE)),
+])
+
+
+def index_dir() -> Path:
+    """Where index files live (see the module doc)."""
+    return cache_folder(ACTIVE_SWITCH_ENV, "active-index")
+
+
+def _stats_of_rows(column: pa.ListArray, rows: list[tuple[int, int]], names: list[str]) -> pa.Table:
+    """`body`, `seq` and the `names` fields of the write stats of `rows` ((position in the caller's files, row of
+    `column`)) of one `write_stats` chunk: a zero-copy slice when the rows are consecutive (the usual case)."""
+    offsets = column.offsets.to_numpy()
+    values = column.values
+    starts = np.asarray([int(offsets[r]) for _, r in rows], dtype=np.int64)
+    lens = np.asarray([int(offsets[r + 1] - offsets[r]) for _, r in rows], dtype=np.int64)
+    total = int(lens.sum())
+    before = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+    index_rows = [r for _, r in rows]
+    if index_rows == list(range(index_rows[0], index_rows[0] + len(index_rows))):
+        chosen = values.slice(int(starts[0]), total)
+    else:
+        chosen = values.take(pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64)))
+    if chosen.null_count:  # never written so (a stat is a struct, not null); `flatten` applies struct nulls
+        flat = chosen.flatten()
+        picked = [flat[STAT_TYPE.get_field_index(name)] for name in names]
+    else:
+        picked = [chosen.field(name) for name in names]
+    body = np.repeat(np.asarray([k for k, _ in rows], dtype=np.int64), lens)
+    seq = np.arange(total, dtype=np.int64) - np.repeat(before, lens)
+    return pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked], names=["body", "seq", *names])
+
+
+def _key(file: InstantFile) -> tuple[int, int | None, str | None]:
+    return (file.size, file.mtime_ms, file.etag)
+
+
+# -- typed records <-> plain values ------------------------------------------------------------------
+
+
+def _to_plain(value: Any) -> Any:
+    """JSON-able form of a typed record's fields (nested records as dicts; `raw` left out)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _to_plain(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name != "raw"}
+    if isinstance(value, (list, tuple)):
+        return [_to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _to_plain(v) for k, v in value.items()}
+    return value
+
+
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _from_plain(tp: Any, value: Any) -> Any:
+    """:func:`_to_plain`'s inverse, led by the record classes' type hints."""
+    if value is None:
+        return None
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return _from_plain(args[0], value) if len(args) == 1 else value
+    if origin is list:
+        return [_from_plain(typing.get_args(tp)[0], v) for v in value]
+    if origin is tuple:
+        return tuple(_from_plain(typing.get_args(tp)[0], v) for v in value)
+    if origin is dict:
+        inner = typing.get_args(tp)[1]
+        return {k: _from_plain(inner, v) for k, v in value.items()}
+    if dataclasses.is_dataclass(tp):
+        hints = _hints(tp)
+        obj = object.__new__(tp)
+        obj.__dict__.update({k: _from_plain(hints[k], v) for k, v in value.items()})
+        return obj
+    return value
+
+
+def _fields_doc(body: DecodedBody) -> dict[str, Any] | None:
+    """A row's `fields`: the record's class and typed fields, or ``None`` for an empty body. A commit keeps its
+    top level and its stats' partition keys (`write_partitions`); the stats themselves go to columns."""
+    record = body.record
+    if record is None:
+        return None
+    if isinstance(record, rec.CommitMetadata):
+        return {"class": type(record).__name__, "fields": _to_plain(record.summary_top_level())}
+    return {"class": type(record).__name__, "fields": _to_plain(record)}
+
+
+# -- the index ---------------------------------------------------------------------------------------
+
+
+class ActiveIndex:
+    """The index rows of one timeline folder: looked up per instant file, extended with what this process
+    decoded, saved back atomically. `files`: every instant file of the listing (rows of other files are
+    dropped when saving); `superseded`: names of requested and inflight files of completed instants, whose
+    commit bodies (a workload profile: as many stats as the commit) are kept without their write stats (read
+    from the file if ever asked: the engine reads a completed instant's own body)."""
+
+    def __init__(self, timeline_uri: str, files: Iterable[InstantFile], superseded: Iterable[str] = (),
+                 directory: Path | None = None) -> None:
+        self.timeline_uri = timeline_uri
+        self.directory = directory or index_dir()
+        stem = hashlib.sha256(timeline_uri.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        self.path = self.directory / f"{stem}.arrow"
+        self.files = {f.name: f for f in files}
+        self.superseded = frozenset(superseded)
+        self.findings: list[Finding] = []
+        self.hits = 0
+        self._table: pa.Table | None = None
+        self._rows: dict[str, int] = {}  # file name -> row of `_table` whose key matches the listing
+        self._scalars: dict[str, list[Any]] = {}
+        self._stat_column: tuple[list[int], list[pa.ListArray], list[list[int]]] | None = None
+        # (block, offset of its first stat, its (key, stat_row) pairs): the block converted last.
+        self._stat_held: tuple[tuple[int, int], int, list[tuple[str, tuple[Any, ...]]]] | None = None
+        self._new: dict[str, tuple[InstantFile, DecodedBody]] = {}
+        self._added = False  # rows taken from worker processes (`add_rows`), not yet written
+        self._load()
+
+    def _load(self) -> None:
+        if not self.path.is_file():
+            return
+        try:
+            with pa.memory_map(str(self.path)) as source:
+                table = ipc.open_file(source).read_all()
+            meta = table.schema.metadata or {}
+            if not table.schema.equals(INDEX_SCHEMA):
+                raise ValueError("its columns are not the index's")
+            if meta.get(b"format") != str(INDEX_FORMAT).encode() or meta.get(b"uri") != self.timeline_uri.encode(
+                    "utf-8", "surrogateescape"):
+                raise ValueError("it was written for another index format or timeline")
+            scalars = {name: table.column(name).to_pylist()
+                       for name in ("name", "size", "mtime_ms", "etag", "format", "record_type")}
+            scalars["stats"] = table.column("write_stats").is_valid().to_pylist()
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            self.findings.append(Finding(
+                Severity.INFO, "active_index_rebuilt", str(self.path),
+                f"the cached index of this table's active timeline ({self.path}) could not be read ({exc}); the "
+                "instant files are decoded again and the index rebuilt"))
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            return
+        self._table = table
+        self._scalars = scalars
+        for row, name in enumerate(scalars["name"]):
+            file = self.files.get(name)
+            if file is not None and _key(file) == (scalars["size"][row], scalars["mtime_ms"][row],
+                                                   scalars["etag"][row]):
+                self._rows[name] = row
+
+    def lookup(self, file: InstantFile) -> int | None:
+        """The row recorded for this version of `file`, or ``None``."""
+        row = self._rows.get(file.name)
+        if row is None or _key(file) != _key(self.files.get(file.name, file)):
+            return None
+        return row
+
+    def body(self, row: int, raw_loader: Callable[[], dict[str, Any]]) -> DecodedBody:
+        """The body of a row: its record rebuilt from the row (`raw_loader` decodes the file when `raw` is read)."""
+        self.hits += 1
+        s = self._scalars
+        fmt, record_type, size = BodyFormat(s["format"][row]), s["record_type"][row], s["size"][row]
+        text = self._table.column("fields")[row].as_py()  # type: ignore[union-attr]
+        if text is None:
+            return DecodedBody(fmt, record_type, None, size)
+        doc = json.loads(text)
+        cls = _RECORD_CLASSES[doc["class"]]
+        if cls is rec.CommitMetadata:
+            top = _from_plain_fields(cls, doc["fields"])
+            keys = top.pop("write_partitions", None)
+            stats = (list(keys), functools.partial(self._stat_rows, row)) if s["stats"][row] else None
+            record: Any = rec.CommitMetadata.from_summary(top, stats, raw_loader)
+        else:
+            record = _from_plain(cls, doc["fields"])
+            record.__dict__["_raw_loader"] = raw_loader
+            if isinstance(record, rec.RestoreMetadata):  # the one record nesting records with a `raw`
+                for key, metas in record.rollbacks.items():
+                    for position, meta in enumerate(metas):
+                        meta.__dict__["_raw_loader"] = functools.partial(rec.restore_rollback_raw, record, key,
+                                                                         position)
+        return DecodedBody(fmt, record_type, record, size)
+
+    def _stat_chunks(self) -> tuple[list[int], list[pa.ListArray], list[list[int]]]:
+        """The `write_stats` column chunk by chunk (an index extended by a run is saved as two batches; combining
+        them copied every write stat, 270 MB on L): each chunk's first row, the chunk, its offsets."""
+        if self._stat_column is None:
+            column = self._table.column("write_stats")  # type: ignore[union-attr]
+            firsts = [0]
+            for chunk in column.chunks:
+                firsts.append(firsts[-1] + len(chunk))
+            self._stat_column = (firsts, list(column.chunks), [[] for _ in column.chunks])
+        return self._stat_column
+
+    def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:
+        """``(key, stat_row)`` of one row's write stats, converted with those of the rows around it: a block of
+        :data:`STAT_BLOCK_ROWS` rows (of one chunk) at a time, the last block kept (callers walk the timeline in
+        order), so a million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
+        firsts, chunks, chunk_offsets = self._stat_chunks()
+        c = bisect.bisect_right(firsts, row) - 1
+        local = row - firsts[c]
+        if not chunk_offsets[c]:  # (offsets has one more entry than the rows: never empty once read)
+            chunk_offsets[c] = chunks[c].offsets.to_pylist()
+        offsets = chunk_offsets[c]
+        block = (c, local // STAT_BLOCK_ROWS)
+        held = self._stat_held  # read once: another thread may swap in another block (never a half-built one)
+        if held is None or held[0] != block:
+            lo, hi = block[1] * STAT_BLOCK_ROWS, min((block[1] + 1) * STAT_BLOCK_ROWS, len(offsets) - 1)
+            # The offsets index the values (null lists are empty, see `_rows_table`).
+            values = chunks[c].values.slice(offsets[lo], offsets[hi] - offsets[lo])
+            cols = [values.field(name).to_pylist() for name in ["key", *rec.STAT_ROW_FIELDS]]
+            log_files = rec.STAT_ROW_FIELDS.index("log_files") + 1
+            cols[log_files] = [tuple(v) if v is not None else () for v in cols[log_files]]
+            held = (block, offsets[lo], list(zip(cols[0], zip(*cols[1:], strict=True), strict=True)))
+            self._stat_held = held
+        _, base, stats = held
+        return stats[offsets[local] - base:offsets[local + 1] - base]
+
+    def stats_table(self, files: list[InstantFile], fields: Sequence[str] | None = None
+                    ) -> tuple[pa.Table, list[int]] | None:
+        """The write stats the index has for `files` as columns, without a Python object per stat: ``(table,
+        covered)`` where `covered` are the positions in `files` whose rows are here (with their stats), and the
+        table's columns are the row's position in `files` (`body`), the stat's position in its body (`seq`),
+        its partition key (`key`) and :data:`~hudi_core.formats.timeline.records.STAT_ROW_FIELDS` (only `fields` of
+        them when given: the others are not read, nor their pages of the mapped file touched); ``None`` when no
+        file is covered."""
+        rows = [(k, self.lookup(f)) for k, f in enumerate(files)]
+        covered = [(k, r) for k, r in rows if r is not None and self._scalars["stats"][r]]
+        if not covered:
+            return None
+        names = [f.name for f in STAT_TYPE] if fields is None else ["key", *fields]
+        column = self._table.column("write_stats")  # type: ignore[union-attr]
+        # Chunk by chunk (an index extended by a run is saved as two batches): combining them would copy every
+        # write stat (270 MB on L) each time a command reads some.
+        parts, first_row = [], 0
+        for chunk in column.chunks:
+            last_row = first_row + len(chunk)
+            mine = [(k, r - first_row) for k, r in covered if first_row <= r < last_row]
+            if mine:
+                parts.append(_stats_of_rows(chunk, mine, names))
+            first_row = last_row
+        return pa.concat_tables(parts), [k for k, _ in covered]
+
+    def record(self, file: InstantFile, body: DecodedBody) -> None:
+        """Note the body decoding `file` gave, to be written by :meth:`save`."""
+        if file.name not in self.files or _key(self.files[file.name]) != _key(file):
+            return
+        self._new[file.name] = (file, body)
+        _PENDING.add(self)
+
+    def add_rows(self, rows: pa.Table) -> dict[str, str]:
+        """Take the rows :func:`index_rows_of_files` made in other processes (their key columns set from this
+        listing's files); returns file name -> error message for the files that did not decode (no row)."""
+        errors = {n: e for n, e in zip(rows.column("name").to_pylist(), rows.column("error").to_pylist(),
+                                       strict=True) if e is not None}
+        names = rows.column("name").to_pylist()
+        keep = [k for k, n in enumerate(names) if n not in errors and n in self.files]
+        if not keep:
+            return errors
+        # Every row kept (the usual case): no copy of the write stats (a million on L).
+        fresh = (rows if len(keep) == rows.num_rows else rows.take(pa.array(keep, pa.int64()))).drop_columns(["error"])
+        files = [self.files[names[k]] for k in keep]
+        for column, values, type_ in (("size", [f.size for f in files], pa.int64()),
+                                      ("mtime_ms", [f.mtime_ms for f in files], pa.int64()),
+                                      ("etag", [f.etag for f in files], pa.string())):
+            fresh = fresh.set_column(fresh.schema.get_field_index(column), INDEX_SCHEMA.field(column),
+                                     pa.array(values, type_))
+        fresh = fresh.cast(INDEX_SCHEMA)
+        taken = {names[k] for k in keep}
+        kept = [row for name, row in sorted(self._rows.items(), key=lambda kv: kv[1]) if name not in taken]
+        parts = [fresh] if self._table is None or not kept else [self._table.take(pa.array(kept, pa.int64())), fresh]
+        table = pa.concat_tables(parts)
+        self._table = table
+        self._scalars = {name: table.column(name).to_pylist()
+                         for name in ("name", "size", "mtime_ms", "etag", "format", "record_type")}
+        self._scalars["stats"] = table.column("write_stats").is_valid().to_pylist()
+        self._rows = {name: row for row, name in enumerate(self._scalars["name"])}
+        self._stat_column, self._stat_held = None, None
+        self._added = True
+        _PENDING.add(self)
+        return errors
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self._new) or self._added
+
+    def save(self) -> None:
+        """Write the rows that still match the listing and the new ones (best effort: a cache that cannot be
+        written is skipped)."""
+        if not self._new and not self._added:
+            return
+        new, self._new = self._new, {}
+        self._added = False
+        _PENDING.discard(self)
+        try:
+            parts = [_rows_table(new.values(), self.superseded)] if new else []
+            kept = [row for name, row in sorted(self._rows.items(), key=lambda kv: kv[1]) if name not in new]
+            if kept and self._table is not None:
+                parts.insert(0, self._table.take(pa.array(kept, pa.int64())))
+            if not parts:
+                return
+            table = pa.concat_tables(parts).replace_schema_metadata(
+                {"format": str(INDEX_FORMAT), "uri": self.timeline_uri})
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".arrow")
+            try:
+                with os.fdopen(fd, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+                    writer.write_table(table)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except (OSError, pa.ArrowException, TypeError, ValueError):
+            return
+
+
+def _from_plain_fields(cls: type, fields: dict[str, Any]) -> dict[str, Any]:
+    """A commit's top-level fields rebuilt with their types (plus `write_partitions`, the stats' keys)."""
+    hints = _hints(cls)
+    return {k: (_from_plain(hints[k], v) if k in hints else v) for k, v in fields.items()}
+
+
+def _rows_table(entries: Iterable[tuple[InstantFile, DecodedBody]],
+                superseded: frozenset[str] = frozenset()) -> pa.Table:
+    """:data:`INDEX_SCHEMA` rows of newly decoded files (write stats built column-wise, no object per stat;
+    none for `superseded` files: a null list)."""
+    cols: dict[str, list[Any]] = {n: [] for n in INDEX_SCHEMA.names if n != "write_stats"}
+    keys_of_stats: list[str] = []
+    stat_rows: list[tuple[Any, ...]] = []
+    offsets = [0]
+    valid: list[bool] = []
+    for file, body in entries:
+        fields = None
+        doc = _fields_doc(body)
+        with_stats = file.name not in superseded
+        if doc is not None:
+            if isinstance(body.record, rec.CommitMetadata) and with_stats:
+                keys, rows = body.record.summary_rows()
+                doc["fields"]["write_partitions"] = keys
+                keys_of_stats.extend(key for key, _ in rows)
+                stat_rows.extend(row for _, row in rows)
+            fields = json.dumps(doc, separators=(",", ":"))
+        offsets.append(len(stat_rows))
+        valid.append(with_stats)
+        for name, value in (("name", file.name), ("size", file.size), ("mtime_ms", file.mtime_ms),
+                            ("etag", file.etag), ("format", body.format.value),
+                            ("record_type", body.record_type), ("fields", fields)):
+            cols[name].append(value)
+    # Transposed in one step (C loops), then one Arrow array per column.
+    stat_columns = list(zip(*stat_rows, strict=True)) if stat_rows else [()] * len(rec.STAT_ROW_FIELDS)
+    children = [pa.array(keys_of_stats, pa.string())]
+    children += [pa.array(list(values), _STAT_TYPES[name]) for name, values in zip(rec.STAT_ROW_FIELDS, stat_columns,
+                                                                                   strict=True)]
+    stats = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.StructArray.from_arrays(
+        children, fields=list(STAT_TYPE)), mask=pa.array([not v for v in valid], pa.bool_()))
+    arrays = [pa.array(cols[f.name], f.type) if f.name != "write_stats" else stats for f in INDEX_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=INDEX_SCHEMA)
+
+
+#: :data:`INDEX_SCHEMA` and an `error` per file: what :func:`index_rows_of_files` returns.
+INDEX_ROWS_SCHEMA = INDEX_SCHEMA.append(pa.field("error", pa.string()))
+
+
+def index_rows_of_files(spec: Any, paths: list[str], layout_version: int = 2,
+                        superseded: frozenset[str] = frozenset()) -> pa.Table:
+    """Pure batch function (issue 26 item 4): the index rows of instant files, decoded in a worker process, so
+    that the process that asked gets Arrow columns (a few MB) instead of every body's field dict (on L 1.7 GB of
+    JSON). A file that does not decode has no row but its `error`, worded as the one-by-one decode words it;
+    `size`, `mtime_ms` and `etag` are the caller's to set (from its listing)."""
+    from hudi_core.errors import DecodeError, StorageError
+    from hudi_core.formats.timeline.bodies import decode_body
+    from hudi_core.formats.timeline.instant import parse_instant_file_name
+
+    storage = spec.open()
+    decoded: list[tuple[InstantFile, DecodedBody]] = []
+    failed: list[tuple[str, str]] = []
+    for path in paths:
+        name = os.path.basename(path)
+        file = parse_instant_file_name(name, layout_version)
+        if file is None:
+            failed.append((name, f"cannot decode {name}: not an instant file name"))
+            continue
+        try:
+            data = storage.read(path)
+            decoded.append((dataclasses.replace(file, size=len(data)), decode_body(data, file.action, file.state)))
+        except (DecodeError, StorageError) as exc:
+            failed.append((name, f"cannot decode {name} ({file.action} {file.state.name}): {exc}"))
+    rows = _rows_table(decoded, superseded).append_column(
+        INDEX_ROWS_SCHEMA.field("error"), pa.nulls(len(decoded), pa.string()))
+    if failed:
+        errors = pa.table({"name": [n for n, _ in failed], "error": [e for _, e in failed]})
+        empty = {f.name: pa.nulls(len(failed), f.type) for f in INDEX_ROWS_SCHEMA if f.name not in errors.column_names}
+        empty["size"] = pa.array([0] * len(failed), pa.int64())
+        rows = pa.concat_tables([rows, pa.table({f.name: (errors[f.name] if f.name in errors.column_names
+                                                           else empty[f.name]) for f in INDEX_ROWS_SCHEMA},
+                                                 schema=INDEX_ROWS_SCHEMA)])
+    return rows
+
+
+#: Indexes with rows not yet written (saved by :func:`flush_all`, at the latest when the interpreter exits).
+_PENDING: weakref.WeakSet[ActiveIndex] = weakref.WeakSet()
+
+
+def flush_all() -> None:
+    """Save every index with rows not yet written (the CLI calls it before it exits with `os._exit`)."""
+    for index in list(_PENDING):
+        index.save()
+
+
+atexit.register(flush_all)

@@ -1,0 +1,519 @@
+"""The operation and recorded schema of many commit-metadata bodies at once (issue 29: schema history).
+
+Every completed commit, deltacommit and replacecommit records the writer's Avro schema as
+`extraMetadata["schema"]` (`HoodieCommitMetadata.SCHEMA_KEY`) and its `operationType`. Reading them from
+every body of a large table one record at a time costs what decoding every write stat costs, so this
+module reads only those two values, the way :mod:`hudi_core.formats.timeline.write_stats` reads write stats:
+
+* Avro containers (layout-2 bodies, active or archived) with the same header are decoded together,
+  column-wise (:mod:`hudi_core.formats.timeline.avro_vector`: the write stats are read past, the `extraMetadata`
+  map's entries and the `operationType` kept as positions in the buffer);
+* JSON bodies (layout 1) are parsed with orjson (the whole body: a damaged one is never half read);
+* anything else, and any body or batch the first two refuse, goes through
+  :func:`~hudi_core.formats.timeline.bodies.decode_body`, which also words the error of a body that does not decode.
+
+The batch functions :func:`lsm_commit_schemas` (layout-2 LSM files) and :func:`archive_log_commit_schemas`
+(layout-1 archive files) run on any executor; each row says where its body is (file, block offset, record
+index), so the driver keeps exactly the instants its listing kept.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hudi_core.errors import DecodeError, StorageError
+from hudi_core.formats.timeline import avro_vector as av
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline import write_stats as ws
+from hudi_core.formats.timeline.bodies import (
+    AVRO_MAGIC,
+    BodyFormat,
+    check_record_type,
+    decode_body,
+    expected_record_type,
+    sniff_format,
+)
+from hudi_core.formats.timeline.instant import State
+from hudi_core.formats.timeline.records import CommitMetadata
+from hudi_core.io.storage import StorageSpec
+
+#: The key of the writer schema in commit metadata's `extraMetadata` (`HoodieCommitMetadata.SCHEMA_KEY`).
+SCHEMA_KEY = "schema"
+#: Rows of :func:`commit_schemas_of_bodies`: the body's index, its `operationType` and its
+#: `extraMetadata["schema"]` (null when the body records none).
+BODY_SCHEMAS_SCHEMA = pa.schema([("body", pa.int64()), ("operation_type", pa.string()), ("schema", pa.string())])
+#: Rows of the batch functions: where the body is, its instant, and its values or an error (`error` set).
+LOCATED_SCHEMAS_SCHEMA = pa.schema([
+    ("archive_file", pa.string()), ("block_offset", pa.int64()), ("record_index", pa.int64()),
+    ("requested_time", pa.string()), ("action", pa.string()), ("error_code", pa.string()), ("error", pa.string()),
+    ("operation_type", pa.string()), ("schema", pa.string()),
+])
+
+_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
+_VALUE, _OPERATION = "extra_value", "operation_type"
+_BODY_SINKS = {_VALUE: av.STRING, _OPERATION: av.STRING}
+
+
+def _empty() -> pa.Table:
+    return BODY_SCHEMAS_SCHEMA.empty_table()
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+# -- one body's values, the JSON and slow ways -------------------------------------------------------------------
+
+
+def _json_values(data: bytes, action: str) -> tuple[str | None, str | None] | None:
+    """(operationType, schema) of a JSON body as `decode_body` would read them; None where `decode_body` must
+    decide (errors, a record type the action does not take)."""
+    try:
+        values = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
+    if not isinstance(values, dict):
+        return None
+    expected = expected_record_type(action, State.COMPLETED)
+    if expected is not None and expected not in _COMMIT_TYPES:
+        return None
+    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
+    try:
+        check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
+                          State.COMPLETED)
+    except DecodeError:
+        return None
+    extra = values.get("extraMetadata")
+    schema = extra.get(SCHEMA_KEY) if isinstance(extra, dict) else None
+    return _str(values.get("operationType")), _str(schema)
+
+
+def _slow_values(data: bytes, action: str) -> tuple[str | None, str | None] | str:
+    """(operationType, schema) of one body through `decode_body`; the error message when it does not decode."""
+    try:
+        decoded = decode_body(data, action, State.COMPLETED)
+    except DecodeError as exc:
+        return str(exc)
+    record = decoded.record
+    if isinstance(record, CommitMetadata):
+        try:
+            return record.operation_type, record.extra_metadata.get(SCHEMA_KEY)
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+            return f"{decoded.record_type} has an unexpected shape: {type(exc).__name__}: {exc}"
+    return None, None
+
+
+# -- Avro containers, column-wise ------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=32)
+def _container_tree(schema_json: bytes) -> tuple[Any, str]:
+    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+    try:
+        parsed = orjson.loads(schema_json)
+    except orjson.JSONDecodeError as exc:
+        raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
+    name = parsed.get("name", "") if isinstance(parsed, dict) else ""
+    record_type = str(name).rsplit(".", 1)[-1]
+    if record_type not in _COMMIT_TYPES:
+        raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    tree = av.compile_schema(parsed, (("extraMetadata",),), {}, {"operationType": (_OPERATION, av.STRING)},
+                             map_values={0: (_VALUE, av.STRING)})
+    return tree, record_type
+
+
+def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray | None = None,
+                     operation_sinks: Sequence[str] = (_OPERATION,)) -> tuple[pa.Array | None, pa.Array]:
+    """(operationType, schema) of each of `n` datums from what a column-wise decode kept: the value of the
+    last `schema` entry of the datum's `extraMetadata` map (of the map path `tags[d]` when given)."""
+    operation: pa.Array | None = None
+    for sink in operation_sinks:
+        part = ws._strings(buf, n, *cap.columns[sink])
+        operation = part if operation is None else pc.coalesce(operation, part)
+    key_start, key_len = cap.entry_key
+    schema_at = np.full(n, -1, dtype=np.int64)
+    if key_start.size:
+        keys = av.gather_strings(buf, key_start, key_len, None)
+        hit = np.asarray(pc.fill_null(pc.equal(keys, SCHEMA_KEY), False).to_numpy(zero_copy_only=False), dtype=bool)
+        if tags is not None:
+            hit &= cap.entry_tag == tags[cap.entry_datum]
+        entries = np.flatnonzero(hit)
+        schema_at[cap.entry_datum[entries]] = entries  # in reading order: the last entry of a key wins
+    value_ids, value_starts, value_lengths = cap.columns[_VALUE]
+    value_of = np.full(max(int(cap.entry_datum.size), 1), -1, dtype=np.int64)
+    value_of[value_ids] = np.arange(value_ids.size)
+    has = schema_at >= 0
+    at = np.where(has, value_of[np.maximum(schema_at, 0)], -1)
+    valid = at >= 0
+    datums = np.flatnonzero(valid)
+    schema = ws._strings(buf, n, datums, value_starts[at[valid]], value_lengths[at[valid]])
+    return operation, schema
+
+
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
+                           ) -> tuple[list[pa.Table], np.ndarray]:
+    """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
+    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
+    done = np.zeros(len(bodies), dtype=bool)
+    tables: list[pa.Table] = []
+    if not candidates.size:
+        return tables, done
+    buf, starts, ends = ws._flat(bodies)
+    for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
+        try:
+            members, data, length = ws.container_datums(buf, starts, ends, group, size)
+            cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
+            operation, schema = _captured_values(buf, cap, members.size)
+        except av.VectorDecodeError:
+            continue
+        assert operation is not None
+        tables.append(pa.table({"body": pa.array(members, pa.int64()), "operation_type": operation,
+                                "schema": schema}, schema=BODY_SCHEMAS_SCHEMA))
+        done[members] = True
+    return tables, done
+
+
+def commit_schemas_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
+                             wanted: np.ndarray | None = None) -> tuple[pa.Table, dict[int, str]]:
+    """:data:`BODY_SCHEMAS_SCHEMA` rows (one per body that decodes, in body order) of completed commit bodies
+    (`actions[i]`: body i's action; only the bodies `wanted` lists, when given), and the error of each body
+    that does not decode, as `decode_body` words it."""
+    raw: Sequence[bytes | None] | None = None
+    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
+        if isinstance(bodies, pa.ChunkedArray):
+            bodies = bodies.combine_chunks()
+        if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
+            bodies = bodies.cast(pa.binary())
+        n = len(bodies)
+    else:
+        raw = bodies
+        n = len(raw)
+    errors: dict[int, str] = {}
+    if n == 0:
+        return _empty(), errors
+    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
+    tables: list[pa.Table] = []
+    if raw is not None:
+        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[i] or b"")[:4] == AVRO_MAGIC], dtype=np.int64)
+        done = np.zeros(n, dtype=bool)
+        if avro_at.size:
+            sub = pa.array([raw[i] for i in avro_at], pa.binary())
+            sub_tables, sub_done = _containers_columnwise(sub, np.arange(avro_at.size), [actions[i] for i in avro_at])
+            for t in sub_tables:
+                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
+            done[avro_at[sub_done]] = True
+    else:
+        avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
+    rows: dict[str, list[Any]] = {"body": [], "operation_type": [], "schema": []}
+    for i in np.flatnonzero(chosen & ~done):
+        data = (raw[i] if raw is not None else bodies[int(i)].as_py()) or b""
+        action = str(actions[i])
+        values: tuple[str | None, str | None] | str | None = None
+        if sniff_format(data) is BodyFormat.JSON:
+            values = _json_values(data, action)
+        if values is None:
+            values = _slow_values(data, action)
+        if isinstance(values, str):
+            errors[int(i)] = values
+            continue
+        rows["body"].append(int(i))
+        rows["operation_type"].append(values[0])
+        rows["schema"].append(values[1])
+    if rows["body"]:
+        tables.append(pa.table(rows, schema=BODY_SCHEMAS_SCHEMA))
+    if not tables:
+        return _empty(), errors
+    table = pa.concat_tables(tables)
+    if len(tables) > 1:
+        table = table.sort_by("body")
+    return table, errors
+
+
+# -- batch functions over archive files ---------------------------------------------------------------------------
+
+
+def _located(values: pa.Table, path: str, offsets: np.ndarray | None, indexes: np.ndarray, times: pa.Array,
+             actions: pa.Array) -> pa.Table:
+    """:data:`LOCATED_SCHEMAS_SCHEMA` rows of body-indexed `values` (body i at `indexes[i]`, …)."""
+    body = values["body"].to_numpy()
+    n = values.num_rows
+    take = pa.array(body, pa.int64())
+    return pa.table({
+        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
+        "block_offset": pa.array(offsets[body], pa.int64()) if offsets is not None else pa.nulls(n, pa.int64()),
+        "record_index": pa.array(indexes[body], pa.int64()),
+        "requested_time": times.take(take), "action": actions.take(take),
+        "error_code": pa.nulls(n, pa.string()), "error": pa.nulls(n, pa.string()),
+        "operation_type": values["operation_type"], "schema": values["schema"],
+    }, schema=LOCATED_SCHEMAS_SCHEMA)
+
+
+def _error_rows(path: str, items: list[tuple[int | None, int | None, str | None, str | None, str, str]]
+                ) -> pa.Table:
+    """Error rows: (block offset, record index, requested time, action, code, message)."""
+    n = len(items)
+    cols: dict[str, Any] = {f.name: pa.nulls(n, f.type) for f in LOCATED_SCHEMAS_SCHEMA}
+    cols["archive_file"] = pa.array([path] * n, pa.string())
+    for k, name in enumerate(("block_offset", "record_index", "requested_time", "action", "error_code", "error")):
+        cols[name] = pa.array([it[k] for it in items], LOCATED_SCHEMAS_SCHEMA.field(name).type)
+    return pa.table(cols, schema=LOCATED_SCHEMAS_SCHEMA)
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    return pa.concat_tables(tables) if tables else LOCATED_SCHEMAS_SCHEMA.empty_table()
+
+
+def lsm_commit_schemas(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Pure batch function: :data:`LOCATED_SCHEMAS_SCHEMA` rows of every write instant's body in layout-2 LSM
+    files (`record_index`: the row in its file, as the archived listing numbers it)."""
+    import pyarrow.parquet as pq
+
+    storage = spec.open()
+    out: list[pa.Table] = []
+    for path in paths:
+        uri = storage.uri_of(path)
+        row = 0
+        try:
+            with storage.open_read(path) as handle:
+                pf = pq.ParquetFile(handle)
+                if not {"instantTime", "action", "metadata"} <= set(pf.schema_arrow.names):
+                    out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
+                                                   f"{uri} is not a HoodieLSMTimelineInstant file")]))
+                    continue
+                for batch in pf.iter_batches(batch_size=ws.BODY_BATCH, columns=["instantTime", "action", "metadata"],
+                                             use_threads=False):
+                    out.extend(_lsm_batch(path, batch, row))
+                    row += batch.num_rows
+        except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
+            out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
+                                           f"cannot read archived timeline file {uri}: {exc}")]))
+    return _concat(out)
+
+
+def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Table]:
+    times = batch.column("instantTime").cast(pa.string())
+    actions = batch.column("action").cast(pa.string())
+    wanted = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(ws._WRITE_ROW_ACTIONS))), False)
+    where = np.flatnonzero(np.asarray(wanted.to_numpy(zero_copy_only=False), dtype=bool))
+    if not where.size:
+        return []
+    indexes = np.arange(batch.num_rows, dtype=np.int64) + first_row
+    action_list = actions.to_pylist()
+    values, errors = commit_schemas_of_bodies(batch.column("metadata"), action_list, where)
+    tables = [_located(values, path, None, indexes, times, actions)]
+    if errors:
+        time_list = times.to_pylist()
+        tables.append(_error_rows(path, [(None, int(indexes[i]), time_list[i], action_list[i],
+                                          "archived_body_decode_failed", message)
+                                         for i, message in sorted(errors.items())]))
+    return tables
+
+
+# Layout 1: `HoodieArchivedMetaEntry` records of the archive's Avro data blocks.
+_ENTRY_PATHS = (("hoodieCommitMetadata", "extraMetadata"), ("hoodieReplaceCommitMetadata", "extraMetadata"))
+_ENTRY_LEAVES = {("hoodieCommitMetadata", "operationType"): ("operation_0", av.STRING),
+                 ("hoodieReplaceCommitMetadata", "operationType"): ("operation_1", av.STRING)}
+_ENTRY_SINKS = {**{sink: kind for sink, kind in ws._ENTRY_TOP.values()}, _VALUE: av.STRING,
+                **{sink: kind for sink, kind in _ENTRY_LEAVES.values()}}
+
+
+@functools.lru_cache(maxsize=8)
+def _entry_tree(schema_json: str) -> Any:
+    return av.compile_schema(schema_json, _ENTRY_PATHS, {}, ws._ENTRY_TOP,
+                             map_values={0: (_VALUE, av.STRING), 1: (_VALUE, av.STRING)}, leaves=_ENTRY_LEAVES)
+
+
+def archive_log_commit_schemas(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Pure batch function: :data:`LOCATED_SCHEMAS_SCHEMA` rows of every completed commit, deltacommit and
+    replacecommit record in layout-1 archive files (`block_offset` and `record_index` as the listing has
+    them). Damaged blocks and records are left to the listing, which reports them."""
+    return _concat(ws.archive_log_runs(spec, paths, _SchemaRun))
+
+
+class _SchemaRun(ws._Run):
+    """Consecutive archive records of one schema, decoded for their operation and schema."""
+
+    def decode(self, path: str, buf: np.ndarray) -> list[pa.Table]:
+        return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
+
+
+def _equals(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, words: Sequence[str]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(present, matches) per datum of a captured string column: whether the datum has the value, and whether
+    it is one of `words`, compared as bytes where they lie (no string is built)."""
+    ids, starts, lengths = parts
+    present = np.zeros(n, dtype=bool)
+    present[ids] = True
+    hit = np.zeros(ids.size, dtype=bool)
+    last = buf.size - 1
+    for word in words:
+        raw = np.frombuffer(word.encode("utf-8"), dtype=np.uint8)
+        same = lengths == raw.size
+        at = np.flatnonzero(same)
+        if at.size and raw.size:
+            window = buf[np.minimum(starts[at, None] + np.arange(raw.size), last)]
+            same[at] = (window == raw).all(axis=1)
+        hit |= same
+    matches = np.zeros(n, dtype=bool)
+    matches[ids[hit]] = True
+    return present, matches
+
+
+def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
+                     ends: np.ndarray) -> list[pa.Table]:
+    """The operation and schema of archive records (their block's offset, start and end in `buf`) of one schema,
+    decoded together. `record_index` numbers a record within its block, as the listing does."""
+    n = starts.size
+    if not n:
+        return []
+    first = np.ones(n, dtype=bool)
+    first[1:] = offsets[1:] != offsets[:-1]
+    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    indexes = np.arange(n, dtype=np.int64) - block_start
+
+    def records(which: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
+        """(block offset, index in block, bytes) of records, for the slow ways (all when `which` is None)."""
+        ks = range(n) if which is None else which
+        return [(int(offsets[k]), int(indexes[k]), bytes(buf[starts[k]:ends[k]])) for k in ks]
+
+    try:
+        cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
+    except av.VectorDecodeError:
+        return _archive_records_slow(path, schema_json, records())
+    # Completed (or stateless) records of write actions with a commit time, compared where the bytes lie.
+    state_set, completed = _equals(buf, cap.columns["action_state"], n, [State.COMPLETED.name])
+    _, writes = _equals(buf, cap.columns["action_type"], n, sorted(ws.WRITE_COMPLETED_ACTIONS))
+    time_ids, _, time_lengths = cap.columns["commit_time"]
+    named = np.zeros(n, dtype=bool)
+    named[time_ids[time_lengths > 0]] = True
+    chosen = (completed | ~state_set) & writes & named
+    if not chosen.any():
+        return []
+    _, is_commit = _equals(buf, cap.columns["action_type"], n, [ia.COMMIT, ia.DELTA_COMMIT])
+    # The payload field Hudi fills for the action (`payload_field`); a record where it is null reads as the
+    # slow way reads it (another payload field may stand in).
+    tag = np.where(is_commit, 0, 1)
+    idx = np.arange(n)
+    fast = chosen & cap.reached[tag, idx]
+    slow = np.flatnonzero(chosen & ~fast)
+    keep = np.flatnonzero(chosen)
+    try:
+        times = _subset_strings(buf, cap.columns["commit_time"], n, keep)
+        actions = _subset_strings(buf, cap.columns["action_type"], n, keep)
+        op0 = _subset_strings(buf, cap.columns["operation_0"], n, keep)
+        op1 = _subset_strings(buf, cap.columns["operation_1"], n, keep)
+        operation = pc.if_else(pa.array(is_commit[keep]), op0, op1)
+        _, schema = _captured_values(buf, cap, n, tag, ())
+    except av.VectorDecodeError:
+        return _archive_records_slow(path, schema_json, records())
+    fast_at = np.flatnonzero(fast[keep])
+    values = pa.table({"body": pa.array(keep[fast_at], pa.int64()), "operation_type": operation.take(fast_at),
+                       "schema": schema.take(keep[fast_at])}, schema=BODY_SCHEMAS_SCHEMA)
+    full_times = np.full(n, -1, dtype=np.int64)
+    full_times[keep] = np.arange(keep.size)
+    tables = [_located_subset(values, path, offsets, indexes, times, actions, full_times)]
+    if slow.size:
+        at = full_times[slow]
+        tables.extend(_slow_records(path, schema_json, records([int(i) for i in slow]),
+                                    times.take(pa.array(at)).to_pylist(), actions.take(pa.array(at)).to_pylist()))
+    return tables
+
+
+def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, keep: np.ndarray
+                    ) -> pa.Array:
+    """A captured string column of `n` datums, for the datums `keep` only (null where a datum has none)."""
+    ids, starts, lengths = parts
+    where = np.full(n, -1, dtype=np.int64)
+    where[ids] = np.arange(ids.size)
+    at = where[keep]
+    valid = at >= 0
+    safe = np.maximum(at, 0)
+    return av.gather_strings(buf, np.where(valid, starts[safe] if starts.size else 0, 0),
+                              np.where(valid, lengths[safe] if lengths.size else 0, 0), valid)
+
+
+def _located_subset(values: pa.Table, path: str, offsets: np.ndarray, indexes: np.ndarray, times: pa.Array,
+                    actions: pa.Array, subset_at: np.ndarray) -> pa.Table:
+    """:func:`_located` where `times` and `actions` hold only some records (`subset_at[i]`: record i's row)."""
+    body = values["body"].to_numpy()
+    take = pa.array(subset_at[body], pa.int64())
+    n = values.num_rows
+    return pa.table({
+        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
+        "block_offset": pa.array(offsets[body], pa.int64()), "record_index": pa.array(indexes[body], pa.int64()),
+        "requested_time": times.take(take), "action": actions.take(take),
+        "error_code": pa.nulls(n, pa.string()), "error": pa.nulls(n, pa.string()),
+        "operation_type": values["operation_type"], "schema": values["schema"],
+    }, schema=LOCATED_SCHEMAS_SCHEMA)
+
+
+def _slow_records(path: str, schema_json: str, records: list[tuple[int, int, bytes]], times: list[str | None],
+                  actions: list[str | None]) -> list[pa.Table]:
+    """Completed write records (block offset, index in block, bytes) decoded whole, one by one."""
+    from hudi_core.formats.timeline.archived_v1 import decode_full_datum, payload_to_body
+
+    rows: dict[str, list[Any]] = {"body": [], "operation_type": [], "schema": []}
+    errors = []
+    for k, (offset, index, datum) in enumerate(records):
+        try:
+            body = payload_to_body(decode_full_datum(schema_json, datum), str(actions[k]), State.COMPLETED)
+        except DecodeError as exc:
+            errors.append((offset, index, times[k], actions[k], "archived_body_decode_failed", str(exc)))
+            continue
+        record = body.record
+        rows["body"].append(k)
+        rows["operation_type"].append(record.operation_type if isinstance(record, CommitMetadata) else None)
+        rows["schema"].append(record.extra_metadata.get(SCHEMA_KEY) if isinstance(record, CommitMetadata) else None)
+    tables = []
+    if rows["body"]:
+        tables.append(_located(pa.table(rows, schema=BODY_SCHEMAS_SCHEMA), path,
+                               np.array([r[0] for r in records], dtype=np.int64),
+                               np.array([r[1] for r in records], dtype=np.int64), pa.array(times, pa.string()),
+                               pa.array(actions, pa.string())))
+    if errors:
+        tables.append(_error_rows(path, errors))
+    return tables
+
+
+def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, int, bytes]]) -> list[pa.Table]:
+    """Archive records one by one (fastavro), for a run the column-wise way refuses: the key fields first, then
+    the completed write records whole."""
+    import io
+
+    import fastavro
+
+    from hudi_core.formats.timeline.archived_v1 import _schemas
+
+    try:
+        writer, projection = _schemas(schema_json)
+    except DecodeError:
+        return []
+    keep: list[tuple[int, int, bytes]] = []
+    times: list[str | None] = []
+    actions: list[str | None] = []
+    for offset, index, datum in records:
+        try:
+            key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+        except Exception:  # the listing reports a record that does not decode
+            continue
+        time_, action = key.get("commitTime"), key.get("actionType")
+        state = key.get("actionState") or State.COMPLETED.name
+        if action not in ws.WRITE_COMPLETED_ACTIONS or not time_ or state != State.COMPLETED.name:
+            continue
+        keep.append((offset, index, datum))
+        times.append(time_)
+        actions.append(action)
+    return _slow_records(path, schema_json, keep, times, actions) if keep else []
+
+
+__all__ = ["BODY_SCHEMAS_SCHEMA", "LOCATED_SCHEMAS_SCHEMA", "SCHEMA_KEY", "archive_log_commit_schemas",
+           "commit_schemas_of_bodies", "lsm_commit_schemas"]

@@ -1,1 +1,0 @@
-"""Hudi log files: block framing reader and writer, content decoding, inventory, duplicate analysis."""
