@@ -250,17 +250,18 @@ def test_object_deleted_between_listing_and_reading(s3) -> None:
 def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.MonkeyPatch) -> None:
     """Folder listings go through obstore (Rust) where it applies, entry for entry what s3fs lists;
     an error falls back to s3fs for good; `HUDI_INSPECTOR_FAST_S3_LIST=0` turns it off."""
+    from hudi_core.io.backends import ObstoreS3Backend
     from hudi_core.io.s3_listing import S3Lister
     from hudi_core.io.storage import ReadOnlyStorage
 
     server, _ = s3
     url = f"s3://{BUCKET}/tables/case_b"
     fast = ReadOnlyStorage(url, storage_options(server.endpoint))
-    assert isinstance(fast._fast_lister(), S3Lister)
+    assert isinstance(fast.backend, ObstoreS3Backend) and isinstance(fast.backend.lister, S3Lister)
     monkeypatch.setenv("HUDI_INSPECTOR_FAST_S3_LIST", "0")
     slow = ReadOnlyStorage(url, storage_options(server.endpoint))
-    slow._fs.invalidate_cache()
-    assert slow._fast_lister() is None
+    slow.backend.fs.invalidate_cache()  # type: ignore[attr-defined]
+    assert not isinstance(slow.backend, ObstoreS3Backend)
     partition = next(i.path for i in fast.list("") if i.is_dir and i.name != ".hoodie")
     for folder in ("", ".hoodie", partition):
         assert fast.list(folder) == slow.list(folder)
@@ -272,11 +273,13 @@ def test_obstore_listing_is_used_and_lists_as_s3fs_does(s3, monkeypatch: pytest.
     assert _stats(server)["HEAD"] == 0
     # A store that refuses the listing: s3fs takes over and words the error.
     _configure(server, "fail=403&fail_count=100")  # every request, listings included
+    monkeypatch.delenv("HUDI_INSPECTOR_FAST_S3_LIST")  # obstore serves the fresh storage, and fails
     try:
         fresh = ReadOnlyStorage(url, {**storage_options(server.endpoint), "token": "other-session"})
+        assert isinstance(fresh.backend, ObstoreS3Backend)
         with pytest.raises(StorageError, match="access denied"):
             fresh.list(".hoodie")
-        assert fresh._fast_lister() is None
+        assert fresh.backend.lister is None  # type: ignore[attr-defined]
     finally:
         _configure(server, "fail=0")
 

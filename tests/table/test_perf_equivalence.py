@@ -52,7 +52,11 @@ class FsspecLocal(ReadOnlyStorage):
 
     def __init__(self, uri: str) -> None:
         super().__init__(uri)
-        self._local = False
+        from fsspec.implementations.local import LocalFileSystem
+
+        from hudi_core.io.backends import FsspecBackend
+
+        self._backend = FsspecBackend(uri, {}, self, LocalFileSystem(), self._root)
 
 
 def _outcome(fn, *args) -> object:
