@@ -6,7 +6,7 @@ PORT ?= 8501
 # The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (README: the proxy section).
 DASHBOARD_HOST ?= 127.0.0.1
 
-.PHONY: install install-dev run demo test lint bench bench-breakdown fuzz clean
+.PHONY: install install-dev run demo test lint docs bench bench-breakdown fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	python3 -m venv $(VENV)
@@ -43,6 +43,12 @@ test: install-dev
 
 lint: install-dev
 	$(VENV)/bin/ruff check .
+
+# The documentation site (mkdocs.yml, docs/): the CLI's option lists regenerated from its parser, then built
+# into site/ (gitignored); --strict fails on a broken link or a page missing from the nav.
+docs: install-dev
+	$(PY) docs/gen_cli_reference.py
+	$(VENV)/bin/mkdocs build --strict
 
 # What users wait for (issues 11, 12): every command as a whole process next to hudi-rs and the I/O
 # floor, on local disk and on the loopback S3 server (20 ms a request), plus the dashboard in Chromium.
