@@ -47,7 +47,7 @@ lint: install-dev
 # The documentation site (mkdocs.yml, docs/): the CLI's option lists regenerated from its parser, then built
 # into site/ (gitignored); --strict fails on a broken link or a page missing from the nav.
 docs: install-dev
-	$(PY) docs/gen_cli_reference.py
+	$(PY) docs/gen_reference.py
 	$(VENV)/bin/mkdocs build --strict
 
 # What users wait for (issues 11, 12): every command as a whole process next to hudi-rs and the I/O

@@ -1,7 +1,11 @@
-"""Writes docs/cli-options.md: every `hudi-inspect` command's options, read from the CLI's own argparse parser.
+"""Writes the reference pages generated from the code, so they never drift from it:
 
-Run by `make docs` before `mkdocs build`, so the option lists never drift from the code:
-``python docs/gen_cli_reference.py`` (the file is committed; a changed option shows up as a diff).
+- docs/cli-options.md: every `hudi-inspect` command's options, read from the CLI's own argparse parser;
+- docs/columns.md: every column of the Arrow tables (`TableInspector`) and of the SQL views, with the
+  documentation their schemas carry in the field metadata.
+
+Run by `make docs` before `mkdocs build` (``python docs/gen_reference.py``); the pages are committed, so a
+changed option or column shows up as a diff.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from pathlib import Path
 
 from hudi_core.cli import build_parser
 
-OUT = Path(__file__).resolve().parent / "cli-options.md"
+HERE = Path(__file__).resolve().parent
 
 #: The options every table command takes (added by the CLI's `add`), listed once at the top.
 COMMON = ("table", "--format", "--storage-option", "--metadata-table", "--listing", "--storage-check",
@@ -86,7 +90,7 @@ def render() -> str:
     parser = build_parser()
     commands = _subparsers(parser)
     lines = ["# Options of every command", "",
-             "Generated from the CLI's parser by `docs/gen_cli_reference.py` (`make docs` runs it); "
+             "Generated from the CLI's parser by `docs/gen_reference.py` (`make docs` runs it); "
              "`hudi-inspect COMMAND --help` prints the same. What each command answers and its exit codes: "
              "[Command line](cli.md).", "",
              "## Common options", "",
@@ -102,6 +106,37 @@ def render() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def render_columns() -> str:
+    import pyarrow as pa
+
+    from hudi_core.inspect import SCHEMAS
+    from hudi_core.inspect.sql import VIEW_DOCS, view_schemas
+
+    def table(schema: pa.Schema) -> list[str]:
+        rows = ["| column | type | meaning |", "|---|---|---|"]
+        for field in schema:
+            doc = (field.metadata or {}).get(b"doc", b"").decode()
+            rows.append(f"| `{field.name}` | `{field.type}` | {_cell(doc)} |")
+        return [*rows, ""]
+
+    lines = ["# Columns", "",
+             "Generated from the schemas' field metadata by `docs/gen_reference.py` (`make docs` runs it). "
+             "The column names are the stable snake_case contract of the CLI's JSON and CSV, the dashboard and the "
+             "[library](library.md).", "",
+             "## `TableInspector` tables", ""]
+    for name, schema in SCHEMAS.items():
+        lines += [f"### `{name}()`", "", *table(schema)]
+    lines += ["## SQL views", "", "`hudi-inspect sql --schema` prints the same; see [SQL](sql.md).", ""]
+    for name, schema in view_schemas().items():
+        lines += [f"### `{name}`", "", _cell(VIEW_DOCS.get(name, "")), "", *table(schema)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
 if __name__ == "__main__":
-    OUT.write_text(render(), encoding="utf-8")
-    print(f"wrote {OUT}")
+    for name, text in (("cli-options.md", render()), ("columns.md", render_columns())):
+        (HERE / name).write_text(text, encoding="utf-8")
+        print(f"wrote {HERE / name}")
