@@ -6,7 +6,7 @@ PORT ?= 8501
 # The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (README: the proxy section).
 DASHBOARD_HOST ?= 127.0.0.1
 
-.PHONY: install install-dev run demo test lint docs bench bench-breakdown fuzz clean
+.PHONY: install install-dev run demo test test-all lint docs bench bench-breakdown fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	python3 -m venv $(VENV)
@@ -37,7 +37,13 @@ demo: install
 	$(PY) -m hudi_core.dashboard.demo_live --interval $(INTERVAL) --guard $(GUARD) --start-delay $(START) \
 		--port $(PORT) --host $(DASHBOARD_HOST)
 
+# The fast tier: every module's logic, fixture tables included; no browser, object store or Spark cluster.
 test: install-dev
+	$(VENV)/bin/ruff check .
+	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m pytest -q -m "not integration"
+
+# Everything, the integration tier too (Chromium, S3/GCS/Azure emulators, Spark standalone): what CI runs.
+test-all: install-dev
 	$(VENV)/bin/ruff check .
 	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m pytest -q
 

@@ -8,12 +8,43 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+# The shared helper modules (object_stores, services_tables, archived_tables, played_tables) sit here, beside
+# the layer folders whose tests import them.
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+#: Skip reasons that mean "this machine lacks something CI must have": under CI=true they fail the test.
+CI_REQUIRED_SKIPS = ("no Hudi fixtures", "no metadata-table fixtures", "no Chromium binary", "fixture ")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the integration tier: the `tests/integration/` folder and every `slow` test elsewhere."""
+    integration = TESTS / "integration"
+    for item in items:
+        if Path(str(item.path)).is_relative_to(integration) or item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.integration)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Under CI=true a skip for a missing fixture folder or Chromium is a failure, naming what is missing."""
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("CI") != "true" or not report.skipped or not isinstance(report.longrepr, tuple):
+        return
+    reason = str(report.longrepr[2])
+    if any(needle in reason for needle in CI_REQUIRED_SKIPS):
+        report.outcome = "failed"
+        report.longrepr = f"CI=true requires what this test skipped for: {reason}"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -96,8 +127,6 @@ def unzip_table(archive: Path, out: Path) -> Path:
 #: saying why (an empty list would skip as pytest's "got empty parameter set", which names no cause).
 FIXTURE_NAMES = sorted(fixture_zips()) or [pytest.param("no-fixtures", marks=pytest.mark.skip(reason=NO_FIXTURES))]
 
-#: Checksums taken when the fixtures were unzipped; the last test module compares them again.
-_CHECKSUMS: dict[str, str] = {}
 
 
 def tree_checksum(root: Path) -> str:
@@ -110,8 +139,10 @@ def tree_checksum(root: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every fixture zip unzipped (without `__MACOSX/`) into one session temp dir."""
+def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every fixture zip unzipped (without `__MACOSX/`) into one session temp dir. At the end of the run the
+    trees are checked byte for byte against what was unzipped: the inspector never writes to a table it reads
+    (the teardown fails the run otherwise, whatever order the tests ran in)."""
     zips = fixture_zips()
     if not zips:
         pytest.skip(NO_FIXTURES)
@@ -129,8 +160,9 @@ def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 # Keep the recorded modification time: layout-1 completion times come from it.
                 ts = _zip_mtime(member)
                 os.utime(target, (ts, ts))
-    _CHECKSUMS["fixtures"] = tree_checksum(out)
-    return out
+    unzipped = tree_checksum(out)
+    yield out
+    assert tree_checksum(out) == unzipped, "a test run changed the unzipped fixture tables"
 
 
 def _zip_mtime(member: zipfile.ZipInfo) -> float:
@@ -151,3 +183,26 @@ def table_path(fixtures_dir: Path):
         return inner[0] if inner else base
 
     return resolve
+
+
+@pytest.fixture(scope="session")
+def builtin_table(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """`builtin_table("hudi7779_case_b", 9, metadata_table=True)` → the base path of that built-in scenario,
+    built once for the whole run and shared by every test that asks for the same build. Shared tables are only
+    read (the inspector never writes); a test that damages a table builds or copies its own."""
+    from hudi_core.scenarios.build import build_scenario
+    from hudi_core.scenarios.builtin import load_builtin
+
+    root = tmp_path_factory.mktemp("builtin-tables")
+    built: dict[tuple[str, int, int | None, bool], Path] = {}
+
+    def build(name: str, version: int = 9, upto_step: int | None = None, metadata_table: bool = False) -> Path:
+        key = (name, version, upto_step, metadata_table)
+        if key not in built:
+            step = "all" if upto_step is None else upto_step
+            folder = root / f"{name}-v{version}-{step}{'-mdt' if metadata_table else ''}"
+            built[key] = Path(build_scenario(load_builtin(name), folder, version, upto_step,
+                                             metadata_table=metadata_table).path)
+        return built[key]
+
+    return build

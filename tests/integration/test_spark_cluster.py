@@ -1,0 +1,223 @@
+"""A real Spark standalone cluster on loopback: master + one worker from the pyspark installation.
+
+The test starts ``org.apache.spark.deploy.master.Master`` and ``...worker.Worker`` with
+``$SPARK_HOME/bin/spark-class`` on 127.0.0.1 (free ports, logs and work dirs in a temp dir), runs
+``hudi-inspect scan --engine spark --spark-master spark://127.0.0.1:PORT`` on a fixture table in a
+separate process (one Spark context per process), and compares every stage's digest with a local
+in-process scan. Master and worker are stopped in a ``finally``, whatever happens.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from hudi_core import open_table
+from hudi_core.engines import engine
+from hudi_core.engines.executor import LocalExecutor
+from hudi_core.inspect.scan import full_scan, table_digest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _spark_home() -> Path:
+    from pyspark.find_spark_home import _find_spark_home
+
+    return Path(_find_spark_home())
+
+
+def _tail(path: Path, lines: int = 25) -> str:
+    if not path.is_file():
+        return f"({path.name}: no log)"
+    return f"--- {path.name} ---\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a daemon we started (its own process group), politely first."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=15)
+    except (ProcessLookupError, PermissionError):
+        return
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+
+
+def _master_state(ui_port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{ui_port}/json/", timeout=2) as response:
+        return json.loads(response.read())
+
+
+@contextmanager
+def standalone_cluster(tmp: Path) -> Iterator[dict[str, object]]:
+    """Master + one 2-core worker on 127.0.0.1; yields the master URL, dirs, daemon env and a
+    ``wait_for_worker()`` callable (the worker is started, not yet necessarily registered)."""
+    home = _spark_home()
+    spark_class = home / "bin" / "spark-class"
+    conf_dir = tmp / "conf"
+    work_dir = tmp / "work"
+    for d in (conf_dir, work_dir, tmp / "logs"):
+        d.mkdir(parents=True, exist_ok=True)
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(home),
+        "SPARK_CONF_DIR": str(conf_dir),  # no user spark-defaults.conf leaks in
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "SPARK_LOG_DIR": str(tmp / "logs"),
+        "SPARK_WORKER_DIR": str(work_dir),
+        "SPARK_DAEMON_MEMORY": "512m",
+        # Short-lived JVMs: quick C1-only JIT and the serial collector start faster on 2 cores.
+        "SPARK_DAEMON_JAVA_OPTS": FAST_JVM,
+        "PYSPARK_PYTHON": sys.executable,
+    }
+    port, ui_port, worker_ui = _free_port(), _free_port(), _free_port()
+    master_url = f"spark://127.0.0.1:{port}"
+    logs = {"master": tmp / "logs" / "master.log", "worker": tmp / "logs" / "worker.log"}
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        with logs["master"].open("wb") as out:
+            procs.append(subprocess.Popen(
+                [str(spark_class), "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                 "--port", str(port), "--webui-port", str(ui_port)],
+                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            ))
+        _wait_for(lambda: _master_state(ui_port).get("status") == "ALIVE", 60, "master", procs, logs)
+        with logs["worker"].open("wb") as out:
+            procs.append(subprocess.Popen(
+                [str(spark_class), "org.apache.spark.deploy.worker.Worker", master_url, "--host", "127.0.0.1",
+                 "--cores", "2", "--memory", "1g", "--webui-port", str(worker_ui), "--work-dir", str(work_dir)],
+                env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            ))
+
+        def wait_for_worker() -> None:
+            _wait_for(lambda: _master_state(ui_port).get("aliveworkers", 0) >= 1, 60, "worker", procs, logs)
+
+        # The worker registers while the caller starts its driver (both take a few seconds).
+        yield {"master": master_url, "ui_port": ui_port, "work_dir": work_dir, "env": env, "logs": logs,
+               "wait_for_worker": wait_for_worker}
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+
+
+def _wait_for(check, timeout: float, what: str, procs: list[subprocess.Popen[bytes]], logs: dict[str, Path]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(p.poll() is not None for p in procs):
+            break
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"Spark {what} did not come up in {timeout:.0f}s\n" + "\n".join(_tail(p) for p in logs.values()))
+
+
+def _scan_on_cluster(cluster: dict, target: str, extra: list[str] | None = None) -> str:
+    """`hudi-inspect scan TARGET --format json` with every stage on the cluster; its stdout."""
+    env = {**cluster["env"], "HUDI_INSPECTOR_SPARK_MIN_ITEMS": "0"}  # every stage on the cluster
+    env.pop("SPARK_CONF_DIR")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    cmd = [
+        sys.executable, "-m", "hudi_core", "scan", target, "--format", "json", *(extra or []),
+        "--engine", "spark", "--spark-master", str(cluster["master"]),
+        "--spark-conf", "spark.driver.host=127.0.0.1",
+        "--spark-conf", "spark.driver.bindAddress=127.0.0.1",
+        "--spark-conf", "spark.executor.memory=512m",
+        "--spark-conf", "spark.cores.max=2",
+        "--spark-conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+        "--spark-conf", f"spark.driver.extraJavaOptions={FAST_JVM}",
+        "--spark-conf", f"spark.pyspark.python={sys.executable}",
+    ]
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        cluster["wait_for_worker"]()
+        stdout, stderr = proc.communicate(timeout=240)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    logs = "\n".join(_tail(p) for p in cluster["logs"].values())
+    assert proc.returncode == 0, f"scan failed: {stderr[-3000:]}\n{logs}"
+    return stdout
+
+
+def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Path) -> None:
+    reason = engine.spark_unavailable_reason()
+    if reason:
+        pytest.skip(f"standalone Spark cluster test needs Spark: {reason}")
+    table = table_path("v9_txns_simple_meta")
+
+    local = full_scan(open_table(str(table), executor=LocalExecutor()))
+    expected = {stage: (t.num_rows, table_digest(t)) for stage, t in local.items()}
+    assert {s: n for s, (n, _) in expected.items()} == {
+        "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
+
+    with standalone_cluster(tmp_path) as cluster:
+        stdout = _scan_on_cluster(cluster, str(table))
+        report = json.loads(stdout)
+        apps = sorted(p.name for p in Path(cluster["work_dir"]).iterdir())  # type: ignore[arg-type]
+        state = _master_state(int(cluster["ui_port"]))  # type: ignore[arg-type]
+
+    assert report["engine"] == "spark"
+    assert report["spark"]["master"] == cluster["master"]
+    got = {s["stage"]: (s["rows"], s["sha256"]) for s in report["stages"]}
+    assert got == expected
+    # Every bulk stage ran as a Spark job, in executors the worker launched for this application.
+    assert report["spark_jobs"] and {j["ran_on"] for j in report["spark_jobs"]} == {"spark"}
+    assert len(apps) == 1 and apps[0].startswith("app-"), apps
+    assert state["aliveworkers"] == 1 and len(state["completedapps"]) == 1
+
+
+def test_full_scan_on_standalone_cluster_reads_s3(table_path, tmp_path: Path) -> None:
+    """Issue 12: the cluster's executors read a table on S3 (the loopback server) with the storage options
+    shipped in each task; every stage equals a local scan of the same bucket, digests included."""
+    reason = engine.spark_unavailable_reason()
+    if reason:
+        pytest.skip(f"standalone Spark cluster test needs Spark: {reason}")
+    import logging
+
+    from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = LoopbackS3().start()
+    try:
+        assert upload_tree(server.endpoint, str(table_path("v9_txns_simple_meta")), "warehouse", "t") > 0
+        url = "s3://warehouse/t"
+        local = full_scan(open_table(url, storage_options(server.endpoint), executor=LocalExecutor()))
+        expected = {stage: (t.num_rows, table_digest(t)) for stage, t in local.items()}
+        assert {s: n for s, (n, _) in expected.items()} == {
+            "partitions": 22, "instant_bodies": 45, "file_slices": 14, "log_blocks": 5}
+        with standalone_cluster(tmp_path) as cluster:
+            stdout = _scan_on_cluster(cluster, url, cli_storage_args(server.endpoint))
+    finally:
+        server.stop()
+    report = json.loads(stdout)
+    assert report["spark"]["master"] == cluster["master"]
+    assert {s["stage"]: (s["rows"], s["sha256"]) for s in report["stages"]} == expected
+    assert report["spark_jobs"] and {j["ran_on"] for j in report["spark_jobs"]} == {"spark"}
