@@ -8,7 +8,7 @@ base path), use ``/`` and may not climb out of the root with ``..``.
 A :class:`StorageSpec` (URI plus fsspec options) is a small picklable value, so executors can
 re-open the same storage in another thread, process or Spark executor.
 
-Local fast path (performance, issues 6 and 11): on fsspec's local file system, `list`, `stat`,
+Local fast path (performance): on fsspec's local file system, `list`, `stat`,
 `exists`, `read` and `read_range` go straight to `os.scandir` / `os.stat` / `open` (read-only mode
 ``"rb"`` only) and give exactly what fsspec's `LocalFileSystem` would (same entries, sizes,
 modification times, bytes and errors), minus its per-call overhead, which dominates when a table has a
@@ -40,7 +40,7 @@ _WRITE_METHODS = frozenset(
 )
 
 
-#: Size limits per kind of metadata file read whole (issue 16): a file larger than its limit is refused
+#: Size limits per kind of metadata file read whole: a file larger than its limit is refused
 #: with a :class:`StorageError` naming it, never read until memory runs out. Override with
 #: ``HUDI_INSPECTOR_READ_LIMITS="properties=1048576,instant=..."`` (bytes) or `ReadOnlyStorage(read_limits=…)`.
 DEFAULT_READ_LIMITS: dict[str, int] = {
@@ -121,7 +121,7 @@ class FileInfo:
 #: The modification times (epoch milliseconds) a reader can turn into a date in any zone: `datetime` holds
 #: years 1 to 9999, and a day inside each end leaves room for a zone's offset. tmpfs keeps times far
 #: beyond (``os.utime(path, (1.8e12, 1.8e12))`` is year 59009; ext4 clamps at 2446): such a time is
-#: unknown (``None``) with a :data:`BAD_MTIME` finding naming the file, never a crash (issue 28).
+#: unknown (``None``) with a :data:`BAD_MTIME` finding naming the file, never a crash.
 MTIME_MS_MIN = -62_135_510_400_000  # 0001-01-02T00:00:00Z
 MTIME_MS_MAX = 253_402_214_400_000  # 9999-12-31T00:00:00Z
 BAD_MTIME = "bad_modification_time"
@@ -156,7 +156,7 @@ def _mtime_ms(info: dict[str, Any]) -> int | None:
         if value is None:
             continue
         if isinstance(value, (int, float)):
-            # Seconds for local files; some stores report milliseconds. Bounded (issue 16): a value in
+            # Seconds for local files; some stores report milliseconds. Bounded: a value in
             # (1e11, 1e14) is milliseconds (years 1973-5138); anything larger or negative is no time.
             if value < 0 or value >= 1e14:
                 return None
@@ -303,7 +303,7 @@ def is_valid_name(name: str) -> bool:
 class ReadOnlyStorage:
     """List, stat and read files under one root; refuse everything that would change them.
 
-    Hardened (issue 16): `read`, `read_range` and `open_read` open regular files only (a FIFO, device
+    Hardened: `read`, `read_range` and `open_read` open regular files only (a FIFO, device
     or socket is a :class:`StorageError` naming it, never a hang), `read` refuses files larger than the
     limit of their kind (:func:`read_limits`), listed names that are not UTF-8 are skipped and recorded
     in :attr:`findings`, and with `confine_to` every local path must resolve under those folders.
@@ -553,7 +553,7 @@ class ReadOnlyStorage:
                     elif not stat_mode.S_ISDIR(st.st_mode):
                         kind = _not_regular(st.st_mode)
                     if kind is not None:
-                        # A FIFO, device or socket (or a link to one) is never a Hudi file (issue 16).
+                        # A FIFO, device or socket (or a link to one) is never a Hudi file.
                         self._record_not_regular(normalize_relative(path), entry.name, kind)
                         continue
                 except FileNotFoundError:
@@ -584,7 +584,7 @@ class ReadOnlyStorage:
         """Direct children of a folder whose names sort after `start_after`, sorted by name, at most
         `max_entries`: `(entries, truncated)`. On S3 this is ONE ListObjectsV2 request (`StartAfter` with
         the ``/`` delimiter, one page), which is what lets a follower poll a folder of thousands of
-        files for a change at the cost of one request (issue 27). Locally the folder is read and
+        files for a change at the cost of one request. Locally the folder is read and
         filtered. ``None`` where the store offers no such request through its client (GCS, Azure, other
         fsspec back-ends): the caller lists the whole folder instead."""
         if self._local:
@@ -922,7 +922,7 @@ def inline_if_local(executor: Any, storage: ReadOnlyStorage, items: int | None =
     local thread pool when the files are local, and instead of Spark for a stage of `items` below the
     Spark executor's `min_items` (it would run on the driver anyway).
 
-    Performance (issues 6, 11): on a local disk the batch functions are CPU-bound Python; under the GIL
+    Performance: on a local disk the batch functions are CPU-bound Python; under the GIL
     a thread pool makes them 2-2.5x slower (threads convoy on every released read), so one thread is
     fastest, and a caller running inline may skip the Arrow transport a batch needs between processes.
     Remote storage keeps the pool (there it hides I/O latency), a large stage keeps Spark. The result
