@@ -1,12 +1,12 @@
-# One command to run the dashboard, one to run the tests (see README).
+# One command to run the dashboard, one to run the tests (see README.md; the rest: docs/, `make docs`).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
-# The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (README: the proxy section).
+# The dashboard has no authentication: loopback only unless DASHBOARD_HOST says otherwise (docs/dashboard.md: the proxy section).
 DASHBOARD_HOST ?= 127.0.0.1
 
-.PHONY: install install-dev run demo test test-all lint bench bench-breakdown fuzz clean
+.PHONY: install install-dev run demo test test-all lint docs bench bench-breakdown fuzz clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml setup.py
 	python3 -m venv $(VENV)
@@ -26,10 +26,10 @@ install-dev: $(VENV)/.installed-dev
 run: install
 	$(VENV)/bin/streamlit run app.py --server.address $(DASHBOARD_HOST) --server.port $(PORT) --server.headless true
 
-# Issue 27: a writer plays the HUDI-7779 scenario into a new folder under the inspector's cache
+# A writer plays the HUDI-7779 scenario into a new folder under the inspector's cache
 # (demo-live/<time>) while the dashboard follows it live; the URL with ?follow=1 is printed, the writer starts
 # START seconds later, one step every INTERVAL seconds. GUARD=off: the writer archives without the HUDI-7779 guard
-# and the alerts plan archival without it (the exposure alert). Ctrl-C stops both. README: "Presenting the guards live".
+# and the alerts plan archival without it (the exposure alert). Ctrl-C stops both. docs/dashboard.md: "Presenting the guards live".
 INTERVAL ?= 5
 GUARD ?= on
 START ?= 10
@@ -50,10 +50,16 @@ test-all: install-dev
 lint: install-dev
 	$(VENV)/bin/ruff check .
 
-# What users wait for (issues 11, 12): every command as a whole process next to hudi-rs and the I/O
+# The documentation site (mkdocs.yml, docs/): the CLI's option lists regenerated from its parser, then built
+# into site/ (gitignored); --strict fails on a broken link or a page missing from the nav.
+docs: install-dev
+	$(PY) docs/gen_reference.py
+	$(VENV)/bin/mkdocs build --strict
+
+# What users wait for: every command as a whole process next to hudi-rs and the I/O
 # floor, on local disk and on the loopback S3 server (20 ms a request), plus the dashboard in Chromium.
 # L (1M files, 10k active + 1M archived instants; generated once into ~/.cache/hudi-inspector/bench: ~20 min for
-# layout 1, ~10 min for layout 2 on 2 cores, 3.3 + 1.0 GB) runs one round (--l-rounds); issue 26.
+# layout 1, ~10 min for layout 2 on 2 cores, 3.3 + 1.0 GB) runs one round (--l-rounds).
 # `make bench BENCH_ARGS="--sizes S,M --s3 M --dashboard M"` leaves L out.
 BENCH_ARGS ?= --sizes S,M,L --layouts 1,2 --rounds 3 --l-rounds 1 --s3 M --dashboard M,L --dashboard-pages overview,cleaner
 bench: install-dev
@@ -63,7 +69,7 @@ bench: install-dev
 bench-breakdown: install-dev
 	PYSPARK_PYTHON=$(abspath $(PY)) $(PY) -m bench $(BREAKDOWN_ARGS)
 
-# Issue 16: the parser fuzz targets (tests/test_fuzz.py) with a long budget; `make test` runs them with a
+# The parser fuzz targets (tests/formats/test_fuzz.py) with a long budget; `make test` runs them with a
 # small fixed one. FUZZ_PROFILE=fuzz (3000 examples per target, random); crashes become regression tests.
 FUZZ_PROFILE ?= fuzz
 fuzz: install-dev

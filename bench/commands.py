@@ -1,4 +1,4 @@
-"""What a user waits for (issues 11 and 12): every CLI command as a whole process (start-up, work,
+"""What a user waits for: every CLI command as a whole process (start-up, work,
 output written to a file), next to the references, alternating in the same run.
 
 For each table (generated S / M / L tables in both timeline layouts, cached like the rest of the
@@ -22,7 +22,7 @@ With ``--dashboard M`` dashboard pages (``--dashboard-pages overview,cleaner``; 
 timed in Chromium (streamlit server started fresh per page: first render with empty caches, then reloads
 with the table cached).
 
-With ``--ui-start`` (issue 28) only ``hudi-inspect ui TABLE`` is timed, on the demo table (the HUDI-7779
+With ``--ui-start`` only ``hudi-inspect ui TABLE`` is timed, on the demo table (the HUDI-7779
 case b scenario, built with ``scenario build``): seconds from starting the command until the Overview has
 rendered in Chromium (already open), a fresh command and server per round (target 3 s).
 
@@ -61,7 +61,7 @@ COMMANDS: dict[str, list[str]] = {
     "timeline": ["timeline", "{T}", "--format", "json"],
     "timeline_all": ["timeline", "{T}", "--all", "--format", "json"],
     "fsview": ["fsview", "{T}", "--format", "json"],
-    # Issue 25: on a v8+ table with a metadata table `fsview` lists through it (checked against storage on
+    # On a v8+ table with a metadata table `fsview` lists through it (checked against storage on
     # local disk, not on S3); these two isolate the listing sources.
     "fsview_unchecked": ["fsview", "{T}", "--no-storage-check", "--format", "json"],
     "fsview_storage": ["fsview", "{T}", "--listing", "storage", "--format", "json"],
@@ -72,17 +72,17 @@ COMMANDS: dict[str, list[str]] = {
     "compare_releases": ["compare-releases", "{T}", "--format", "json"],
     "log_blocks": ["log-blocks", "{T}", "--format", "json"],
     "duplicates": ["duplicates", "{T}", "--format", "json"],
-    # Issue 28: `sql` over the instants view (every row, as `timeline --all` answers) and over write_stats (every
+    # `sql` over the instants view (every row, as `timeline --all` answers) and over write_stats (every
     # write stat of the active and archived commits; an aggregate, so the answer's size does not dominate).
     "sql_instants": ["sql", "{T}", "SELECT * FROM instants", "--format", "json"],
     "sql_write_stats": ["sql", "{T}", "SELECT file_id, count(*) AS writes, sum(total_write_bytes) AS bytes "
                         "FROM write_stats GROUP BY file_id ORDER BY writes DESC, file_id LIMIT 20", "--format", "json"],
-    # Issue 29: every commit's recorded schema (active and archived bodies, operationType and extraMetadata.schema).
+    # Every commit's recorded schema (active and archived bodies, operationType and extraMetadata.schema).
     "schema_history": ["schema-history", "{T}", "--format", "json"],
-    # Issue 26 (item 3): the block counts of every log file, and a count over every write stat (active and archived).
+    # The block counts of every log file, and a count over every write stat (active and archived).
     "log_blocks_counts": ["log-blocks", "{T}", "--counts", "--format", "json"],
     "sql_count_write_stats": ["sql", "{T}", "SELECT count(*) FROM write_stats", "--format", "json"],
-    # Issue 26: every health check (at a fixed time, so rounds answer alike).
+    # Every health check (at a fixed time, so rounds answer alike).
     "doctor": ["doctor", "{T}", "--now", "20300101000000000", "--format", "json"],
 }
 #: The reference each command is compared with (besides the floor, for whole-table commands).
@@ -91,13 +91,13 @@ HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "fsview_unchecked": "hudi_rs_fs
 WHOLE_TABLE = ("timeline_all", "fsview", "fsview_unchecked", "fsview_storage", "validate_metadata", "markers",
                "plan_clean", "plan_archive", "compare_releases", "log_blocks", "duplicates", "sql_write_stats",
                "log_blocks_counts", "sql_count_write_stats", "doctor")
-#: Issue 28: `sql` over the instants view against the command answering the same rows (target: at most 1.5x).
+#: `sql` over the instants view against the command answering the same rows (target: at most 1.5x).
 SQL_INSTANTS_REFERENCE = ("sql_instants", "timeline_all", 1.5)
-#: Issue 29: `schema-history` reads every commit body's schema; against listing the same instants (at most 2x).
+#: `schema-history` reads every commit body's schema; against listing the same instants (at most 2x).
 SCHEMA_HISTORY_REFERENCE = ("schema_history", "timeline_all", 2.0)
 #: Commands measured against `timeline --all`: (command, reference, most).
 TIMELINE_ALL_REFERENCES = (SQL_INSTANTS_REFERENCE, SCHEMA_HISTORY_REFERENCE)
-#: Issue 11 / 12 targets.
+#: Targets: what a user waits for, command by command.
 TARGETS = {
     "hudi_rs_ratio_max": 0.5,
     "floor_ratio_max": 2.0,
@@ -286,7 +286,7 @@ def bench_table(label: str, table: str, rounds: int, commands: list[str], storag
         if name in results and reference in results:
             results[name]["ratio_vs_timeline_all"] = _ratio(results[name], results[reference])
     if "validate_metadata" in results and "fsview_storage" in results:
-        # Issue 25 on S3: validating the metadata table costs at most 1.5x listing storage for a view.
+        # On S3: validating the metadata table costs at most 1.5x listing storage for a view.
         results["validate_metadata"]["ratio_vs_storage_fsview"] = _ratio(results["validate_metadata"],
                                                                          results["fsview_storage"])
     return {"table": label, "path": table, "commands": results}
@@ -294,7 +294,7 @@ def bench_table(label: str, table: str, rounds: int, commands: list[str], storag
 
 def bench_cache_modes(label: str, table: str, rounds: int, commands: list[str],
                       roots: dict[str, Path] | None = None) -> dict[str, Any]:
-    """Issue 26: each command with an empty inspector cache (``first``: a new ``HUDI_INSPECTOR_CACHE``, so no
+    """Each command with an empty inspector cache (``first``: a new ``HUDI_INSPECTOR_CACHE``, so no
     archive index and no active-timeline index) and right after, in the same cache (``warm``), `rounds` times;
     ranges (min, max) and medians. `roots` (name -> checkout): the engines compared, alternating command by
     command in each round (before / after a change on a shared machine); the floor runs once per round."""
@@ -424,7 +424,7 @@ def bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "overv
                     restarts: int = 0, screenshot: str | None = None) -> dict[str, Any]:
     """:func:`_bench_dashboard` from a cold start (a fresh server and browser: the server's first script run
     imports the dashboard's modules, the browser loads Streamlit's and Plotly's scripts) and, as ``warm_server``,
-    from a running dashboard that showed a small table first (issue 26: what opening a big table costs)."""
+    from a running dashboard that showed a small table first (what opening a big table costs)."""
     cold = _bench_dashboard(table, label, reloads, page, restarts, screenshot)
     if "error" in cold:
         return cold
@@ -436,7 +436,7 @@ def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "over
                      restarts: int = 0, screenshot: str | None = None, warm_first: bool = False) -> dict[str, Any]:
     """One dashboard page in Chromium on `table`: seconds from navigation until the page's main element
     is drawn and the script run is over, first with empty caches (a fresh server), then reloads with
-    the table cached. `restarts` (issue 26): that many more fresh servers on the same inspector cache (a
+    the table cached. `restarts`: that many more fresh servers on the same inspector cache (a
     restarted dashboard: the derived indexes warm, nothing in the server's memory), first render each.
     Needs Debian's chromium (or CHROMIUM_PATH) and playwright."""
     import shutil
@@ -473,7 +473,7 @@ def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "over
                                             browser_path, f"{label} {page} restart {n + 1}", 0, restarted_views)
         except RuntimeError as exc:
             return {"error": str(exc)}
-    # first_view_s: the page's first look (issue 26) on screen; first_render_s: the page complete.
+    # first_view_s: the page's first look on screen; first_render_s: the page complete.
     out = {"first_view_s": first_views[0], "first_render_s": times[0], "cached_reload_s": times[1:],
            "cached_reload_median_s": statistics.median(times[1:]) if times[1:] else None,
            "server_peak_rss_mib": server_peak_mib}
@@ -500,7 +500,7 @@ def _server_peak_rss_mib(base: str) -> int | None:
     return None
 
 
-#: Issue 28: `hudi-inspect ui TABLE` started until the Overview has rendered.
+#: `hudi-inspect ui TABLE` started until the Overview has rendered.
 UI_START_TARGET_S = 3.0
 
 
@@ -595,7 +595,7 @@ def bench_ui_start(rounds: int = 3) -> dict[str, Any]:
             "target_met_cache_kept": modes["browser_cache_kept"]["overview_rendered_s_median"] <= UI_START_TARGET_S}
 
 
-#: Issue 26: the element a page's first look shows (a heavy table's Overview draws it before anything is decoded).
+#: The element a page's first look shows (a heavy table's Overview draws it before anything is decoded).
 FIRST_VIEW_READY = "[data-testid=stMetric]"
 #: The Overview's label of a partial page; the page is complete once none is on screen.
 PARTIAL_LABEL = "First look — partial"
@@ -605,7 +605,7 @@ def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int
                first_views: list[float] | None = None, screenshot: str | None = None,
                warmup_url: str | None = None) -> list[float]:
     """Seconds per load of `url` until `ready` is drawn, no part of the page is labelled partial and the script
-    run is over: the first, then reloads. `first_views` (issue 26) gets, per load, the seconds until the page
+    run is over: the first, then reloads. `first_views` gets, per load, the seconds until the page
     first showed something of the table (its first look, or the complete page when there is none).
     `screenshot`: a path prefix for full-height screenshots of the first look and the complete page.
     `warmup_url`: a page loaded (and waited for) before the timed loads: the server's modules imported and the
@@ -703,7 +703,7 @@ def summary_rows(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-#: Issue 26: rounds on L by default (a whole-table command takes seconds to a minute there; one round each).
+#: Rounds on L by default (a whole-table command takes seconds to a minute there; one round each).
 L_ROUNDS = 1
 
 
@@ -763,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dashboard-restarts", type=int, default=0,
                         help="with --dashboard: time that many restarted servers on the same (warm) cache too")
     parser.add_argument("--cache-modes", action="store_true",
-                        help="issue 26: each command with an empty inspector cache (first) and then warm (--commands)")
+                        help="each command with an empty inspector cache (first) and then warm (--commands)")
     parser.add_argument("--code-root", default=str(REPO_ROOT),
                         help="the checkout whose engine runs (a worktree of an older commit, for before/after)")
     parser.add_argument("--compare-root", default="",

@@ -1,4 +1,4 @@
-"""Following a table (issue 27): the cost of a poll on the generated M table, locally and on the loopback S3 server.
+"""Following a table: the cost of a poll on the generated M table, locally and on the loopback S3 server.
 
 For each layout, on a hard-linked copy of the cached M table (`bench.commands`' tables; linked, so adding files to
 the copy never touches the cache):
@@ -40,7 +40,7 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-#: Issue 27 targets.
+#: Targets for following a table: an idle poll is cheap and reads nothing.
 TARGETS = {"idle_poll_ms_local": 50.0, "idle_poll_lists_s3": 1, "idle_poll_gets_s3": 0}
 #: Commits added one after another, each polled (`after_commit`).
 COMMITS = 6
@@ -200,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay-ms", type=float, default=20.0, help="added latency per S3 request (default 20)")
     args = parser.parse_args(argv)
     doc: dict[str, Any] = {
-        "benchmark": "hudi-inspector follower polls (issue 27)",
+        "benchmark": "hudi-inspector follower polls",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "load_avg_at_start": os.getloadavg()},

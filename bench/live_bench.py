@@ -1,4 +1,4 @@
-"""Follow live's memory (issue 27): the dashboard process's RSS while Chromium follows an idle table.
+"""Follow live's memory: the dashboard process's RSS while Chromium follows an idle table.
 
 Starts the dashboard (`streamlit run app.py`, as the browser tests do), opens the Overview of TABLE in Chromium
 with `?follow=1&interval=S`, and samples the server process's resident memory (`/proc/<pid>/status` VmRSS) and the

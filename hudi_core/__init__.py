@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from hudi_core.table import EMULATED_HUDI_RELEASE, HudiTable, open_table
 
 #: Names imported on first use: `import hudi_core` (and so the CLI's start-up, `--help` included)
-#: must not pay for pyarrow and fsspec (issue 11).
+#: must not pay for pyarrow and fsspec.
 __getattr__ = lazy_getattr(__name__, {"EMULATED_HUDI_RELEASE": "hudi_core.table", "HudiTable": "hudi_core.table",
                                       "open_table": "hudi_core.table", "TableInspector": "hudi_core.inspect"})
 

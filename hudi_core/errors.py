@@ -54,7 +54,7 @@ class LocatedDecodeError(DecodeError):
 
 def safe_text(value: object) -> object:
     """`value` with any lone surrogate (undecodable bytes kept by `surrogateescape`) shown as ``\\xNN``:
-    Arrow, JSON and terminals accept only valid UTF-8 (issue 16). Non-strings pass unchanged."""
+    Arrow, JSON and terminals accept only valid UTF-8. Non-strings pass unchanged."""
     if isinstance(value, str) and not value.isascii():
         try:
             value.encode("utf-8")

@@ -1,5 +1,5 @@
 """Names a package exports but imports on first use (PEP 562): `import hudi_core` and the CLI's
-start-up must not pay for pyarrow and fsspec (issue 11)."""
+start-up must not pay for pyarrow and fsspec."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class LazyRows(Sequence[Any]):
 
 class LazyModule:
     """A module imported on its first attribute access: `pa = LazyModule("pyarrow")` at the top of a
-    module whose commands mostly never touch Arrow (issue 11: pyarrow's import is 0.1 s of `markers`'
+    module whose commands mostly never touch Arrow (pyarrow's import is 0.1 s of `markers`'
     0.35 s). Attribute reads after the first go straight to the module's namespace."""
 
     def __init__(self, name: str) -> None:

@@ -15,7 +15,7 @@ if follow.on:
 else:
     live.forget_viewers(st.session_state)
     with render.or_stop():
-        # A heavy timeline (issue 26): the first look now, the rest decoded in the background.
+        # A heavy timeline: the first look now, the rest decoded in the background.
         pending = loaders.first_look_pending(uri, eng)
         if pending is None:
             loaders.ensure_decoded(uri, eng)

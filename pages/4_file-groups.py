@@ -18,7 +18,7 @@ with render.or_stop():
     facts, _ = loaders.load_facts(uri, eng)
 
 # Which listing the view is built from: Hudi 1.x's (the metadata table when hoodie.properties enables it) or
-# the other one, to compare (issue 25).
+# the other one, to compare.
 LISTINGS = {"metadata": "Metadata table", "storage": "Storage"}
 default_listing = facts["listing"]
 if facts.get("has_metadata_table") and not facts.get("is_metadata_table"):

@@ -56,7 +56,7 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = tempfile.mkdtemp(prefix="hti-archive-index-")
         os.environ["HUDI_INSPECTOR_ARCHIVE_INDEX"] = folder
         config._hti_archive_index = folder  # type: ignore[attr-defined]
-    if "HUDI_INSPECTOR_ACTIVE_INDEX" not in os.environ:  # the active-timeline index likewise (issue 26)
+    if "HUDI_INSPECTOR_ACTIVE_INDEX" not in os.environ:  # the active-timeline index likewise
         folder = tempfile.mkdtemp(prefix="hti-active-index-")
         os.environ["HUDI_INSPECTOR_ACTIVE_INDEX"] = folder
         config._hti_active_index = folder  # type: ignore[attr-defined]

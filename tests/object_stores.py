@@ -47,7 +47,7 @@ def run_cli(args: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
-#: Keys taken from a timeline file's modification time in every layout (issue 29: the inflight time and the
+#: Keys taken from a timeline file's modification time in every layout (the inflight time and the
 #: phases around it); on an object store that is the upload time.
 MTIME_KEYS = ("inflight_time", "requested_to_inflight_ms", "inflight_to_completed_ms")
 #: Keys layout 1 also takes from modification times: completion times and the durations up to them.

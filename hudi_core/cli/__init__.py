@@ -25,7 +25,7 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: The answer was printed but is incomplete: some input could not be read (a finding of severity
 #: ``error`` bears on it, or a plan lists `missing_inputs`). Same code as an error, on purpose: a
-#: script that checks `$?` must not take a partial answer for a complete one (issue 16).
+#: script that checks `$?` must not take a partial answer for a complete one.
 EXIT_INCOMPLETE = 1
 #: Rows encoded at a time when a long JSON list is streamed (:func:`~hudi_core.cli.output.write_json_list`).
 JSON_CHUNK_ROWS = 20_000
@@ -86,7 +86,7 @@ INSTANT_JSON_KEYS = ("requested_time", "completion_time", "action", "state", "so
 
 def command_findings(args: argparse.Namespace) -> list[Finding]:
     """Every finding noticed while the command read its table(s): files it could not read or decode,
-    names it skipped, plan inputs it lacked (issue 16). Deduplicated, in the order noticed."""
+    names it skipped, plan inputs it lacked. Deduplicated, in the order noticed."""
     seen: dict[tuple[str, str, str], Finding] = {}
     for table in getattr(args, "_opened_tables", []):
         for finding in [*table.findings, *getattr(table.storage, "findings", [])]:
@@ -97,7 +97,7 @@ def command_findings(args: argparse.Namespace) -> list[Finding]:
 
 
 def listing_used(args: argparse.Namespace) -> dict[str, str] | None:
-    """`{"kind", "reason"}` of the listing the command's file-system view was built from (issue 25: every
+    """`{"kind", "reason"}` of the listing the command's file-system view was built from (every
     answer says whether it listed storage or the metadata table); None when it built no view."""
     for table in getattr(args, "_opened_tables", []):
         views = [table.__dict__.get(name) for name in ("_fs_view", "_replaced_view")]
@@ -186,7 +186,7 @@ def _emit(args: argparse.Namespace, rows: list[dict[str, Any]], payload: Any = N
     if args.format == "json":
         out = rows if payload is None else payload
         if wants_envelope(args):
-            # Issue 16: the findings travel in the same JSON document as the rows they bear on.
+            # The findings travel in the same JSON document as the rows they bear on.
             out = with_findings(args, out if isinstance(out, dict) else {"rows": out})
         write_json(out, sys.stdout, JSON_CHUNK_ROWS)  # long lists in chunks: no one string of the whole answer
     elif args.format == "csv":
@@ -212,7 +212,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     if getattr(args, "config", False):
         from hudi_core.io.table_config import read_table_configuration
 
-        # Issue 29: every hoodie.properties key with its meaning and default, and the backup's differences.
+        # Every hoodie.properties key with its meaning and default, and the backup's differences.
         config = read_table_configuration(table.storage)
         args._extra_findings = [*getattr(args, "_extra_findings", []), *config.findings]
         info = {**info, "config": [e.to_dict() for e in config.entries],
@@ -252,14 +252,14 @@ def cmd_timeline(args: argparse.Namespace) -> int:
         from hudi_core.table.facts import instant_listing
 
         # Archived (or active + archived) instants; the range prunes archive files as Hudi does. Rows come
-        # from the Arrow listing: no object per archived instant (a million of them, issue 11), phase timings
-        # computed column-wise (issue 29). Findings (damaged archive files, instants in both timelines) are
+        # from the Arrow listing: no object per archived instant (a million of them), phase timings
+        # computed column-wise. Findings (damaged archive files, instants in both timelines) are
         # reported after the command.
         listing = instant_listing(table, args.since, args.until, archived_only=args.archived)
         selected = _filter_listing(listing, args).select(list(INSTANT_JSON_KEYS))
         if args.format == "json" and not wants_envelope(args):
             # Streamed in slices, written column-wise: a million archived instants as dicts and one string took
-            # 4 GB (issue 11), and a dict per row was half of the command's time.
+            # 4 GB, and a dict per row was half of the command's time.
             write_arrow_json_list(selected, sys.stdout, JSON_CHUNK_ROWS)
             return EXIT_OK
         _emit(args, selected.to_pylist(), columns=_TIMELINE_COLUMNS if args.format != "json" else None)
@@ -361,7 +361,7 @@ def slice_json(row: dict[str, Any]) -> dict[str, Any]:
 def cmd_fsview(args: argparse.Namespace) -> int:
     table = _open(args)
     # The rows of `inspect.file_slices` (same rule, same values), without the Arrow round trip: 90k
-    # slices cost 0.5 s through Arrow and back to Python for JSON (issue 11).
+    # slices cost 0.5 s through Arrow and back to Python for JSON.
     # `--partition`: that partition alone is listed (through the metadata table: only its records are read).
     view = table.fs_view(partitions=[args.partition] if args.partition is not None else None)
     rows = view.slice_rows(as_of=args.as_of, latest_only=not args.all_slices)

@@ -44,7 +44,7 @@ def block_json(row: dict[str, Any]) -> dict[str, Any]:
 def cmd_log_blocks(args: argparse.Namespace) -> int:
     """`log-blocks`: the block inventory of the table's log files."""
     from hudi_core.cli import EXIT_OK, _emit, _open
-    from hudi_core.services.log_inventory import log_block_inventory  # pyarrow: not at start-up (issue 11)
+    from hudi_core.services.log_inventory import log_block_inventory  # pyarrow: not at start-up
 
     table = _open(args)
     inventory = log_block_inventory(table, args.partition, args.file_id, decode_counts=args.counts)
@@ -60,7 +60,7 @@ def cmd_log_blocks(args: argparse.Namespace) -> int:
 def _stream_json_rows(inventory: Any, args: argparse.Namespace, batch_rows: int = 20_000) -> None:
     """`render_json([block_json(r) …])` (or the `--envelope` object around it), text for text, written a
     batch of rows at a time: a damaged file can hold one corrupt block per 6 bytes, and all rows as
-    dicts plus their text at once took gigabytes (issue 16)."""
+    dicts plus their text at once took gigabytes."""
     import sys
 
     from hudi_core.cli import wants_envelope, with_findings

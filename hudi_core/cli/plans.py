@@ -52,7 +52,7 @@ def _config(args: argparse.Namespace) -> ServiceConfig:
 
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
-    from hudi_core.services.markers import compute_markers  # the engine: not at start-up (issue 11)
+    from hudi_core.services.markers import compute_markers  # the engine: not at start-up
 
     table = _cli()._open(args)
     payload = compute_markers(table, _config(args), now=_now(args)).to_dict()
@@ -86,7 +86,7 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     plan = plan_clean(table, _config(args), now=_now(args))
     args._plan_incomplete = plan.incomplete
     if args.format == "json":
-        # Streamed, the per-file lists built as written (issue 26: the plan of a million files as dicts and
+        # Streamed, the per-file lists built as written (the plan of a million files as dicts and
         # one string took 1.7 GB).
         write_json(_cli().with_findings(args, plan.to_dict(lazy=True)), sys.stdout, _cli().JSON_CHUNK_ROWS)
         return 0

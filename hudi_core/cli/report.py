@@ -1,4 +1,4 @@
-"""CLI command of the report face: `hudi-inspect report TABLE --out report.html` (issue 15)."""
+"""CLI command of the report face: `hudi-inspect report TABLE --out report.html`."""
 
 from __future__ import annotations
 

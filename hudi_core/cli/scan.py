@@ -1,6 +1,6 @@
 """The `scan` subcommand (registered through `hudi_core.cli.COMMAND_MODULES`). Kept apart from
 :mod:`hudi_core.inspect.scan`, whose Arrow schemas import pyarrow: `hudi-inspect --help` must
-not (issue 11)."""
+not (its start-up time)."""
 
 from __future__ import annotations
 

@@ -170,7 +170,7 @@ def register(add: AddFn, sub: Any) -> None:
                    help="text lines, or one JSON object per step (index, op, label, instant, written, deleted, "
                         "time, seconds, note)")
     p.set_defaults(func=cmd_scenario_play)
-    _register_generate(sub)  # `generate`: synthetic tables of a chosen size (issue 4)
+    _register_generate(sub)  # `generate`: synthetic tables of a chosen size
 
 
 def _seconds(text: str) -> float:
@@ -182,7 +182,7 @@ def _seconds(text: str) -> float:
 
 
 #: The size presets of :data:`hudi_core.scenarios.scale.SIZES` (a test keeps them equal): the parser is
-#: built without importing the generator, which imports pyarrow (issue 11: `--help` stays fast).
+#: built without importing the generator, which imports pyarrow (`--help` stays fast).
 GENERATE_SIZES = ("L", "M", "S")
 
 

@@ -1,4 +1,4 @@
-"""`hudi-inspect schema-history TABLE [--since T] [--until T]` (issue 29): every schema the table's commits
+"""`hudi-inspect schema-history TABLE [--since T] [--until T]`: every schema the table's commits
 recorded, and what changed between consecutive ones (:mod:`hudi_core.services.schema_history`).
 
 JSON (one object): `schemas` (each `instant` (null for the create schema), `completion_time`, `action`,

@@ -1,4 +1,4 @@
-"""`hudi-inspect sql TABLE "SELECT ..."`: SQL (DuckDB) over the inspector's tables (issue 28).
+"""`hudi-inspect sql TABLE "SELECT ..."`: SQL (DuckDB) over the inspector's tables.
 
 Views (each computed only when the query names it): ``instants``, ``write_stats``, ``file_slices``,
 ``log_blocks``, ``clean_plan``, ``archive_plan``, ``findings``, ``metadata_files``; ``--schema`` lists them

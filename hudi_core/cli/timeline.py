@@ -20,7 +20,7 @@ EXIT_OK = 0
 
 def archive_summary(table: Any, since: str | None = None, until: str | None = None) -> dict[str, Any]:
     """The archive of `table` (a :class:`~hudi_core.table.HudiTable`) as a JSON-ready dict."""
-    import pyarrow as pa  # not at start-up (issue 11)
+    import pyarrow as pa  # not at start-up
     import pyarrow.compute as pc
 
     from hudi_core.formats.timeline.archived_v2 import LsmFile

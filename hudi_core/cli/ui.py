@@ -41,7 +41,7 @@ WARM_TABLE_ENV = "HUDI_INSPECTOR_WARM_TABLE"  # hudi_core.dashboard.serve.WARM_T
 NO_AUTH_WARNING = ("hudi-inspect: warning: the dashboard listens on {host}, beyond this machine: it has no "
                    "authentication, and anyone who reaches port {port} reads every table under the roots with "
                    "this machine's credentials. Put an authenticating proxy in front of 127.0.0.1 instead "
-                   "(README: \"Behind an authenticating proxy\").")
+                   "(docs/dashboard.md: \"Behind an authenticating proxy\").")
 
 
 def register(add: AddCommand, sub: Any) -> None:

@@ -1,4 +1,4 @@
-"""`hudi-inspect watch TABLE [--interval S] [--format text|jsonl] [--until-idle S] [--from-start]` (issue 27).
+"""`hudi-inspect watch TABLE [--interval S] [--format text|jsonl] [--until-idle S] [--from-start]`.
 
 Follows a table while it is written (:class:`~hudi_core.table.follow.TableFollower`, reading only what changed) and
 prints one line (text) or one JSON object (jsonl) per event as it happens, flushed at once: instants requested,

@@ -19,13 +19,13 @@ def main() -> None:
 
     # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
     # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every
-    # rerun, each progress poll of a first look (issue 26) and the background decoding waited on it (the M
+    # rerun, each progress poll of a first look and the background decoding waited on it (the M
     # table's archive took 72 s to read behind twice-a-second polls, 3 s without). Reference counting frees
     # what the runs drop; cycles are left to Python's own collector.
     st_config.set_option("runner.postScriptGC", False)
     st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/timeline:", layout="wide")
 
-    # Issue 15: a table with problems opens on the Health page (an error among the doctor's cheap checks);
+    # A table with problems opens on the Health page (an error among the doctor's cheap checks);
     # any other table on the Overview. Pages are still reachable by name and URL either way.
     health_first = picker.table_has_errors()
     # Page scripts by absolute path: the same pages whether the entry script is this file or a checkout's app.py.

@@ -73,7 +73,7 @@ def instant_datetimes(values: Iterable[Any]) -> pd.Series:
     """Instant times (``yyyyMMddHHmmss[SSS]``) as naive datetimes; odd values (not a string, no date) become NaT.
 
     The timeline's own parse (`timeline.phases.instant_epoch_ms`: digits read from the Arrow buffers), so a chart
-    and the phase columns agree; a million instants in ~0.1 s, without a Python object per value (issue 26).
+    and the phase columns agree; a million instants in ~0.1 s, without a Python object per value.
     """
     series = values if isinstance(values, pd.Series) else pd.Series(list(values), dtype=object)
     if _is_arrow_text(series):
@@ -322,14 +322,14 @@ def _aggregate(fig: go.Figure, df: pd.DataFrame, max_buckets: int, lane_y: Mappi
     sub = {"row": row, "col": 1} if row else {}
     span = (df["start"].max() - df["start"].min()) or pd.Timedelta(seconds=1)
     freq = max(span / max_buckets, pd.Timedelta(milliseconds=1))
-    # Only the grouped columns (a copy of the whole frame was ~300 MB on L, issue 26).
+    # Only the grouped columns (a copy of the whole frame was ~300 MB on L).
     buckets = df[["source", "state", "lane"]].assign(bucket=df["start"].dt.floor(freq))
     grouped = buckets.groupby(["source", "state", "lane", "bucket"]).size().reset_index(name="n")
     peak = max(int(grouped["n"].max()), 1)
     for (source, state), part in grouped.groupby(["source", "state"], sort=True):
         name = f"{state.lower()}" + ("" if source == "active" else f" ({source})") + " (bucketed)"
         # SVG, not WebGL: the buckets are few (at most `max_buckets` per lane), and a WebGL context
-        # costs a browser without a GPU seconds to start on every load (issue 11).
+        # costs a browser without a GPU seconds to start on every load.
         fig.add_trace(go.Scatter(
             x=to_ms(part["bucket"]), y=part["lane"].map(lane_y).to_numpy(dtype="float64"), mode="markers",
             name=name, showlegend=showlegend,
@@ -571,7 +571,7 @@ def duration_figure(instants: pd.DataFrame, *, max_points: int = 2000, buckets: 
     if not df.empty:
         seconds = (pd.to_numeric(df["duration_ms"], errors="coerce") / 1000.0 if "duration_ms" in df
                    else df["duration_s"])
-        # Only the columns drawn: a filtered copy of the whole frame was ~400 MB at once on L (issue 26).
+        # Only the columns drawn: a filtered copy of the whole frame was ~400 MB at once on L.
         shown = ((df["state"] == "COMPLETED").fillna(False) & seconds.notna() & df["start"].notna()).to_numpy(
             dtype=bool)
         df = df[["lane", "start", "end", "requested_time"]][shown].assign(seconds=seconds[shown])

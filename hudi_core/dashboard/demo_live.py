@@ -1,5 +1,5 @@
 """`python -m hudi_core.dashboard.demo_live` (`make demo`): a writer plays the HUDI-7779 scenario into a new folder
-while the dashboard follows it live (issue 27; README "Presenting the guards live").
+while the dashboard follows it live (docs/dashboard.md, "Presenting the guards live").
 
 Two processes, as in production: the dashboard (`hudi-inspect ui ROOT`, ROOT a new folder under the inspector's
 cache, `demo-live/<time>`) and, `--start-delay` seconds after its URL is printed, the writer (`hudi-inspect scenario

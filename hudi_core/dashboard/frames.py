@@ -36,7 +36,7 @@ def compact_frame(table: pa.Table) -> pd.DataFrame:
     """`table` as a pandas frame whose text columns are the table's own Arrow arrays (``pd.ArrowDtype``, missing =
     ``pd.NA``): no copy, no Python object per value.
 
-    A million instants of object strings took ~700 MB on L (issue 26). (`pd.StringDtype("pyarrow")` would copy
+    A million instants of object strings took ~700 MB on L. (`pd.StringDtype("pyarrow")` would copy
     every text column to ``large_string`` first.)
     """
     return table.to_pandas(types_mapper={pa.string(): pd.ArrowDtype(pa.string()),

@@ -1,4 +1,4 @@
-"""Follow live (issue 27): the Overview and the Cleaner & archival pages follow a table while it is written.
+"""Follow live: the Overview and the Cleaner & archival pages follow a table while it is written.
 
 A toggle turns it on (`?follow=1`, the interval `?interval=S`, default 2 s; `?guard=off` plans the alerts' archival
 without the HUDI-7779 guard). The page's view then runs inside a Streamlit fragment that reruns every S seconds

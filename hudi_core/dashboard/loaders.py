@@ -5,7 +5,7 @@ caches its typed result: the opened :class:`~hudi_core.table.HudiTable` is a sha
 (`st.cache_resource`, one per table URI and engine); derived results are `st.cache_data` keyed by
 the same pair (dataclasses and frames pickle), so switching pages or filters never re-reads the
 table, except the instants frame and the Overview's figures, which are read-only resources (a copy of a
-million-row frame per rerun cost seconds and hundreds of MB, issue 26). "Reload" clears both.
+million-row frame per rerun cost seconds and hundreds of MB). "Reload" clears both.
 
 The work behind each loader is a plain function of an opened table (`facts_of`, `instants_frame_of`,
 `timeline_of`, `dry_run_of`, `before_after_of`, ...): "Follow live" (`hudi_core.dashboard.live`) calls the same
@@ -70,12 +70,12 @@ def get_executor(engine_name: str = "local") -> Any:
 def get_table(uri: str, engine_name: str = "local") -> HudiTable:
     """The table at `uri`, opened read-only with the chosen engine's executor.
 
-    Local tables are confined to the allowed roots in the storage layer itself (issue 16): a symlink
+    Local tables are confined to the allowed roots in the storage layer itself: a symlink
     inside a table (`.hoodie`, an instant or a log file) cannot make the dashboard read elsewhere.
     """
     from hudi_core.dashboard.roots import confinement_for, storage_options_for
 
-    # The dashboard is a diagnostic tool: a metadata-table listing is always checked against storage (issue 25).
+    # The dashboard is a diagnostic tool: a metadata-table listing is always checked against storage.
     return open_table(uri, storage_options_for(uri), executor=get_executor(engine_name),
                       confine_to=confinement_for(uri), storage_check=True)
 
@@ -148,7 +148,7 @@ def _instants_arrow(table: HudiTable) -> tuple[pa.Table, str]:
     return arrow, f"unified timeline: {arrow.num_rows - archived} active + {archived} archived instants"
 
 
-# A resource, not data (issue 26): one frame per table shared by every page, session and rerun, read only.
+# A resource, not data: one frame per table shared by every page, session and rerun, read only.
 # As cache_data it was pickled when made and unpickled on every rerun: on L (1M instants) a second of each
 # reload and a transient copy of ~400 MB, with the chart's own copy beside it.
 @st.cache_resource(show_spinner="Reading the timeline…", max_entries=8, ttl=TTL_SECONDS)
@@ -371,7 +371,7 @@ def lanes_and_counts_of(instants: pd.DataFrame) -> tuple[list[str], pd.DataFrame
     return charts.lanes_in(prepared), charts.counts_by_action_and_state(prepared)
 
 
-# Resources (issue 26): the figure and the filtered frame are read only; as cache_data every rerun unpickled
+# Resources: the figure and the filtered frame are read only; as cache_data every rerun unpickled
 # both (the unfiltered frame is every instant).
 @st.cache_resource(show_spinner="Drawing the timeline…", max_entries=16, ttl=TTL_SECONDS)
 def load_timeline(uri: str, engine_name: str, actions: tuple[str, ...], states: tuple[str, ...], since: str,
@@ -424,7 +424,7 @@ def load_metadata_validation(uri: str, engine_name: str = "local") -> MetadataVa
 @st.cache_data(show_spinner="Checking the table's health…", max_entries=16, ttl=TTL_SECONDS)
 def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
     """The doctor's cheap checks, run when a table is opened: an error among them makes the Health page the one
-    that opens first. All of `TRIAGE_CHECKS` on a light timeline; on a heavy one (issue 26) the quick ones only,
+    that opens first. All of `TRIAGE_CHECKS` on a light timeline; on a heavy one the quick ones only,
     the others run with the rest of the first look (:func:`first_look_progress`, whose `triage` they fill)."""
     table = get_table(uri, engine_name)
     checks = QUICK_TRIAGE_CHECKS if load_weight(uri, engine_name).heavy else TRIAGE_CHECKS
@@ -449,7 +449,7 @@ def load_history(uri: str, file_id: str, partition: str | None, engine_name: str
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_phase_summary(uri: str, engine_name: str = "local") -> PhaseSummary:
-    """Instants per state, time span, durations per action and the slowest instants (issue 29)."""
+    """Instants per state, time span, durations per action and the slowest instants."""
     return phase_summary_of(get_table(uri, engine_name))
 
 
@@ -467,11 +467,11 @@ def load_duration_figure(uri: str, engine_name: str = "local") -> go.Figure:
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def load_table_config(uri: str, engine_name: str = "local") -> TableConfiguration:
-    """Every `hoodie.properties` key with its meaning and default, and the backup's differences (issue 29)."""
+    """Every `hoodie.properties` key with its meaning and default, and the backup's differences."""
     return read_table_configuration(get_table(uri, engine_name).storage)
 
 
-# -- the first look at a big table (issue 26) -------------------------------------------------------------------
+# -- the first look at a big table -------------------------------------------------------------------
 
 
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
@@ -614,7 +614,7 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
         progress.error = exc
     finally:
         progress.done = True
-    try:  # for a second process or a restarted dashboard (issue 26 item 2); after the page, not before it
+    try:  # for a second process or a restarted dashboard; after the page, not before it
         table.timeline.save_index()
     except Exception:  # an index that cannot be written is rebuilt next time; the page is unaffected
         log.warning("could not save the active-timeline index of %s", table.uri, exc_info=True)

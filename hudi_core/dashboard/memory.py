@@ -4,7 +4,7 @@ Each redraw of a followed page builds and frees frames, figures and messages of 
 threshold each time such a block is freed, so later ones come from its heap arenas, which fragment: followed at
 0.5 s, the M table's page grew the process by 11-14 MB per 100 polls (bench/live_bench.py), flat with a fixed
 threshold. Arrow's allocator (mimalloc in pyarrow's wheels) keeps what the text columns of a big table's frame
-freed: on L (1M instants) ~370 MB resident after the charts were drawn, until asked (issue 26). Every helper does
+freed: on L (1M instants) ~370 MB resident after the charts were drawn, until asked. Every helper does
 nothing where the C library lacks it.
 """
 

@@ -31,7 +31,7 @@ def page(src: TableSource) -> None:
 
 
 def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.FirstLookProgress) -> None:
-    """The first look at a heavy table (issue 26): what the listing answers, drawn at once and labelled partial;
+    """The first look at a heavy table: what the listing answers, drawn at once and labelled partial;
     the page redraws itself complete when `progress` is done."""
     facts, weight = look.facts, look.weight
     st.title(f"{facts['name']}")
@@ -59,7 +59,7 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
 
 
 def hold_until_complete(uri: str, engine_name: str, needs: str, title: str | None = None) -> None:
-    """The other pages' first look (issue 26): on a heavy table whose timeline is still being decoded in the
+    """The other pages' first look: on a heavy table whose timeline is still being decoded in the
     background, draw what the listing answers (the table's facts), what the page is waiting for and the progress,
     and end the run here; the page reruns itself complete when the background decoding is done. Returns at once
     on a light table or once the decoding is done. The page then reads what the background thread decoded, never
@@ -148,7 +148,7 @@ def _fact_metrics(facts: dict[str, Any], archived: int | str, archived_help: str
 
 
 def _configuration(src: TableSource) -> None:
-    """Every `hoodie.properties` key with its meaning (issue 29)."""
+    """Every `hoodie.properties` key with its meaning."""
     ss, qp = st.session_state, st.query_params
     config = None
     with render.guard():
@@ -197,7 +197,7 @@ def _findings(findings: list[Finding]) -> None:
 
 
 def _phases(src: TableSource) -> None:
-    """Phase timings (issue 29)."""
+    """Phase timings."""
     st.subheader("Phase timings")
     summary = None
     with render.guard():
@@ -281,7 +281,7 @@ def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: i
 
     # -- instants table ------------------------------------------------------------------------------
     # A browser holds a few thousand rows and options well; a 100k-instant timeline sent whole made every
-    # reload of this page take seconds (issue 11). The newest rows are shown; the CSV holds every row.
+    # reload of this page take seconds. The newest rows are shown; the CSV holds every row.
     newest = shown.tail(render.MAX_SHOWN_ROWS)
     with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
         render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,

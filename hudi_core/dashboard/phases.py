@@ -1,4 +1,4 @@
-"""View code of the Overview's phase timings and table configuration (issue 29): the summary cards, the
+"""View code of the Overview's phase timings and table configuration: the summary cards, the
 slowest instants and the filterable configuration table, from the engine's typed results
 (`services.phases.PhaseSummary`, `table_config.TableConfiguration`)."""
 

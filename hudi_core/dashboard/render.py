@@ -88,7 +88,7 @@ def json_bytes(obj: Any) -> bytes:
 #: padding, and the widest a column is made to show its longest value (wider values: widen it, or the CSV).
 CELL_CHAR_PX = 8.2
 #: Rows (and select options) a page sends to the browser at most; larger frames show their newest rows
-#: and offer every row as CSV (a 100k-instant timeline sent whole cost seconds per rerun, issue 11).
+#: and offer every row as CSV (a 100k-instant timeline sent whole cost seconds per rerun).
 MAX_SHOWN_ROWS = 2_000
 CELL_PAD_PX = 30
 MAX_COLUMN_PX = 720
@@ -228,7 +228,7 @@ def verdict(text: str, tone: str = "info") -> None:
 
 
 def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:
-    """The dashboard's form of the CLI's exit code 1 (issue 16): a visible warning above the answer
+    """The dashboard's form of the CLI's exit code 1: a visible warning above the answer
     when some input could not be read, naming each file and what depends on it. Returns whether shown."""
     errors = [f for f in findings if f.severity is Severity.ERROR]
     missing = list(dict.fromkeys(missing_inputs))

@@ -1,4 +1,4 @@
-"""A shareable postmortem report (issue 15): one JSON document and one self-contained HTML file.
+"""A shareable postmortem report: one JSON document and one self-contained HTML file.
 
 :func:`build_report` gathers what a bug report needs from the engine: the table facts and findings,
 the doctor's findings, the clean dry-run, the archival dry-run with and without the HUDI-7779

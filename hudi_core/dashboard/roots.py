@@ -57,7 +57,7 @@ def _local(value: str) -> str:
 
 def _url_key(value: str) -> tuple[str, str, str]:
     """(scheme, host, path) compared between a URL and a root: query and fragment dropped, the path
-    percent-decoded and normalised (issue 16: `s3://b/ok%2F..%2Fother` or `?x#y` cannot slip past)."""
+    percent-decoded and normalised (`s3://b/ok%2F..%2Fother` or `?x#y` cannot slip past)."""
     parts = urlsplit(value)
     raw = unquote(parts.path)
     path = posixpath.normpath("/" + raw.lstrip("/")) if raw.strip("/") else "/"

@@ -1,4 +1,4 @@
-"""View code of the Schema page (issue 29): the cached schema history, its rows, the diff of two versions.
+"""View code of the Schema page: the cached schema history, its rows, the diff of two versions.
 
 :func:`load_history` runs :func:`hudi_core.services.schema_history.schema_history` on the table the dashboard
 opened and caches the typed result with the findings reading it noticed (`st.cache_data`, per table and

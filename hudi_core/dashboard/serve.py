@@ -63,7 +63,7 @@ def warm(table: str | None) -> None:
         heavy = loaders.load_weight(table, engine).heavy
     except Exception:  # the page reports it
         return
-    if heavy:  # issue 26: the first look, and its background decoding started; never the whole decode here
+    if heavy:  # the first look, and its background decoding started; never the whole decode here
         for step in (lambda: loaders.load_triage(table, engine), lambda: loaders.first_look_pending(table, engine)):
             try:
                 step()

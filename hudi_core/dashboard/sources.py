@@ -45,7 +45,7 @@ class TableSource(Protocol):
         """The chart's lanes and the counts by action and state."""
 
     def phase_summary(self) -> PhaseSummary:
-        """Instants per state and durations per action (issue 29)."""
+        """Instants per state and durations per action."""
 
     def duration_figure(self) -> go.Figure:
         """Each action's durations over time."""

@@ -1,4 +1,4 @@
-"""View code of the SQL page (issue 28): example postmortem queries, the cached query runner, the chart.
+"""View code of the SQL page: example postmortem queries, the cached query runner, the chart.
 
 Queries run through :func:`hudi_core.inspect.sql.run_query` on the table the dashboard opened; the views that depend
 on the table alone are kept per table between queries (`st.cache_resource`), so a second query over

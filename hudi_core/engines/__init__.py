@@ -14,7 +14,7 @@ from hudi_core.lazy import lazy_getattr
 if TYPE_CHECKING:
     from hudi_core.engines.executor import Executor, LocalExecutor, run_batches
 
-#: The executors import pyarrow; the CLI's option parsing does not (issue 11).
+#: The executors import pyarrow; the CLI's option parsing does not (start-up time).
 __getattr__ = lazy_getattr(__name__, dict.fromkeys(("Executor", "LocalExecutor", "run_batches"),
                                                    "hudi_core.engines.executor"))
 

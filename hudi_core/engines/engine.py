@@ -320,7 +320,7 @@ def spark_min_items(master: str | None, settings: Mapping[str, str]) -> int:
 class DeferredExecutor:
     """An executor made on first use. The engine is resolved and ``--spark-conf`` validated at once
     (errors stay usage errors), but the executor's module, and pyarrow with it, is imported only when
-    a bulk stage runs: `info` and `timeline` never run one (a third of their start-up, issue 11)."""
+    a bulk stage runs: `info` and `timeline` never run one (a third of their start-up)."""
 
     def __init__(self, name: str, make: Callable[[], Executor], min_items: int | None = None) -> None:
         self.name = name

@@ -207,7 +207,7 @@ class TableInspector:
         (`facts.with_phases`: durations, the metadata table's delta commit, rollback info).
 
         With `archived`, the archived instants too (``source="archived"``, bodies not decoded but those of
-        archived rollbacks and restores). Without `decode` (the dashboard's first look at a big table, issue 26)
+        archived rollbacks and restores). Without `decode` (the dashboard's first look at a big table)
         no commit body is read: `body_format` and `operation_type` stay null and `errors` empty; everything
         else comes from file names and the listing (rollback bodies are still read for `rollback_info`).
         """

@@ -121,7 +121,7 @@ def full_scan(table: HudiTable, timings: dict[str, float] | None = None) -> dict
             out[stage] = result
 
     def partitions() -> pa.Table:
-        # The bulk listing stage lists storage, whichever listing the view then uses (issue 25).
+        # The bulk listing stage lists storage, whichever listing the view then uses.
         listing = table.storage_listing()
         rows = [
             {"partition": p, "name": f.name, "size": f.size, "mtime_ms": f.mtime_ms}

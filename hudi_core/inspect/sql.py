@@ -1,4 +1,4 @@
-"""SQL over one Hudi table's inspector tables (issue 28): `hudi-inspect sql` and the dashboard's SQL page.
+"""SQL over one Hudi table's inspector tables: `hudi-inspect sql` and the dashboard's SQL page.
 
 The tables are *views* registered in an in-memory DuckDB database, each an Arrow table the engine computes
 (DuckDB reads Arrow directly: no copy, no pandas). Only the views a query names are computed: the query is

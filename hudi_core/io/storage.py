@@ -51,7 +51,7 @@ _WRITE_METHODS = frozenset(
 )
 
 
-#: Size limits per kind of metadata file read whole (issue 16): a file larger than its limit is refused
+#: Size limits per kind of metadata file read whole: a file larger than its limit is refused
 #: with a :class:`StorageError` naming it, never read until memory runs out. Override with
 #: ``HUDI_INSPECTOR_READ_LIMITS="properties=1048576,instant=..."`` (bytes) or `ReadOnlyStorage(read_limits=…)`.
 DEFAULT_READ_LIMITS: dict[str, int] = {
@@ -432,7 +432,7 @@ def inline_if_local(executor: Any, storage: ReadOnlyStorage, items: int | None =
     local thread pool when the files are local, and instead of Spark for a stage of `items` below the
     Spark executor's `min_items` (it would run on the driver anyway).
 
-    Performance (issues 6, 11): on a local disk the batch functions are CPU-bound Python; under the GIL
+    Performance: on a local disk the batch functions are CPU-bound Python; under the GIL
     a thread pool makes them 2-2.5x slower (threads convoy on every released read), so one thread is
     fastest, and a caller running inline may skip the Arrow transport a batch needs between processes.
     Remote storage keeps the pool (there it hides I/O latency), a large stage keeps Spark. The result

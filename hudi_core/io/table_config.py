@@ -1,4 +1,4 @@
-"""The table configuration (issue 29): every `hoodie.properties` key with its value, what it means, the
+"""The table configuration: every `hoodie.properties` key with its value, what it means, the
 default Hudi documents for it, and how the file differs from `hoodie.properties.backup`.
 
 The meanings are short notes written for this inspector from Hudi 1.1's `HoodieTableConfig` (its

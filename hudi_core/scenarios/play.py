@@ -1,6 +1,6 @@
 """Play a scenario into a new directory step by step, in real time: :func:`play_scenario`.
 
-A demo writer for following a table live (issue 27): the same builder as ``scenario build``
+A demo writer for following a table live: the same builder as ``scenario build``
 (:class:`~hudi_core.scenarios.build.ScenarioBuilder`), so a scenario played to the end leaves the same files
 with the same bytes and modification times, but with a pause between steps and each file written or deleted
 as it happens, in the order Hudi 1.1 writes them (spec `01`, `02`):

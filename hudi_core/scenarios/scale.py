@@ -1,4 +1,4 @@
-"""Synthetic Hudi tables of a chosen size, for benchmarks (issue 4): `generate_table`.
+"""Synthetic Hudi tables of a chosen size, for benchmarks: `generate_table`.
 
 A generated table is a real, well-formed table for this engine's readers (and, format-wise, for
 Hudi's): ``hoodie.properties``; partitions with ``.hoodie_partition_metadata``; an active timeline

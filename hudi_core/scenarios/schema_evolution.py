@@ -1,4 +1,4 @@
-"""Schema changes of scenario tables (issue 29): the columns a scenario declares and evolves, and their values.
+"""Schema changes of scenario tables: the columns a scenario declares and evolves, and their values.
 
 A scenario's table has the builder's fixed data columns (`id`, `value`, `ts` and the partition column) and
 any `columns` the scenario declares (Avro field definitions: primitives, records, arrays, maps, enums,

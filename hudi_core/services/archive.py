@@ -43,7 +43,7 @@ ARCHIVE = "archive"
 KEEP = "keep"
 
 class GuardName(StrEnum):
-    """What stops an archival: a guard (A1-A7, spec `02` §4.2; `unreadable_input`, issue 16), or the
+    """What stops an archival: a guard (A1-A7, spec `02` §4.2; `unreadable_input`), or the
     first savepoint and the keep.min / keep.max limits. The value is the name the JSON and the CLI print."""
 
     A1 = "A1"
@@ -115,7 +115,7 @@ class ArchivePlan:
     savepoint_guard: bool
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
     exposed_file_groups: list[ExposedGroup] = field(default_factory=list)
-    #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
+    #: Inputs the planner could not read; the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
     is_metadata_table: bool = False
     #: On a metadata table: how its archiver settings derive from the data table's (one line each).
@@ -183,7 +183,7 @@ def min_max_to_keep(table: HudiTable, config: ServiceConfig) -> tuple[int, int, 
     The cleaner's ECTR is computed at the latest completed commit's time, which Hudi parses first
     (`parseDateFromInstantTime`, whatever the policy): when that time is not a date (test tables'
     `001`, metadata-table `00000000000000001`), Hudi catches the `ParseException`, has no ECTR and keeps
-    the configured min/max (issue 14).
+    the configured min/max.
     """
     cfg_min, cfg_max = config.keep_min_commits, config.keep_max_commits
     timeline = table.timeline
@@ -519,7 +519,7 @@ def plan_archive(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | Non
 
 
 def _refuse_on_missing_inputs(plan: ArchivePlan, timeline: ActiveTimeline) -> None:
-    """Issue 16: refuse to plan past an unreadable or mistyped clean, or to archive an unreadable instant.
+    """Refuse to plan past an unreadable or mistyped clean, or to archive an unreadable instant.
 
     Hudi's archiver reads the last completed clean (guards A3/A6/A7, min/max from its ECTR) and every
     instant it archives; it fails on a body it cannot deserialize. (Bodies of chosen instants count

@@ -68,7 +68,7 @@ UNCOMMITTED = "uncommitted"
 OLDER_THAN_ECTR = "older_than_ectr"
 REPLACED_BEFORE_ECTR = "replaced_before_ectr"
 REPLACED_FILE_GROUP = "replaced_file_group"
-#: Issue 16: the group may have been replaced by a replacecommit whose body cannot be read; kept.
+#: The group may have been replaced by a replacecommit whose body cannot be read; kept.
 REPLACED_STATUS_UNKNOWN = "replaced_status_unknown"
 BEYOND_RETAINED_VERSIONS = "beyond_retained_versions"
 
@@ -161,7 +161,7 @@ class CleanPlan:
     earliest_commit_to_not_archive_hudi: str | None
     base_uri: str
     config: ServiceConfig = field(repr=False, default_factory=ServiceConfig)
-    #: Inputs the planner could not read (issue 16); the plan is incomplete when there are any.
+    #: Inputs the planner could not read; the plan is incomplete when there are any.
     missing_inputs: list[MissingInput] = field(default_factory=list)
     is_metadata_table: bool = False
     #: Hudi 1.2 with `hoodie.write.empty.clean.interval.hours` set: whether an empty clean is written.
@@ -240,7 +240,7 @@ class CleanPlan:
     @property
     def files_to_delete(self) -> list[CleanFileDecision]:
         """What the next clean deletes: the planned files when Hudi would schedule it now, else nothing
-        (issue 14: Hudi deletes nothing when the trigger is not met or a clean is pending)."""
+        (Hudi deletes nothing when the trigger is not met or a clean is pending)."""
         return self.files_if_forced if self.would_schedule else []
 
     @property
@@ -345,7 +345,7 @@ class CleanPlan:
         would not schedule it (`not_scheduled_reason` says why); `files_to_delete_if_forced` /
         `partitions_to_delete_if_forced` are what a forced clean (trigger met, no clean pending) would
         delete, present whether or not the clean is scheduled. ``lazy``: the per-file lists are
-        :class:`~hudi_core.lazy.LazyRows`, each dict built as it is written (issue 26: a million files).
+        :class:`~hudi_core.lazy.LazyRows`, each dict built as it is written (a million files).
         """
         ectr = self.earliest_commit_to_retain
         reason = self.not_scheduled_reason
@@ -704,7 +704,7 @@ def _empty_clean(plan: CleanPlan, config: ServiceConfig, last_clean: Instant | N
 
 
 def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
-    """Issue 16: record what the planner could not read; never delete a group whose status is unknown."""
+    """Record what the planner could not read; never delete a group whose status is unknown."""
     unknown = view.unknown_replaced
     if unknown:
         moved = [d for d in plan.files_if_forced if (d.partition, d.file_id) in unknown]

@@ -4,7 +4,7 @@ Keys and defaults follow `HoodieCleanConfig`, `HoodieArchivalConfig` and `Hoodie
 of Hudi 1.1.x (spec `02` §4 and §5.1). 1.x renamed several cleaner keys to `hoodie.clean.*` and
 keeps the old names as alternatives, so both are accepted.
 
-Configuration comes as users have it (issue 14): `--conf KEY=VALUE`, Java properties files,
+Configuration comes as users have it: `--conf KEY=VALUE`, Java properties files,
 `hudi-defaults.conf` (whitespace or ``=`` separated) and Spark-style `spark.hadoop.hoodie.*` keys
 (:func:`read_conf_file`). Keys that do not affect cleaning or archival are accepted and listed as
 ignored (:attr:`ServiceConfig.ignored`); a key within two edits of a known key is refused, naming the

@@ -1,4 +1,4 @@
-"""What changed between two instants (issue 15): `hudi-inspect diff TABLE --from T1 --to T2`; and between two
+"""What changed between two instants: `hudi-inspect diff TABLE --from T1 --to T2`; and between two
 copies of one table (`--against OLD`: a `.hoodie` saved before an incident against the table now).
 
 Replays the instant bodies of the active and archived timelines in Hudi's order up to `T2` (commit

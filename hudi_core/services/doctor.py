@@ -1,4 +1,4 @@
-"""`hudi-inspect doctor`: a catalogue of health checks over one table, for postmortems and cron (issue 15).
+"""`hudi-inspect doctor`: a catalogue of health checks over one table, for postmortems and cron.
 
 Each check reads what the engine already computes (timeline, file-system view, the clean and
 archive dry runs, markers, duplicate log-block analysis, the metadata table) and reports typed
@@ -249,7 +249,7 @@ class DoctorContext:
         of a completed instant of the active timeline names (write stats; rollback log blocks)."""
         out: dict[str, tuple[str, str, str]] = {}
         tl = self.timeline
-        # One string object per partition and per file id (issue 26: a million write stats on L repeat 1k
+        # One string object per partition and per file id (a million write stats on L repeat 1k
         # partitions and 100k file ids, each a new string as the rows are read).
         shared: dict[str, str] = {}
         for inst in tl.completed():
@@ -257,7 +257,7 @@ class DoctorContext:
                 meta = tl.commit_metadata(inst)
                 if meta is None:
                     continue
-                # The four fields, not a WriteStat kept per stat on the record (issue 26: a million on L).
+                # The four fields, not a WriteStat kept per stat on the record (a million on L).
                 for p, file_id, path, log_files in meta.write_refs():
                     fid = file_id or ""
                     value = (inst.requested_time, shared.setdefault(p, p), shared.setdefault(fid, fid))
@@ -1038,7 +1038,7 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     if unknown:
         raise HudiInspectError(f"unknown check(s) {', '.join(sorted(unknown))}; known: {', '.join(CHECK_IDS)}")
     if wanted is None:
-        # Every check: nearly all read commit bodies, so decode them in bulk first (issue 26). A check meeting
+        # Every check: nearly all read commit bodies, so decode them in bulk first. A check meeting
         # them one by one keeps each parsed JSON body, 2.1 GB of dicts on L against 1.2 GB peak in bulk.
         ctx.timeline.decode_all(table.executor)
     findings: list[HealthFinding] = []

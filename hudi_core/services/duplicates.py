@@ -646,7 +646,7 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
     delta_commits = [i for i in timeline.completed() if i.action == "deltacommit"]
     everything = list(range(len(delta_commits)))
     indexed = _indexed_log_refs(timeline, delta_commits, everything)
-    # The rest in bulk (issue 26): the bulk decode keeps each body's index row (one by one kept every parsed JSON
+    # The rest in bulk: the bulk decode keeps each body's index row (one by one kept every parsed JSON
     # body, 2.1 GB of dicts on L's 10k deltacommits), and on a big timeline its worker rows join the index, read
     # as columns too. What the index already has is not rebuilt as records.
     rest = [k for k in everything if k not in indexed]
@@ -670,7 +670,7 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
             is_log = bool(file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None)
             if not is_log and not log_files:
                 # A base-file stat: no entry (the analysis reads a missing and an empty one alike), or L's
-                # 900k insert stats were 900k empty dicts (issue 26).
+                # 900k insert stats were 900k empty dicts.
                 continue
             names = per_file.setdefault(stat_file_id, {})
             if is_log:
@@ -689,7 +689,7 @@ def _indexed_log_refs(timeline: ActiveTimeline, instants: list[Instant], positio
     """``position in instants -> [(file_id, path, log_offset, log_files)]`` of the stats that may name a log file
     (a dot file's path, or log files), in each body's order, for the instants at `positions` whose stats the
     active-timeline index has: read from its columns, four fields of a million stats on L without a Python object
-    per base-file stat (issue 26: ~650 MB of tuples and mapped pages before). An instant with no such stat maps to
+    per base-file stat (as tuples they took ~650 MB with their mapped pages). An instant with no such stat maps to
     ``[]``."""
     index = timeline.summaries()
     files = {k: instants[k].file(State.COMPLETED) for k in positions}

@@ -1,4 +1,4 @@
-"""The first look at a big table (issue 26): what can be answered before any body or archive is decoded.
+"""The first look at a big table: what can be answered before any body or archive is decoded.
 
 Opening a table lists `.hoodie` and reads `hoodie.properties`; from that listing alone come the facts, every
 active instant with its states and times (names and modification times), the markers but one, and the next

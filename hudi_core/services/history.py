@@ -1,4 +1,4 @@
-"""File-group and file history across the active and archived timelines (issue 15, spec `06` §3).
+"""File-group and file history across the active and archived timelines (spec `06` §3).
 
 Answers "which instant wrote this file?" and "why is this file gone?": every instant that created,
 appended to, compacted, clustered, replaced, savepointed, cleaned, rolled back or restored a file

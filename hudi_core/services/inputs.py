@@ -1,4 +1,4 @@
-"""Input completeness of the dry runs (issue 16): which inputs a plan could not read, and what depends on them.
+"""Input completeness of the dry runs: which inputs a plan could not read, and what depends on them.
 
 A plan computed without some input must say so: the cleaner's trigger and incremental partitions
 depend on the last completed clean's metadata, the archiver's guards A3/A6/A7 and min/max on the

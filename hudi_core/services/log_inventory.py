@@ -1,7 +1,7 @@
 """The block inventory of a table's log files: which files (from the file-system view) and the
 batched header scan (:func:`hudi_core.formats.logfile.inventory.scan_log_files`, the format layer's pure batch
 function) run on the table's executor. Table-level, so it lives with the analyses that use it
-(issue 13: the log-block format package no longer depends on the table)."""
+(so that the log-block format package does not depend on the table)."""
 
 from __future__ import annotations
 

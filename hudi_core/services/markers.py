@@ -350,7 +350,7 @@ def timeline_markers(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig |
     """Every marker of the timeline chart: :meth:`Markers.items` (`markers` when the caller computed them
     already), the archived | active split and the next archival's boundary (`plan`, else
     :func:`~hudi_core.services.archive.plan_archive` with `conf`). Without `with_split` the split is left out:
-    it is the one marker that needs the archive read (the dashboard's first look at a big table, issue 26)."""
+    it is the one marker that needs the archive read (the dashboard's first look at a big table)."""
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     found = (markers if markers is not None else compute_markers(table, config, now=now)).items()
     split = archived_split_marker(table) if with_split else None

@@ -1,4 +1,4 @@
-"""A summary of the timeline's phase timings (issue 29): instants per state, the time the timeline spans, the
+"""A summary of the timeline's phase timings: instants per state, the time the timeline spans, the
 median and 95th percentile duration per action, and the slowest instants.
 
 Works on an instants table with the phase columns (`TableInspector.instants()`, the `timeline --all` listing):
@@ -87,7 +87,7 @@ def phase_summary(instants: pa.Table, slowest: int = 10) -> PhaseSummary:
     span = end_ms - start_ms if start_ms is not None and end_ms is not None else None
     groups = action_groups(instants)
     completed = pc.equal(instants["state"], State.COMPLETED.name)
-    # Filtered per action: only the four timing columns (the whole table is ~1 GB on L, issue 26).
+    # Filtered per action: only the four timing columns (the whole table is ~1 GB on L).
     timings = instants.select(["duration_ms", "requested_to_inflight_ms", "inflight_to_completed_ms",
                                "mdt_duration_ms"])
     by_action = []

@@ -1,4 +1,4 @@
-"""Where the emulated Hudi releases disagree on one table (issue 14): the next clean and the next
+"""Where the emulated Hudi releases disagree on one table: the next clean and the next
 archival planned under 1.1.x and 1.2.x from the same configuration, and every point where the two
 plans differ, each with both values and the rule behind the difference.
 

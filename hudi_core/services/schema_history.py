@@ -1,4 +1,4 @@
-"""Schema history (issue 29): every schema a table's commits recorded, and what changed between them.
+"""Schema history: every schema a table's commits recorded, and what changed between them.
 
 Hudi records the writer's Avro schema in every completed commit, deltacommit and replacecommit
 (`extraMetadata["schema"]`, `HoodieCommitMetadata.SCHEMA_KEY`; what `TableSchemaResolver` reads the

@@ -1,6 +1,6 @@
 """Avro schemas as Hudi compares them: parsing, the flattened field list, and the change between two schemas.
 
-Every rule that decides what a change between two recorded schemas *is* lives here (issue 29), each from
+Every rule that decides what a change between two recorded schemas *is* lives here, each from
 Hudi 1.x's source:
 
 * **Readable or not** follows `org.apache.hudi.avro.AvroSchemaCompatibility` (Avro 1.10's

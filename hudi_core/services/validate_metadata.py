@@ -1,4 +1,4 @@
-"""`validate-metadata`: the metadata table's `files` partition checked against storage (issue 25).
+"""`validate-metadata`: the metadata table's `files` partition checked against storage.
 
 What Hudi's `HoodieMetadataTableValidator` (hudi-utilities) and `hudi-cli metadata validate-files` do, as
 one read-only answer: every partition and file where the metadata table's listing (read as Hudi 1.1 reads

@@ -1,4 +1,4 @@
-"""What changed between two states of a followed table, as typed events (issue 27): `hudi-inspect watch` prints
+"""What changed between two states of a followed table, as typed events: `hudi-inspect watch` prints
 them, the dashboard's "Follow live" shows them.
 
 :class:`TableWatcher` wraps a :class:`~hudi_core.table.follow.TableFollower`: each poll gives the table's state, its

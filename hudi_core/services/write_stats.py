@@ -1,4 +1,4 @@
-"""Every write stat of a table, active and archived, as one Arrow table (issue 28: the `write_stats` view).
+"""Every write stat of a table, active and archived, as one Arrow table (the `write_stats` view).
 
 One row per `HoodieWriteStat` of each completed commit, deltacommit and replacecommit: the active ones from
 their completed instant files, the archived ones from the archived timeline's bodies (layout-2 LSM rows'
@@ -93,7 +93,7 @@ def _active(table: HudiTable) -> pa.Table:
     if not instants:
         return _empty()
     files = [i.file(State.COMPLETED) for i in instants]
-    # Bodies the active-timeline index has are not read: their stats come from its columns (issue 26).
+    # Bodies the active-timeline index has are not read: their stats come from its columns.
     index = tl.summaries()
     indexed = index.stats_table(files) if index is not None else None
     covered = set(indexed[1]) if indexed is not None else set()
@@ -160,7 +160,7 @@ def join_archived_rows(table: HudiTable, archived: Any, wanted: pa.Table, rows: 
     # Exactly the rows the listing kept (a duplicate copy of an instant, or one read from the active
     # timeline, is left out); rows of damaged files are the listing's findings already.
     located = wanted.append_column("_row", pa.array(range(wanted.num_rows), pa.int64()))
-    # Filtered only where a key is missing: a filter copies every column (a million stats on L, issue 26).
+    # Filtered only where a key is missing: a filter copies every column (a million stats on L).
     for key in ("record_index", "block_offset") if layout_one else ("record_index",):
         if rows[key].null_count:
             rows = rows.filter(pc.is_valid(rows[key]))

@@ -1,4 +1,4 @@
-"""Finding Hudi tables under a folder or bucket prefix (the dashboard's picker, issue 12).
+"""Finding Hudi tables under a folder or bucket prefix (the dashboard's picker).
 
 A table is a folder holding ``.hoodie/hoodie.properties``. The search is breadth first, never
 descends into a table it found (its partitions are not tables) nor into hidden folders, and stops at

@@ -203,7 +203,7 @@ def rollback_facts(timeline: ActiveTimeline) -> list[RollbackFact]:
     return out
 
 
-# -- rollback info and phase timings (issue 29) ---------------------------------------------------
+# -- rollback info and phase timings ---------------------------------------------------
 
 #: `rollback_info` as Hudi's `show_timeline` procedure words it (`ShowTimelineProcedure.getRollbackInfo`,
 #: PR #14261): a pending rollback names the instant its plan rolls back, a completed one the instants its
@@ -324,7 +324,7 @@ def rollback_rows(listing: pa.Table, timeline: Any) -> list[tuple[Instant, Any]]
     return out
 
 
-#: The phase columns every instant listing gains (issue 29), after the timeline's own columns.
+#: The phase columns every instant listing gains, after the timeline's own columns.
 PHASE_COLUMNS = ("inflight_time", "inflight_time_source", "requested_to_inflight_ms", "inflight_to_completed_ms",
                  "duration_ms", "mdt_duration_ms", "rollback_info")
 

@@ -1,4 +1,4 @@
-"""Follow a table while it is written (issue 27): :class:`TableFollower` polls a table and reads only what
+"""Follow a table while it is written: :class:`TableFollower` polls a table and reads only what
 changed since the previous poll.
 
 Each poll lists the timeline folder once (layout 1: `.hoodie`, layout 2: `.hoodie/timeline`) and compares

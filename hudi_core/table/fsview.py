@@ -86,7 +86,7 @@ class FileSystemView:
     partition_files: dict[str, list[ListedFile]] = field(default_factory=dict, repr=False)
     findings: list[Finding] = field(default_factory=list)
     #: File groups a completed replacecommit with an unreadable body may have replaced (group → that
-    #: instant): neither live nor known replaced (issue 16), so never shown as latest slices.
+    #: instant): neither live nor known replaced, so never shown as latest slices.
     unknown_replaced: dict[FileGroupId, str] = field(default_factory=dict)
     #: Which listing the view was built from, why that one, and whether it may miss files.
     listing: ListingKind = ListingKind.STORAGE
@@ -558,7 +558,7 @@ def _pending_clustering(timeline: ActiveTimeline) -> tuple[set[str], dict[FileGr
 def _unknown_replaced_groups(timeline: ActiveTimeline, facts: TimelineFacts, groups: Mapping[FileGroupId, FileGroup],
                              known: Mapping[FileGroupId, tuple[str, Instant, str | None]],
                              storage: ReadOnlyStorage, findings: list[Finding]) -> dict[FileGroupId, str]:
-    """Groups a completed replacecommit whose body cannot be read may have replaced (issue 16).
+    """Groups a completed replacecommit whose body cannot be read may have replaced.
 
     Hudi fails on such a table (`resetFileGroupsReplaced` reads every replace metadata). Rather than
     bring the groups back as live slices, the view marks as *unknown*: the clustering plan's input

@@ -1,4 +1,4 @@
-"""Issue 26: the first look at a heavy table — what the listing answers, shown at once and labelled partial, the
+"""The first look at a heavy table — what the listing answers, shown at once and labelled partial, the
 rest decoded on a background thread and the page completing itself.
 
 The tables are built scenarios (no fixtures needed); "heavy" is forced by lowering the threshold, and the
@@ -202,7 +202,7 @@ def test_a_light_table_renders_complete_in_one_run(tables: dict[str, Path]) -> N
 
 
 def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: dict[str, Path]) -> None:
-    """Reloads (issue 26): the instants frame (with the chart's columns) and the Overview's figures are one object
+    """Reloads: the instants frame (with the chart's columns) and the Overview's figures are one object
     per table, handed to every rerun and session as is; as `st.cache_data` each rerun unpickled a copy (on L a
     million rows: a second and ~400 MB per reload)."""
     from hudi_core.dashboard import charts, loaders
@@ -224,7 +224,7 @@ def test_the_instants_frame_and_overview_figures_are_shared_not_copied(tables: d
 
 
 def test_the_instants_frame_keeps_its_text_in_the_tables_arrow_memory(tables: dict[str, Path]) -> None:
-    """Memory on L (issue 26): the frame's text columns are the instants table's own Arrow arrays (a million
+    """Memory on L: the frame's text columns are the instants table's own Arrow arrays (a million
     instants as Python strings were ~700 MB; the chart's times are parsed from the Arrow bytes), and the chart
     columns are the timeline's own parse of the instant times."""
     import pandas as pd
@@ -255,7 +255,7 @@ def test_the_instants_frame_keeps_its_text_in_the_tables_arrow_memory(tables: di
 @pytest.mark.parametrize("page", ["cleaner", "health", "file-groups", "instant", "log-blocks", "schema"])
 def test_other_pages_show_a_partial_first_look_then_complete(tables: dict[str, Path], heavy: threading.Event,
                                                              page: str) -> None:
-    """Issue 26 item 1 on every page that reads the whole timeline: while the background thread decodes a heavy
+    """The first look on every page that reads the whole timeline: while the background thread decodes a heavy
     table, the page draws the listing's facts, what it waits for and the progress, labelled partial, and decodes
     nothing beside the thread; once it is done the same page draws complete."""
     from hudi_core.dashboard import loaders, page_path

@@ -1,4 +1,4 @@
-"""`hudi-inspect ui` (issue 28): the packaged dashboard started by the CLI on given tables and roots.
+"""`hudi-inspect ui`: the packaged dashboard started by the CLI on given tables and roots.
 
 The real command runs as a subprocess on a free port, from a folder that is not the checkout: it prints its
 URL once Streamlit answers, listens on 127.0.0.1 only (read from `/proc/net/tcp`, and a connection through

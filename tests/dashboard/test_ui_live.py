@@ -1,4 +1,4 @@
-"""Follow live in the dashboard (issue 27, item 3): the Overview and the Cleaner & archival pages follow a table
+"""Follow live in the dashboard: the Overview and the Cleaner & archival pages follow a table
 played step by step (`scenarios.play.play_scenario`, paused after each step), redrawn from the watcher's state.
 
 AppTest runs the page once per `at.run()` (the fragment's timer does not fire in AppTest: each run is what a timer

@@ -189,7 +189,7 @@ def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path]
 
 
 def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -> None:
-    """Issue 29: summary cards (instants per state, time span, median / p95 per action), the duration chart, the
+    """Summary cards (instants per state, time span, median / p95 per action), the duration chart, the
     timeline's two-shade phase bars, and the filterable table configuration with the backup's differences."""
     from hudi_core.scenarios.build import build_scenario
     from hudi_core.scenarios.builtin import load_builtin
@@ -456,7 +456,7 @@ def test_picker_lists_the_tables_under_the_roots(ui_env: dict[str, Path]) -> Non
 
 
 def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_env: dict[str, Path]) -> None:
-    """Issue 14: `hoodie.clean.max.commits=2` with one commit since the last clean: the page says the clean is
+    """`hoodie.clean.max.commits=2` with one commit since the last clean: the page says the clean is
     not scheduled, deletes nothing, and lists what a forced clean would delete under its own heading."""
     import sys
 
@@ -498,7 +498,7 @@ def test_cleaner_page_separates_a_clean_that_will_not_run_from_a_forced_one(ui_e
 
 
 def test_cleaner_page_shows_a_planning_failure_and_where_the_releases_differ(ui_env: dict[str, Path]) -> None:
-    """Issue 14: a 1.2 partition filter with incremental cleaning on makes Hudi's planner throw: the page says so
+    """A 1.2 partition filter with incremental cleaning on makes Hudi's planner throw: the page says so
     as an error and deletes nothing; the release comparison lists the planning failure and the files only 1.1
     would delete (1.1 does not read the filter)."""
     import sys
@@ -526,7 +526,7 @@ def test_cleaner_page_shows_a_planning_failure_and_where_the_releases_differ(ui_
 
 
 def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path]) -> None:
-    """Issue 15: HUDI-7779 case b archived without the guard (a replaced file group is visible again):
+    """HUDI-7779 case b archived without the guard (a replaced file group is visible again):
     the app opens on Health, worst finding first; a healthy table still opens on the Overview."""
     import json
 
@@ -552,7 +552,7 @@ def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path])
 
 def test_large_timelines_send_their_newest_rows_and_any_instant_stays_reachable(
         ui_env: dict[str, Path], table_path: Callable[[str], Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 11: above `render.MAX_SHOWN_ROWS` instants, the Overview's instants table and picker hold the
+    """Above `render.MAX_SHOWN_ROWS` instants, the Overview's instants table and picker hold the
     newest rows only (the CSV all of them); Instant detail lists the newest and jumps to any other one
     typed in. Shown here with the limit lowered to 2 on a fixture table."""
     from hudi_core.dashboard import render
@@ -598,7 +598,7 @@ def test_jump_callback_and_picker_options() -> None:
 
 def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 14: on a layout-2 table the archiver section says what the archival does to the LSM timeline: the L0
+    """On a layout-2 table the archiver section says what the archival does to the LSM timeline: the L0
     file and its snapshot, then which old manifests cleaning deletes (LSMTimelineWriter, 1.2's
     hoodie.timeline.manifest.retained.versions). Large inputs are cut as on a 100k-file table (limits made
     small here): the file tables show their first rows and say so, the chart draws the newest archived
@@ -646,7 +646,7 @@ def test_cleaner_page_shows_the_lsm_side_of_an_archival(ui_env: dict[str, Path],
 
 def test_metadata_table_drift_on_the_health_and_file_groups_pages(ui_env: dict[str, Path],
                                                                   table_path: Callable[[str], Path]) -> None:
-    """Issue 25: a v9 table whose metadata table lists a file storage lacks, and storage holds a file it does not
+    """A v9 table whose metadata table lists a file storage lacks, and storage holds a file it does not
     list. The Health page shows validate-metadata's answer; the File groups page lists as Hudi 1.x does (the
     metadata table), marks the groups holding a disputed file, and switches to the storage listing."""
     import shutil

@@ -444,7 +444,7 @@ def test_decisions_table_shows_the_first_rows_and_the_csv_holds_every_row(monkey
 
 
 def test_charts_draw_a_frame_of_arrow_text_with_missing_values() -> None:
-    """The dashboard's instants frame keeps its text in Arrow (`frames.compact_frame`, issue 26), where a missing
+    """The dashboard's instants frame keeps its text in Arrow (`frames.compact_frame`), where a missing
     value is NA and compares to NA: the charts count and draw only what is there, never raise."""
     import pyarrow as pa
 

@@ -107,7 +107,7 @@ def _version(cwd: Path, pythonpath: Path, *command: str) -> subprocess.Completed
 
 
 def test_version_names_the_package_and_the_emulated_releases(tmp_path: Path) -> None:
-    """`hudi-inspect --version` (issue 28): the package version and the releases emulated, readers
+    """`hudi-inspect --version`: the package version and the releases emulated, readers
     (`EMULATED_HUDI_RELEASE`) and the cleaner/archiver dry runs (`DEFAULT_HUDI_RELEASE`, the other by flag)."""
     import tomllib
 
@@ -152,7 +152,7 @@ def test_version_of_an_installed_wheel_is_its_metadata(monkeypatch: pytest.Monke
 
 
 def test_help_imports_no_heavy_module() -> None:
-    """Issue 11: building the parser (`--help`, usage errors) imports neither pyarrow, fsspec, numpy
+    """Building the parser (`--help`, usage errors) imports neither pyarrow, fsspec, numpy
     nor the engine's readers; a command imports them when it opens a table."""
     import subprocess
     import sys
@@ -173,9 +173,9 @@ def test_generate_sizes_are_the_generator_presets() -> None:
 
 
 def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None:
-    """Issue 11: on a local table `info` and `timeline` answer without pyarrow, fsspec or pandas (a third
+    """On a local table `info` and `timeline` answer without pyarrow, fsspec or pandas (a third
     of their start-up); `fsview` neither since its local listing levels run inline and the default engine's
-    threshold is known without importing the Spark executor (issue 25; it loaded pyarrow before);
+    threshold is known without importing the Spark executor (it loaded pyarrow before);
     `plan-archive` lists no folder through Arrow here, so pyarrow stays unloaded (fsview's schemas are
     built on first use); the answers are the same as in-process."""
     import subprocess
@@ -212,7 +212,7 @@ def test_cli_process_exit_keeps_output_and_code(table_path) -> None:
 
 
 def test_streamed_json_list_is_byte_identical_to_the_whole_list() -> None:
-    """Issue 11: long lists are written in chunks (`timeline --all` on a million instants); the text is
+    """Long lists are written in chunks (`timeline --all` on a million instants); the text is
     exactly `render_json` of the whole list, empty chunks and an empty list included."""
     import io
 

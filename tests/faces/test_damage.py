@@ -1,4 +1,4 @@
-"""Issue 16: every damage class on copies of fixture and built tables.
+"""Every damage class on copies of fixture and built tables.
 
 The command either answers correctly or says what it could not read (a finding in the JSON and exit
 code 1), never a silent change, never a hang (subprocess tests run under a timeout), never
@@ -414,7 +414,7 @@ def test_mtime_heuristic_is_bounded() -> None:
     assert _mtime_ms({"mtime": -5}) is None
 
 
-#: Year 59009 (issue 28): tmpfs keeps such a modification time, ext4 clamps it at 2446.
+#: Year 59009: tmpfs keeps such a modification time, ext4 clamps it at 2446.
 FAR_MTIME_S = 1.8e12
 
 
@@ -527,7 +527,7 @@ def test_envelope_carries_rows_and_findings(tmp_path: Path, capsys: pytest.Captu
     code, healthy, _ = run(capsys, command, str(base), "--format", "json", "--envelope")
     code_list, rows, _ = run(capsys, command, str(base), "--format", "json")
     assert code == code_list == 0
-    # The envelope names the listing the rows came from (issue 25): this table has no metadata table.
+    # The envelope names the listing the rows came from: this table has no metadata table.
     listing = {"listing": {"kind": "storage", "reason": "hoodie.table.metadata.partitions does not name the "
                                                         "files partition", "storage_checked": True}
                } if command != "timeline" else {}

@@ -193,7 +193,7 @@ def test_imports_point_down_the_layers() -> None:
     assert layer_of("hudi_core.table") < layer_of("hudi_core.inspect")  # the table never builds its Arrow face
 
 
-#: The readers' side (issue 27): bytes-level names and storage, the format packages and the table layer.
+#: The readers' side: bytes-level names and storage, the format packages and the table layer.
 _READER_PACKAGES = ("hudi_core.formats.timeline", "hudi_core.formats.logfile", "hudi_core.formats.hfile",
                     "hudi_core.formats.mdt", "hudi_core.table.listing")
 _READER_MODULES = ("hudi_core.io.storage", "hudi_core.io.properties", "hudi_core.io.filenames", "hudi_core.table",
@@ -201,7 +201,7 @@ _READER_MODULES = ("hudi_core.io.storage", "hudi_core.io.properties", "hudi_core
 
 
 def test_no_format_or_table_module_imports_a_scenario_writer() -> None:
-    """Issue 27: what writes tables lives in `hudi_core.scenarios`; codecs (encode beside decode) stay with
+    """What writes tables lives in `hudi_core.scenarios`; codecs (encode beside decode) stay with
     the formats. No format, bytes-level or table module imports a writer at run time, lazy imports included."""
     graph = import_graph()
     readers = sorted(m for m in graph if m in _READER_MODULES or m in _READER_PACKAGES
@@ -226,7 +226,7 @@ def test_the_writer_check_sees_a_lazy_import() -> None:
 
 
 def test_the_cli_is_one_package_and_no_lower_layer_speaks_argparse() -> None:
-    """Issue 13: every subcommand lives in `hudi_core.cli`; no format, table, analysis, pipeline or
+    """Every subcommand lives in `hudi_core.cli`; no format, table, analysis, pipeline or
     scenario module imports the CLI, its renderers or argparse."""
     graph = import_graph()
     commands = sorted(m for m in graph if m.rpartition(".")[2] in ("commands", "scan_command"))

@@ -1,7 +1,7 @@
-"""The CLI's JSON contract (issue 13): the key paths of every command's JSON on built scenario tables
+"""The CLI's JSON contract: the key paths of every command's JSON on built scenario tables
 are compared with the committed `tests/golden/json_keys.json`. A key that disappears or is renamed
-fails here; a key added on purpose is recorded with ``HUDI_UPDATE_GOLDEN=1 pytest tests/test_json_contract.py``
-(and documented in the README).
+fails here; a key added on purpose is recorded with ``HUDI_UPDATE_GOLDEN=1 pytest tests/faces/test_json_contract.py``
+(and documented in docs/cli.md).
 
 A key path is ``.a.b[].c``: objects by key, list items merged (``[]``). Values are not compared here
 (the equivalence and fidelity tests do that); maps keyed by data (instant times, file ids) are written
@@ -31,7 +31,7 @@ CASE_B = "hudi7779_case_b"
 #: (name, argv after the table; "{T}" the table, "{FG}" a file group id of it)
 COMMANDS: list[tuple[str, str, list[str]]] = [
     ("info", "case_b", ["info"]),
-    # Issue 29: every hoodie.properties key with its meaning and default, and the backup's differences.
+    # Every hoodie.properties key with its meaning and default, and the backup's differences.
     ("info --config", "case_b", ["info", "--config"]),
     ("timeline", "case_b", ["timeline"]),
     ("timeline --all", "case_b", ["timeline", "--all"]),
@@ -57,15 +57,15 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
     ("timeline --envelope", "case_b", ["timeline", "--envelope"]),
     ("scan", "case_b", ["scan"]),
     ("report", "case_b", ["report", "--history", "{FG}"]),
-    # Issue 25: a drifted copy with a metadata table (one listed file deleted, one stray file added).
+    # A drifted copy with a metadata table (one listed file deleted, one stray file added).
     ("validate-metadata", "case_b_mdt", ["validate-metadata"]),
     ("metadata-files", "case_b_mdt", ["metadata-files"]),
     ("fsview (metadata listing)", "case_b_mdt", ["fsview", "--envelope"]),
     ("hfile --records", "mdt_hfile", ["hfile", "--records"]),
-    # Issue 28: a query's rows carry its own column names; the envelope carries the findings.
+    # A query's rows carry its own column names; the envelope carries the findings.
     ("sql --envelope", "case_b", ["sql", "SELECT action, state, count(*) AS n FROM instants GROUP BY ALL",
                                   "--envelope"]),
-    # Issue 29: schema versions (active, archived, the create schema) and their changes.
+    # Schema versions (active, archived, the create schema) and their changes.
     ("schema-history", "schema", ["schema-history"]),
 ]
 

@@ -55,7 +55,7 @@ def test_log_blocks_table_format(scenario_path: str, capsys: pytest.CaptureFixtu
     assert lines[0].split()[:8] == ["path", "offset", "size", "block_type", "instant_time", "attempt", "seq",
                                     "corrupt"]
     assert sum("CORRUPT_BLOCK" in line for line in lines) == 1 and len(lines) == 2 + 4 + 1
-    assert lines[-1].startswith("listing: storage (")  # the closing line names the listing (issue 25)
+    assert lines[-1].startswith("listing: storage (")  # the closing line names the listing
 
 
 def test_duplicates_json(scenario_path: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -98,7 +98,7 @@ def test_log_scenarios_command(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_log_scan_over_processes_gives_the_same_inventory(scenario_path: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 11: past `PARALLEL_SCAN_MIN_FILES` local log files the header scan runs in one process per
+    """Past `PARALLEL_SCAN_MIN_FILES` local log files the header scan runs in one process per
     core; the inventory is the same table, row for row."""
     import os
 

@@ -1,4 +1,4 @@
-"""`hudi-inspect report`: the postmortem report as JSON and as one self-contained HTML file (issue 15).
+"""`hudi-inspect report`: the postmortem report as JSON and as one self-contained HTML file.
 
 The HTML is opened in Chromium from a file URL with every non-file request aborted: it must draw its
 timeline chart with the inlined Plotly, raise no script error, and embed the same document that
@@ -65,7 +65,7 @@ def test_long_lists_are_cut_with_their_totals(case_b: BuildResult, monkeypatch: 
     doc = build_report(open_table(case_b.uri), case_b.scenario.conf, now=parse_instant_time(NOW))
     clean = doc["dry_runs"]["clean"]
     # Under Hudi 1.2 (the default) with the scenario's config the next clean is not triggered: it deletes
-    # nothing, and what a forced clean would delete is listed apart, cut at the limit too (issue 14).
+    # nothing, and what a forced clean would delete is listed apart, cut at the limit too.
     assert clean["not_scheduled_reason"] == "trigger_not_met"
     assert (len(clean["files_to_delete"]), clean["files_to_delete_total"]) == (0, 0)
     assert (len(clean["files_to_delete_if_forced"]), clean["files_to_delete_if_forced_total"]) == (1, 2)
@@ -108,7 +108,7 @@ def test_cli_report_json_redacted(case_b: BuildResult, tmp_path: Path, capsys: p
 @pytest.mark.parametrize("release", [None, "1.1"])
 def test_report_names_the_reader_and_dry_run_releases(case_b: BuildResult, tmp_path: Path, release: str | None) -> None:
     """Readers emulate Hudi 1.1.x, the dry runs the plan's release (1.2.x by default): the header and the
-    dry-run headings name both as the Overview does, never "emulating Hudi 1.1.x" above 1.2.x plans (issue 28)."""
+    dry-run headings name both as the Overview does, never "emulating Hudi 1.1.x" above 1.2.x plans."""
     from hudi_core.table import EMULATED_HUDI_RELEASE
 
     out = tmp_path / "report.html"

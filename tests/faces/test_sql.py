@@ -1,4 +1,4 @@
-"""`hudi-inspect sql` and the SQL views (issue 28) on built scenario tables.
+"""`hudi-inspect sql` and the SQL views on built scenario tables.
 
 Every view is checked row for row against an expectation computed another way: the scenario's known steps
 (HUDI-7779 case (b): t1..t3 archived, t4 the replacecommit, t5..t10 upserts, the clean t10.1), the raw

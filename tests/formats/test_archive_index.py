@@ -1,4 +1,4 @@
-"""The layout-1 archive index (issue 11): same archived timeline as a full read; a changed or new
+"""The layout-1 archive index: same archived timeline as a full read; a changed or new
 archive file is read again; a damaged index entry is rebuilt with a finding, never a wrong answer."""
 
 from __future__ import annotations

@@ -329,7 +329,7 @@ def test_legacy_v0_block_is_corrupt_for_a_1x_reader(v6_table: ScratchTable) -> N
     assert [(f.code, f.path.endswith(name)) for f in arch.findings] == [("archive_block_corrupt", True)]
 
 
-# -- the column-wise key reader (issue 26) ----------------------------------------------------------------
+# -- the column-wise key reader ----------------------------------------------------------------
 
 
 def _record_datums(records: list[dict[str, Any]]) -> list[bytes]:
@@ -377,7 +377,7 @@ def _damaged_archives() -> dict[str, bytes]:
 
 @pytest.mark.parametrize("case", list(_damaged_archives()))
 def test_column_wise_keys_read_as_record_by_record(v6_table: ScratchTable, case: str) -> None:
-    """Issue 26: the listing read column-wise is the listing read a record at a time, rows and errors, in order."""
+    """The listing read column-wise is the listing read a record at a time, rows and errors, in order."""
     from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
 
     name = _write(v6_table, 1, _damaged_archives()[case])

@@ -1,4 +1,4 @@
-"""Fuzz targets for every parser (issue 16), property-based with hypothesis.
+"""Fuzz targets for every parser, property-based with hypothesis.
 
 Each target mutates real files (seeds from the fixture zips and from built scenario tables: instant
 bodies, `hoodie.properties`, log files, layout-1 archive files, LSM parquet files and manifests)
@@ -334,7 +334,7 @@ def test_regression_instant_name_trailing_newline_and_wide_digits() -> None:
 @pytest.mark.parametrize("regression", [test_regression_archive_v1_schema_header_not_utf8,
                                         test_regression_log_header_not_utf8, test_regression_lsm_footer_not_utf8])
 def test_regressions_skip_with_a_reason_without_seeds(monkeypatch: pytest.MonkeyPatch, regression: Any) -> None:
-    """A checkout without ../shared (issue 28): the seed-based regressions skip and say why, never raise
+    """A checkout without ../shared: the seed-based regressions skip and say why, never raise
     StopIteration or KeyError."""
     monkeypatch.setattr(f"{__name__}.seeds", lambda: {})
     monkeypatch.setattr(f"{__name__}._fixture_zips", lambda: [])

@@ -1,4 +1,4 @@
-"""Phase timings of instants (issue 29): `inflight_time` and where it comes from, the phase durations, the
+"""Phase timings of instants: `inflight_time` and where it comes from, the phase durations, the
 metadata table's delta commit, and `rollback_info` worded as Hudi's `show_timeline` procedure words it, in
 `timeline` (active and `--all`), the Arrow `instants()` and the SQL `instants` view."""
 

@@ -1,4 +1,4 @@
-"""The active-timeline index (issue 26, item 2): the same answers as a full decode, invalidated per file,
+"""The active-timeline index: the same answers as a full decode, invalidated per file,
 rebuilt when damaged, and no body decoded on a warm run.
 
 Every command's JSON on built scenario tables (table versions 6 and 9: the HUDI-7779 cases, rollback,
@@ -350,7 +350,7 @@ def test_a_restarted_dashboard_decodes_no_active_body(tables: dict[str, Path], i
 def test_decoding_in_worker_processes_answers_the_same(tables: dict[str, Path], index_env: Path,
                                                        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 26 item 4: a big local bulk decode runs in worker processes that return index rows; every command
+    """A big local bulk decode runs in worker processes that return index rows; every command
     answers as with no index at all, damaged bodies included (the same finding, worded the same)."""
     from hudi_core.formats.timeline import active
 
@@ -387,7 +387,7 @@ def test_duplicates_and_doctor_decode_commit_bodies_in_bulk(tables: dict[str, Pa
                                                             decodes: collections.Counter[str],
                                                             monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 26 item 3: `duplicates` and `doctor` take the commit bodies from one bulk decode (worker processes
+    """`duplicates` and `doctor` take the commit bodies from one bulk decode (worker processes
     returning index rows on a big timeline) instead of parsing them one by one in the command's process, which
     kept every parsed body (2.1 GB of dicts on L); the answers are the same as with no index."""
     from hudi_core.formats.timeline import active
@@ -411,7 +411,7 @@ def test_duplicates_and_doctor_decode_commit_bodies_in_bulk(tables: dict[str, Pa
 def test_commit_log_files_read_from_the_index_columns_equal_the_bodies(tables: dict[str, Path], index_env: Path,
                                                                       monkeypatch: pytest.MonkeyPatch,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 26 item 3: with the active-timeline index warm, the duplicate analysis takes each deltacommit's
+    """With the active-timeline index warm, the duplicate analysis takes each deltacommit's
     (file id, path, log offset, log files) from the index's columns (a million stats on L were ~650 MB of tuples
     and mapped pages) and builds no commit record; the map is the one the decoded bodies give."""
     from hudi_core.formats.timeline.active import ActiveTimeline
@@ -445,7 +445,7 @@ def test_an_index_saved_in_two_batches_is_read_chunk_by_chunk(tables: dict[str, 
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """An index extended by a second run is saved as two record batches; reading its write stats goes chunk by
-    chunk (issue 26: combining them copied every stat, 270 MB on L, on each read) with the same answers."""
+    chunk (combining them copied every stat, 270 MB on L, on each read) with the same answers."""
     from hudi_core.formats.timeline import active
     from hudi_core.services import duplicates
 

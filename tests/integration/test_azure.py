@@ -1,5 +1,5 @@
 """Tables on Azure Blob / ADLS (`abfs://`, through adlfs, the `.[azure]` extra) against Azurite, Microsoft's
-storage emulator, on a free 127.0.0.1 port (issue 12).
+storage emulator, on a free 127.0.0.1 port.
 
 Azurite comes from the npm registry (pinned, installed on first use into the inspector's cache folder, never
 into the repository); without node/npm the tests skip and say so. Every command must answer on `abfs://`

@@ -139,7 +139,7 @@ def generated_table(browser_cache: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def drifted_table(browser_cache: Path) -> Path:
-    """A generated v9 table whose metadata table disagrees with storage (issue 25: `--mdt-drift 2`: two listed
+    """A generated v9 table whose metadata table disagrees with storage (`--mdt-drift 2`: two listed
     files deleted from storage, two stored files the metadata table does not list)."""
     from hudi_core.scenarios.scale import generate_table
 
@@ -151,7 +151,7 @@ def drifted_table(browser_cache: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def schema_tables(browser_cache: Path) -> dict[str, Path]:
-    """Issue 29: the schema_evolution (changes archived and active) and schema_narrowing (changes that break
+    """The schema_evolution (changes archived and active) and schema_narrowing (changes that break
     readers) scenarios, built at table version 9 into the cache root."""
     from hudi_core.scenarios.build import build_scenario
     from hudi_core.scenarios.builtin import load_builtin
@@ -197,11 +197,11 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("drifted_file_groups_storage", f"file-groups?table={drifted}&listing=storage",
          '[data-testid="stDataFrame"]'),
         ("drifted_overview", f"?table={drifted}", '[data-testid="stPlotlyChart"]'),
-        # Issue 28: the SQL page, its query from the URL: a time chart of write stats (active and archived), and
+        # The SQL page, its query from the URL: a time chart of write stats (active and archived), and
         # the default query (a bar chart) on the demo.
         ("sql", f"sql?table={generated}&sql={urllib.parse.quote(SQL_QUERY)}", '[data-testid="stPlotlyChart"]'),
         ("sql_demo", "sql", '[data-testid="stPlotlyChart"]'),
-        # Issue 29: the Schema page: the history (archived and active changes) with a diff picked in the URL, the
+        # The Schema page: the history (archived and active changes) with a diff picked in the URL, the
         # breaking changes of the narrowing scenario, and the demo (one schema).
         ("schema", f"schema?table={urllib.parse.quote(str(schema_tables['schema_evolution']))}"
                    "&schema_from=table_config", '[data-testid="stDataFrame"]'),
@@ -217,7 +217,7 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         "scenarios": ["After step"],
         "mor_overview": ["No markers", "time (the writer's local time"],
         "generated_overview": ["At a glance", "archived"],
-        # Issue 25: the answers say which listing they used, and the drift is shown.
+        # The answers say which listing they used, and the drift is shown.
         "drifted_health": ["Metadata table vs storage", "4 difference(s)", "2 missing on storage",
                            "2 missing in metadata", "metadata_listing"],
         "drifted_file_groups": ["Listed from the metadata table", "disagree on 4 file(s)"],
@@ -318,7 +318,7 @@ def test_deep_link_on_a_fresh_server_opens_the_page(browser_path: str, browser_c
             browser.close()
 
 
-#: Issue 27: what the Overview shows when each step of hudi7779_case_b has reached the screen (step index → texts
+#: What the Overview shows when each step of hudi7779_case_b has reached the screen (step index → texts
 #: of its banner line or of the markers' "at a glance" line, which are HTML; the event log is a canvas).
 LIVE_NEEDLES = {
     3: ["savepoint 20240101000300000 completed"],
@@ -338,7 +338,7 @@ LIVE_POLL_S = 1.0
 
 
 def test_follow_live_in_chromium(server: str, browser_path: str, browser_cache: Path) -> None:
-    """Issue 27: the Overview follows hudi7779_case_b while `play_scenario` writes it (a step every 1.5 s) and shows
+    """The Overview follows hudi7779_case_b while `play_scenario` writes it (a step every 1.5 s) and shows
     each new instant and each moved marker without a reload (one page load, a value set on `window` survives);
     how long each step took to reach the screen is printed and bounded; screenshots before and after."""
     import threading

@@ -1,5 +1,5 @@
 """Tables on Google Cloud Storage (`gs://`, through gcsfs, the `.[gcs]` extra) against gcp-storage-emulator, a
-GCS JSON-API emulator from PyPI, on a free 127.0.0.1 port (issue 12).
+GCS JSON-API emulator from PyPI, on a free 127.0.0.1 port.
 
 Every command must answer on `gs://` exactly as on local disk (layout-1 completion times excepted: they come
 from the object's upload time), and a store error must be one readable line.

@@ -1,4 +1,4 @@
-"""Tables on S3 (issue 12): a real S3-compatible server (moto) on a loopback port, fixture tables and a
+"""Tables on S3: a real S3-compatible server (moto) on a loopback port, fixture tables and a
 built scenario uploaded to it, and the CLI run on `s3://` URLs with the same answers as on local disk.
 
 No network beyond 127.0.0.1. The server must start: there is no silent skip.
@@ -303,7 +303,7 @@ def test_dashboard_pages_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def test_obstore_served_commands_never_load_s3fs(s3) -> None:
-    """Issue 12: where obstore serves the bucket, `info` and `timeline` open, stat, list and read with it
+    """Where obstore serves the bucket, `info` and `timeline` open, stat, list and read with it
     alone: s3fs and botocore (half a second of imports) are never loaded, and the answers are the
     ones every other test compares with local disk."""
     server, _ = s3

@@ -195,7 +195,7 @@ def test_full_scan_on_standalone_cluster_matches_local(table_path, tmp_path: Pat
 
 
 def test_full_scan_on_standalone_cluster_reads_s3(table_path, tmp_path: Path) -> None:
-    """Issue 12: the cluster's executors read a table on S3 (the loopback server) with the storage options
+    """The cluster's executors read a table on S3 (the loopback server) with the storage options
     shipped in each task; every stage equals a local scan of the same bucket, digests included."""
     reason = engine.spark_unavailable_reason()
     if reason:

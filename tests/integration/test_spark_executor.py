@@ -282,7 +282,7 @@ def thread_recording_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
 
 
 def test_small_stages_over_local_files_run_on_one_thread(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """Issue 11: below `min_items` a stage over local files runs on one thread, as the local engine does
+    """Below `min_items` a stage over local files runs on one thread, as the local engine does
     (CPU-bound batch functions convoy on the GIL in a pool: log-blocks on M took 4.4-5.0 s there, 2.3 s
     on one thread); remote storage keeps the driver's pool, where it hides latency."""
     schema = pa.schema([("item", pa.string())])
@@ -436,7 +436,7 @@ def pid_batch(spec: StorageSpec, items: list[str]) -> pa.Table:
 
 
 def test_cpu_bound_local_stages_spread_over_processes(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Issue 11: `run_cpu_batches` runs an inline stage's batches in one process per core (same rows, in
+    """`run_cpu_batches` runs an inline stage's batches in one process per core (same rows, in
     order); `HUDI_INSPECTOR_PROCESSES=0` keeps it in this process; an executor runs it as before."""
     from hudi_core.engines.executor import run_batches, run_cpu_batches
 

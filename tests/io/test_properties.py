@@ -73,7 +73,7 @@ def test_layout_two_paths() -> None:
         ({"hoodie.table.version": "42"}, UnsupportedTableVersion, "hoodie.table.version=42"),
         ({"hoodie.table.version": "six"}, PropertiesError, "is not a number"),
         ({"hoodie.table.version": "6", "hoodie.table.type": "WEIRD"}, PropertiesError, "WEIRD"),
-        # HoodieTimelineTimeZone.valueOf: exact enum names only (issue 16).
+        # HoodieTimelineTimeZone.valueOf: exact enum names only.
         ({"hoodie.table.version": "6", "hoodie.table.timeline.timezone": "utc"}, PropertiesError, "'utc'"),
         ({"hoodie.table.version": "6", "hoodie.table.timeline.timezone": "Europe/Paris"}, PropertiesError,
          "Europe/Paris"),

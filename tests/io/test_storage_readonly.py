@@ -92,7 +92,7 @@ def test_spec_round_trips_and_memory_filesystem() -> None:
 @pytest.mark.parametrize("uri", ["/tmp/x", "/tmp/x/", "relative/dir", "./relative", ".", "~/t", "file:///tmp/y",
                                  "file:///tmp/y/", "local:///tmp/z", "/"])
 def test_local_root_is_fsspecs_root(uri: str) -> None:
-    """Issue 11: a local path opens without importing fsspec; its root is exactly fsspec's."""
+    """A local path opens without importing fsspec; its root is exactly fsspec's."""
     from fsspec.core import url_to_fs
 
     from hudi_core.io.storage import local_root

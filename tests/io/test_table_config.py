@@ -1,4 +1,4 @@
-"""The table configuration (issue 29, part 3): every `hoodie.properties` key with its value, meaning and
+"""The table configuration: every `hoodie.properties` key with its value, meaning and
 documented default, unknown keys marked, and the differences from `hoodie.properties.backup`
 (`hudi_core.io.table_config`, `hudi-inspect info --config`)."""
 

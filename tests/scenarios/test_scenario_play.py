@@ -1,4 +1,4 @@
-"""`hudi-inspect scenario play` and :func:`hudi_core.scenarios.play.play_scenario` (issue 27, item 4): a scenario
+"""`hudi-inspect scenario play` and :func:`hudi_core.scenarios.play.play_scenario`: a scenario
 written step by step in real time leaves the table `scenario build` leaves; files are written in Hudi's order
 (requested, inflight, completed; a clean's deletes before its completed file; an archival's deletes after the
 archive write); the CLI's text and JSON lines; a non-empty OUT_DIR refused; `stop` and Ctrl-C end it between steps."""

@@ -127,7 +127,7 @@ def test_builtin_scenario_reads_back_as_written(name: str, version: int, tmp_pat
     assert core_slices(result.uri) == rs_slices(result.uri)
     expected = sorted((k, r["value"]) for k, r in result.expected_snapshot().items())
     fails = result.scenario.expect.get("hudi_rs_read_fails")
-    if fails:  # a schema change readers of older data fail on (issue 29): hudi-rs is such a reader
+    if fails:  # a schema change readers of older data fail on: hudi-rs is such a reader
         with pytest.raises(Exception, match=re.escape(fails)):
             rs_rows(result.uri)
     else:

@@ -310,7 +310,7 @@ def test_cli_plan_archive_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
                         "exposed_file_groups"}
     assert out["savepoint_guard"] is False
     assert [i["decision"] for i in out["instants"]] == ["archive"] * 4 + ["keep"]
-    # Issue 14: a key that affects no dry run is accepted and listed as ignored; a likely typo is refused.
+    # A key that affects no dry run is accepted and listed as ignored; a likely typo is refused.
     assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf", "hoodie.nope=1"]) == 0
     assert json.loads(capsys.readouterr().out)["ignored_config_keys"] == [
         {"key": "hoodie.nope", "value": "1", "source": "--conf", "reason": "does not affect cleaning or archival",

@@ -276,7 +276,7 @@ def test_trigger_rule_max_commits(tmp_path: Path) -> None:
     w.commit(T(6), [("p1", "f1")])
     plan = plan_clean(w.open(), {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "2"})
     assert not plan.triggered and "1 completed commits after" in plan.trigger_detail
-    # Issue 14: Hudi deletes nothing when the trigger is not met; what a forced clean would delete is separate.
+    # Hudi deletes nothing when the trigger is not met; what a forced clean would delete is separate.
     assert plan.files_to_delete == [] and plan.not_scheduled_reason is cl.NotScheduledReason.TRIGGER_NOT_MET
     assert deleted(plan) == []
     assert sorted((d.file_id, d.base_instant, d.reason) for d in plan.files_if_forced) == [
@@ -453,7 +453,7 @@ NOT_MET = {"hoodie.cleaner.commits.retained": "1", "hoodie.clean.max.commits": "
 
 def test_untriggered_plan_json_deletes_nothing_and_reports_forced_files(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 14 (CleanPlanActionExecutor.needsCleaning / requestClean): with `hoodie.clean.max.commits=2` and
+    """CleanPlanActionExecutor.needsCleaning / requestClean: with `hoodie.clean.max.commits=2` and
     one commit since the last clean Hudi writes no plan; `files_to_delete` is empty and says why, and what a
     forced clean would delete is under `files_to_delete_if_forced`."""
     w = _not_triggered_table(tmp_path)
@@ -537,7 +537,7 @@ hoodie.datasource.hive_sync.mode:hms
 
 
 def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 14 (DFSPropertiesConfiguration: `hudi-defaults.conf` split at the first `=`, else whitespace):
+    """DFSPropertiesConfiguration (`hudi-defaults.conf` split at the first `=`, else whitespace):
     a pasted file plans; keys that do not affect cleaning are listed as ignored; `--conf` wins over the file."""
     w = TableWriter(tmp_path / "t")
     filler(w, 1, 4, "f1")

@@ -1,5 +1,5 @@
-"""`hudi-inspect diff`: what changed between two instants, replayed from active and archived instant bodies
-(issue 15), on built scenarios (clustering, clean, archival, restore, rollback) and on a fixture table.
+"""`hudi-inspect diff`: what changed between two instants, replayed from active and archived instant bodies,
+on built scenarios (clustering, clean, archival, restore, rollback) and on a fixture table.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`hudi-inspect doctor`: every check fires on a built table and stays silent on another, with the exact
-finding asserted; the seed scenarios' doctor output; the CLI's JSON and exit codes (issue 15).
+finding asserted; the seed scenarios' doctor output; the CLI's JSON and exit codes.
 
 Ages are measured from a fixed `now` (t120 = 2024-01-01 02:00 UTC, or two days later for stale
 instants), so no assertion depends on the clock.
@@ -595,7 +595,7 @@ SEED_OUTPUT = {
     "hudi7779_summary_ii": [],
     "hudi7779_summary_iii": [("warning", "archival_blocked"), ("warning", "active_timeline_size"),
                              ("warning", "deleted_savepoint"), ("warning", "replaced_not_cleaned")],
-    # Schema changes are schema-history findings, not the doctor's (issue 29).
+    # Schema changes are schema-history findings, not the doctor's.
     "schema_evolution": [],
     "schema_narrowing": [],
 }

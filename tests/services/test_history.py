@@ -1,4 +1,4 @@
-"""`hudi-inspect history`: file-group and file lineage across the active and archived timelines (issue 15),
+"""`hudi-inspect history`: file-group and file lineage across the active and archived timelines,
 on built scenarios with clustering, compaction, clean, rollback, restore and archival, and on a fixture.
 """
 

@@ -256,7 +256,7 @@ def test_typed_markers_and_guards_on_the_built_case_b(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("version", [6, 9])
 def test_markers_list_only_the_partitions_replacecommits_name(tmp_path: Path, version: int) -> None:
-    """Issue 11: the markers' replaced groups come from a view that lists only the partitions a
+    """The markers' replaced groups come from a view that lists only the partitions a
     replacecommit names; they are the whole view's, and the markers are identical either way."""
     w = seed_case_b(tmp_path / "t", version)
     w.commit(T(11), [("p2", "g1")])

@@ -1,4 +1,4 @@
-"""Schema history (issue 29): every schema a table's commits recorded, active and archived, and the changes.
+"""Schema history: every schema a table's commits recorded, active and archived, and the changes.
 
 Built scenario tables (schema_evolution, schema_narrowing) at table versions 6 (layout 1) and 9 (layout 2) give
 exact change lists, archived commits included; the Spark-written fixtures give real recorded schemas; damaged

@@ -302,7 +302,7 @@ def test_incremental_mode_off_lists_every_partition(tmp_path: Path) -> None:
         assert "incremental.mode=false" in off.partition_detail
 
 
-# -- issue 14: archiver min/max when instant times are not dates; keep.max == keep.min ---------------
+# -- archiver min/max when instant times are not dates; keep.max == keep.min ---------------
 
 
 @pytest.mark.parametrize("version", [6, 9])

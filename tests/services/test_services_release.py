@@ -1,4 +1,4 @@
-"""Issue 14: the emulated Hudi release (`--hudi-release 1.1|1.2`, default 1.2), recorded in every plan.
+"""The emulated Hudi release (`--hudi-release 1.1|1.2`, default 1.2), recorded in every plan.
 
 What was verified, and where (the apache/hudi snapshot is too large to fetch here, so its source was read
 through the code index: copies of 1.2-era files in forks of the project, and PR threads):

@@ -1,4 +1,4 @@
-"""`hudi-inspect watch` and the watcher's events (issue 27): a scenario written faster than the poll interval gives
+"""`hudi-inspect watch` and the watcher's events: a scenario written faster than the poll interval gives
 every transition once, in order, none invented; markers, guards and alerts as they change; the JSON lines' keys;
 the table removed (one line, exit 1); Ctrl-C; exit codes as doctor's."""
 
@@ -25,7 +25,7 @@ from hudi_core.table.follow import TableFollower
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-m", "hudi_core"]
 
-#: The keys of each event's JSON line (README, "Following a table live").
+#: The keys of each event's JSON line (docs/cli.md, "Following a table live").
 EVENT_KEYS = {
     "requested": ["time", "event", "instant", "action", "state", "file"],
     "inflight": ["time", "event", "instant", "action", "state", "file"],

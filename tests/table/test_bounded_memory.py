@@ -1,4 +1,4 @@
-"""Issue 26, item 3 (bounded memory): the lean forms give the answers of the plain ones.
+"""Bounded memory: the lean forms give the answers of the plain ones.
 
 * `write_json` (long lists written in chunks, :class:`~hudi_core.lazy.LazyRows` built as written) writes exactly
   the text of ``print(render_json(payload))``;

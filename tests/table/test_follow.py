@@ -1,4 +1,4 @@
-"""The incremental reader (issue 27): a follower's state equals a fresh read of the table after every step of a
+"""The incremental reader: a follower's state equals a fresh read of the table after every step of a
 scenario written while it polls; a poll reads only what changed; a half-written file is read again; the idle
 poll on S3 is one LIST request; memory stays flat over many polls."""
 

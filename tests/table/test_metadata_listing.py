@@ -1,4 +1,4 @@
-"""Listing through the metadata table (issue 25): the `files` partition read as Hudi 1.1 reads it, the view built
+"""Listing through the metadata table: the `files` partition read as Hudi 1.1 reads it, the view built
 from it, its check against storage, and `validate-metadata`, on the real metadata tables of the fixtures.
 
 Fixtures: the four v9 tables of `../shared/fixtures/hudi-rs` that have a metadata table (Hudi 1.1.1) and the v8

@@ -1,4 +1,4 @@
-"""Issue 14: a metadata table's partitions come from its data table's config (spec `06` §2).
+"""A metadata table's partitions come from its data table's config (spec `06` §2).
 
 Hudi's metadata reader takes the partitions from `hoodie.table.metadata.partitions` (and `.inflight`),
 not from `.hoodie_partition_metadata` files; a real 1.1 `column_stats` folder has none. Tests copy the

@@ -1,4 +1,4 @@
-"""The performance paths (issue 6) give exactly what the plain paths give.
+"""The performance paths give exactly what the plain paths give.
 
 * lazily built commit metadata (`CommitMetadata.from_dict` / `from_json`) equals the eager record;
 * bulk decoding (compressed JSON, parsed on first access) equals decoding one body at a time;
@@ -236,7 +236,7 @@ def test_decode_body_commit_is_lazy_but_complete(table_path) -> None:
     b'{"a": 1, "a": 2}', b' {"a": "\xc3\xa9"} ', b'\xef\xbb\xbf{}', b'{"a": }', b'[1, 2]', b'{"a": "\xff"}',
 ])
 def test_json_bodies_parse_exactly_as_json_does(text: bytes) -> None:
-    """Issue 26: `parse_json_object` (orjson where it agrees) gives json's value, or json's error."""
+    """`parse_json_object` (orjson where it agrees) gives json's value, or json's error."""
     import json
 
     from hudi_core.formats.timeline.bodies import parse_json_object

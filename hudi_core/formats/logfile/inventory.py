@@ -125,7 +125,7 @@ def _scan_rows(storage: RangeStorage, path: str, size: int | None, decode_counts
                 scan.blocks.append(block)
             row = dict(base)
             if block.corrupt and not block.header_entries:
-                # Corrupt frame: no header to look into (fast path, issue 16: runs of corrupt blocks).
+                # Corrupt frame: no header to look into (fast path: runs of corrupt blocks).
                 row.update(block_index=block.index, block_offset=block.offset, block_size=block.size,
                            block_type=block.type_name, format_version=block.format_version,
                            content_length=block.content_length, corrupt=True, corrupt_reason=block.corrupt_reason)
@@ -197,7 +197,7 @@ def scan_log_files(
     heads = _first_windows(storage, paths)
     for path in paths:
         size = file_sizes.get(path) if file_sizes else None
-        # Columns are filled row by row: no row dict outlives its block (issue 16: O(blocks) memory).
+        # Columns are filled row by row: no row dict outlives its block (O(blocks) memory).
         def add(row: dict[str, Any]) -> None:
             for name, values in columns.items():
                 values.append(safe_text(row.get(name)))  # header bytes that are not UTF-8 stay printable

@@ -437,7 +437,7 @@ class LogFileReader:
     def _next_magic(self, start: int) -> int:
         """`scanForNextAvailableBlockOffset`: the next `#HUDI#` at or after `start`, else EOF.
 
-        The last chunk read is kept and searched first (issue 16): a run of corrupt blocks packed
+        The last chunk read is kept and searched first: a run of corrupt blocks packed
         close together (a file of repeated magic) then costs O(bytes) reads and time, not a 1 MiB
         read per block.
         """

@@ -12,7 +12,7 @@ from hudi_core.lazy import lazy_getattr
 if TYPE_CHECKING:
     from hudi_core.formats.timeline.active import ActiveTimeline, Timeline, load_active_timeline
 
-#: The active-timeline names import pyarrow; instant names do not (issue 11).
+#: The active-timeline names import pyarrow; instant names do not (start-up time).
 __getattr__ = lazy_getattr(__name__, {"ActiveTimeline": "hudi_core.formats.timeline.active",
                                       "Timeline": "hudi_core.formats.timeline.active",
                                       "load_active_timeline": "hudi_core.formats.timeline.active"})

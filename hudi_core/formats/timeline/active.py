@@ -253,7 +253,7 @@ class ActiveTimeline(Timeline):
     def read_bodies(self, files: Iterable[InstantFile]) -> None:
         """Decode the not-yet-decoded `files` into the body cache, read together (one concurrent wave of GETs
         on an object store, :meth:`ReadOnlyStorage.read_many`): the same bodies and findings as
-        :meth:`body_of_file` one by one. A follower reads a poll's new instant files this way (issue 27)."""
+        :meth:`body_of_file` one by one. A follower reads a poll's new instant files this way."""
         todo = [f for f in dict.fromkeys(files) if f.name not in self._bodies and not self._from_index(f)]
         if not todo:
             return
@@ -299,7 +299,7 @@ class ActiveTimeline(Timeline):
                    batch_size: int = 256, only: tuple[str, State] | None = None, save_index: bool = True) -> None:
         """Decode every not-yet-decoded state file of `instants` (all by default) in bulk; `only`
         keeps the files of one (action, state). Without `save_index` the persistent index is not written now
-        (:meth:`save_index` later: the dashboard shows the page first, issue 26)."""
+        (:meth:`save_index` later: the dashboard shows the page first)."""
         from hudi_core.formats.timeline.bulk import DECODED_SCHEMA, decode_instant_files
 
         chosen = self.instants if instants is None else list(instants)
@@ -327,7 +327,7 @@ class ActiveTimeline(Timeline):
             self._save_index()
 
     def _decode_in_processes(self, files: list[InstantFile], batch_size: int) -> bool:
-        """Decode `files` into the index in worker processes, one per core (issue 26 item 4), and take their bodies
+        """Decode `files` into the index in worker processes, one per core, and take their bodies
         from it: the same bodies and findings as one by one (a record rebuilt from its index row). Only where it
         pays: the index is on, there are 2+ cores and :data:`PROCESS_DECODE_MIN_BYTES` to read."""
         from hudi_core.engines.executor import cpu_workers, run_cpu_batches
@@ -437,7 +437,7 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
     if props.timeline_layout_version >= 2 and not storage.is_dir(props.timeline_dir):
         # Hudi 1.x lists `.hoodie/<hoodie.timeline.path>` and fails when it is missing (the folder is
         # created with the table): a missing folder is damage, or a v6 table relabelled as layout 2,
-        # never an empty healthy timeline (issue 16).
+        # never an empty healthy timeline.
         raise StorageError(
             f"{storage.uri_of(props.timeline_dir)} is missing: table version {props.version} keeps its timeline "
             f"there (layout {props.timeline_layout_version}); Hudi cannot read this table either")
@@ -447,7 +447,7 @@ def load_active_timeline(storage: ReadOnlyStorage, props: TableProperties) -> Ac
 def timeline_from_listing(storage: ReadOnlyStorage, props: TableProperties, listing: Iterable[FileInfo],
                           bodies: dict[str, DecodedBody | None] | None = None) -> ActiveTimeline:
     """The active timeline of a listing of the timeline folder (what :func:`load_active_timeline` lists), so a
-    caller that listed the folder itself (a follower, issue 27) gets the same instants, times and findings.
+    caller that listed the folder itself (a follower) gets the same instants, times and findings.
     `bodies`: decoded bodies by file name to start the body cache with (files known not to have changed)."""
     findings: list[Finding] = []
     files: list[InstantFile] = []
@@ -466,7 +466,7 @@ def timeline_from_listing(storage: ReadOnlyStorage, props: TableProperties, list
             # Layout 1, or a legacy completed file in a layout-2 timeline: Hudi takes the file's
             # modification time as the completion time and flags the instant `isLegacy`.
             # A time storage could not give as a date is unknown (`None`, a finding from the listing); one
-            # the table's zone pushes past year 9999 is unknown too (issue 28).
+            # the table's zone pushes past year 9999 is unknown too.
             top = inst.file(State.COMPLETED)
             if top is not None and top.mtime_ms is not None:
                 try:

@@ -277,7 +277,7 @@ class ActiveIndex:
     def _stat_rows(self, row: int) -> list[tuple[str, tuple[Any, ...]]]:
         """``(key, stat_row)`` of one row's write stats, converted with those of the rows around it: a block of
         :data:`STAT_BLOCK_ROWS` rows (of one chunk) at a time, the last block kept (callers walk the timeline in
-        order), so a million write stats never exist at once as tuples (issue 26: 0.75 GB on L)."""
+        order), so a million write stats never exist at once as tuples (0.75 GB on L)."""
         firsts, chunks, chunk_offsets = self._stat_chunks()
         c = bisect.bisect_right(firsts, row) - 1
         local = row - firsts[c]
@@ -446,7 +446,7 @@ INDEX_ROWS_SCHEMA = INDEX_SCHEMA.append(pa.field("error", pa.string()))
 
 def index_rows_of_files(spec: Any, paths: list[str], layout_version: int = 2,
                         superseded: frozenset[str] = frozenset()) -> pa.Table:
-    """Pure batch function (issue 26 item 4): the index rows of instant files, decoded in a worker process, so
+    """Pure batch function: the index rows of instant files, decoded in a worker process, so
     that the process that asked gets Arrow columns (a few MB) instead of every body's field dict (on L 1.7 GB of
     JSON). A file that does not decode has no row but its `error`, worded as the one-by-one decode words it;
     `size`, `mtime_ms` and `etag` are the caller's to set (from its listing)."""

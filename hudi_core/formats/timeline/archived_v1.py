@@ -334,7 +334,7 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
     merge target: their damage is reported with code ``archive_merge_incomplete`` (Hudi skips them).
 
     The key fields of a block's records are read column-wise, many blocks of one schema together
-    (:func:`_vector_key_fields`, issue 26: 5x faster than a fastavro call per record); a block that does not read
+    (:func:`_vector_key_fields`: 5x faster than a fastavro call per record); a block that does not read
     that way exactly (legacy framing, damage, a schema the column reader does not take) is read record by record,
     which names the damage. `vectorized=False` reads every block record by record (the tests compare the two).
     """

@@ -85,7 +85,7 @@ _LONG_DIGIT_RUN = b"0" * 19
 
 
 def parse_json_object(data: bytes) -> Any:
-    """`json.loads` of a JSON body's UTF-8 text, the same value, 3-5x faster (issue 26): orjson where it reads
+    """`json.loads` of a JSON body's UTF-8 text, the same value, 3-5x faster: orjson where it reads
     exactly as `json` does; `json` for what orjson rejects (NaN, 1e400, lone surrogates: json accepts them) and
     for long digit runs. Raises what `json.loads(data.decode("utf-8"))` raises."""
     if _LONG_DIGIT_RUN not in data.translate(_DIGITS_TO_ZEROS):
@@ -106,7 +106,7 @@ _PLAN = {
 def allowed_record_types(action: str, state: State) -> frozenset[str]:
     """Every record type a Hudi writer (0.x or 1.x) puts in a file of `action` in `state` (spec `01`
     §1.5, §2). A body of any other type is not what the file claims to be: a finding, never used
-    (issue 16: a commit's JSON in `clean.requested` must not become a cleaner plan)."""
+    (a commit's JSON in `clean.requested` must not become a cleaner plan)."""
     if action in (ia.COMMIT, ia.DELTA_COMMIT):
         # requested/inflight: empty, or the workload profile (commit metadata); 1.x insert_overwrite
         # plans may sit in a requested commit as requested-replace metadata. An archived (layout 2)

@@ -5,7 +5,7 @@ record type, the decoded record as JSON (the raw field dict) or the error. The d
 typed records from that JSON with the same builders, so a local thread pool and a Spark executor
 give identical results.
 
-Performance (issue 6): commit metadata, by far the bulk of a timeline (hundreds of write stats per
+Performance: commit metadata, by far the bulk of a timeline (hundreds of write stats per
 instant), is never turned into typed records here. A JSON body is passed on as its own text (it
 parses to the same dict the decoder built), an Avro one as the JSON of its decoded dict, either
 zlib-compressed in `record_zjson` (a tenth of the size: the L table's 20,000 bodies stay ~150 MB on
@@ -121,7 +121,7 @@ def rebuild_body(row: dict[str, Any]) -> DecodedBody | None:
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic garbage collector while building millions of small acyclic objects.
 
-    Performance (issue 6): its full passes rescan every object built so far, which made building the
+    Performance: its full passes rescan every object built so far, which made building the
     file-system view, planning a clean or listing an archive of a million entries 30-40% slower.
     Nothing built under it forms a cycle, so pausing it frees nothing later than it would have been.
     (The switch is process-wide; nested or concurrent pauses leave it as the outermost found it.)

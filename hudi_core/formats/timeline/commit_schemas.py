@@ -1,4 +1,4 @@
-"""The operation and recorded schema of many commit-metadata bodies at once (issue 29: schema history).
+"""The operation and recorded schema of many commit-metadata bodies at once (schema history).
 
 Every completed commit, deltacommit and replacecommit records the writer's Avro schema as
 `extraMetadata["schema"]` (`HoodieCommitMetadata.SCHEMA_KEY`) and its `operationType`. Reading them from

@@ -66,7 +66,7 @@ def comparable_action(action: str, layout_version: int) -> str:
 
 
 # `^(\d+)(\.\w+)(\.\D+)?$` for layout 1; `^(\d+(_\d+)?)(\.\w+)(\.\D+)?$` for layout 2. Java's `\d`,
-# `\w` and `\D` are ASCII-only (issue 16): explicit classes, and `\Z` (Java's `$` in `matches()` does
+# `\w` and `\D` are ASCII-only: explicit classes, and `\Z` (Java's `$` in `matches()` does
 # not accept a trailing newline).
 _NAME_V1 = re.compile(r"^([0-9]+)(\.[A-Za-z0-9_]+)(\.[^0-9]+)?\Z")
 _NAME_V2 = re.compile(r"^([0-9]+)(?:_([0-9]+))?(\.[A-Za-z0-9_]+)(\.[^0-9]+)?\Z")

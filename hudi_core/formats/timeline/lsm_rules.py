@@ -71,7 +71,7 @@ def parse_manifest(data: bytes) -> list[tuple[str, int | None]]:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"not JSON ({exc})") from exc
-    except RecursionError as exc:  # issue 16: a deeply nested manifest is damage, not a crash
+    except RecursionError as exc:  # a deeply nested manifest is damage, not a crash
         raise ValueError("manifest JSON nested too deeply") from exc
     if not isinstance(doc, dict):
         raise ValueError("not a JSON object")

@@ -1,4 +1,4 @@
-"""Phase timings of instants (issue 29), computed column-wise over an Arrow instant listing.
+"""Phase timings of instants, computed column-wise over an Arrow instant listing.
 
 An instant goes requested → inflight → completed. The listing holds the three times as instant-time
 strings (`requested_time`, `inflight_time`, `completion_time`); this module turns them into durations

@@ -350,8 +350,7 @@ class CommitMetadata(LazyRaw):
 
     def write_refs(self) -> list[tuple[str, str | None, str | None, tuple[str, ...]]]:
         """``(partition, file_id, path, log_files)`` of every write stat in :attr:`partition_to_write_stats` order,
-        without building (and keeping) a :class:`WriteStat` each: the doctor reads these of a million stats on L
-        (issue 26)."""
+        without building (and keeping) a :class:`WriteStat` each: the doctor reads these of a million stats on L."""
         if "partition_to_write_stats" in self.__dict__:
             return [(p, s.file_id, s.path, s.log_files) for p, stats in self.partition_to_write_stats.items()
                     for s in stats]

@@ -253,7 +253,7 @@ class ArchivedTimeline(Timeline):
     def completed_locations(self) -> pa.Table:
         """Where the completed state of every completed archived instant is: :data:`COMPLETED_LOCATION_SCHEMA`
         rows (layout 1: archive file, block offset and record index of its COMPLETED record; layout 2: LSM
-        file and row), for bulk readers of archived bodies (the write stats of issue 28)."""
+        file and row), for bulk readers of archived bodies (the `write_stats` view)."""
         if self._v1_states is not None:
             kept = self._v1_states.kept
             done = kept.filter(pc.equal(kept["rank"], int(State.COMPLETED)))
@@ -329,7 +329,7 @@ def load_archived_timeline(storage: ReadOnlyStorage, props: TableProperties, sin
     after one that had some, as `ArchivedTimelineLoaderV1` does.
 
     `file_rows` (layout 2, whole range): listing rows per LSM file path that a caller keeps between loads (a
-    follower, issue 27). An LSM file is never rewritten under its name (compaction writes new files), so the
+    follower). An LSM file is never rewritten under its name (compaction writes new files), so the
     files read before are not read again; files that left the snapshot are dropped from it, files whose rows
     name damage are not kept. (Layout 1 keeps its rows per file version in the archive index.)
     """
@@ -446,7 +446,7 @@ def _split_by_file(rows: pa.Table, paths: list[str]) -> dict[str, pa.Table]:
             continue
         first, last = where[0].as_py(), where[-1].as_py()
         # A file's rows come in one run (one batch per file): a slice shares the decoded buffers, a filter
-        # would copy them (issue 26: a million archived instants' rows twice at once).
+        # would copy them (a million archived instants' rows twice at once).
         out[path] = rows.slice(first, last - first + 1) if last - first + 1 == len(where) else rows.take(where)
     return out
 
@@ -455,7 +455,7 @@ def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Tabl
                  time_range: TimeRange, read: list[str]) -> ArchivedTimeline:
     """Group the state records of a layout-1 listing into instants (newest file's copy wins).
 
-    Column-wise (issue 11: millions of records): the instant listing and each instant's state-file
+    Column-wise (millions of records): the instant listing and each instant's state-file
     names come from Arrow compute; :class:`Instant` objects and the per-state references used for
     body lookups are built only when something asks for them (:class:`_V1States`).
     """
@@ -477,7 +477,7 @@ class _V1States:
     """Layout-1 state records grouped per instant: kept rows sorted by (requested time, comparable
     action, state), group boundaries, and the derived instant listing.
 
-    `kept` is small per row (issue 26: three million state records on L): `action` and `path` stay
+    `kept` is small per row (three million state records on L): `action` and `path` stay
     dictionary-encoded, `cmp` is the comparable action's position in the sorted `cmp_names` (an int32
     that sorts as the name does), `rank` the state's number; :meth:`strings` gives them back as text."""
 
@@ -926,7 +926,7 @@ class UnifiedTimeline(Timeline):
 
     def listing_with_files(self, archived_only: bool = False) -> pa.Table:
         """:data:`INSTANT_LISTING_SCHEMA` rows plus `files` (state-file names), in Hudi's order, without
-        building an object per archived instant (issue 11: a million archived instants)."""
+        building an object per archived instant (a million archived instants)."""
         if archived_only:  # every archived instant, also those still in the active timeline
             listing = self.archived.listing.select(INSTANT_LISTING_SCHEMA.names)
             names = self.archived.state_file_names()

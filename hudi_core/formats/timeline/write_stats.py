@@ -1,4 +1,4 @@
-"""Write stats of many commit-metadata bodies at once, as Arrow columns (issue 28: the `write_stats` view).
+"""Write stats of many commit-metadata bodies at once, as Arrow columns (the `write_stats` view).
 
 One row per `HoodieWriteStat` of each body, in the body's order (partition entries as written, then the
 stats of each), with the values :class:`~hudi_core.formats.timeline.records.WriteStat` gives: `partition` is the

@@ -69,9 +69,9 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
         size_col.extend(sizes)
         mtime_col.extend(mtimes)
         dir_col.extend(dirs)
-    # Names that are not UTF-8 were skipped by the storage (issue 16); they travel as rows with a null
+    # Names that are not UTF-8 were skipped by the storage; they travel as rows with a null
     # `is_dir` and the printable name, so the driver can report them wherever the batch ran. A file whose
-    # modification time is no date (issue 28) is listed (time unknown) and travels as such a row too,
+    # modification time is no date (beyond year 9999) is listed (time unknown) and travels as such a row too,
     # with the time storage gave it (clamped to int64) in `mtime_ms`.
     for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
         raw = storage.bad_mtimes.get(finding.path) if finding.code == BAD_MTIME else None
@@ -198,7 +198,7 @@ def _list_level_inline(spec: StorageSpec, folders: list[str],
                        findings: list[Finding] | None) -> dict[str, _Columns]:
     """One tree level listed in this thread: each folder's (names, sizes, mtimes, is_dir) columns
     straight from the storage, without the Arrow round trip a batch makes to travel between
-    processes (a fifth of the listing on 100k files, issue 11)."""
+    processes (a fifth of the listing on 100k files)."""
     storage = spec.open()
     out: dict[str, _Columns] = {}
     for folder in folders:
