@@ -2,6 +2,9 @@
 
 Every command takes `--format table|json|csv`. JSON keys are stable snake_case. Errors print one
 line on stderr saying what failed and where, and exit non-zero; never a traceback.
+
+A face: one module per command group (:data:`COMMAND_MODULES`), the renderers (:mod:`.output`) and the engine
+options. Imports any layer below and the scenario writers; no other package imports it or argparse.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 Every table has a fixed schema whose columns are documented in the schema's field metadata
 (``field.metadata[b"doc"]``) and in :data:`COLUMN_DOCS`. The CLI's JSON/CSV output and the
 dashboard both read these tables, so the column names are the stable snake_case contract.
+
+The Arrow and SQL face of the engine: :class:`TableInspector` here, :mod:`.sql` (the SQL views over these tables,
+DuckDB) and :mod:`.scan` (every bulk stage with digests, for engine parity). Imports any layer below; nothing
+below imports it.
 """
 
 from __future__ import annotations

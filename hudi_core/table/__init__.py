@@ -1,6 +1,14 @@
-"""`open_table()`: the entry point. A :class:`HudiTable` ties storage, properties and timelines.
+"""The table layer. `open_table()` is the entry point: a :class:`HudiTable` ties storage, properties and timelines.
 
 Hudi release emulated: 1.1.x readers (table versions 6, 8 and 9; timeline layouts 1 and 2).
+
+Beside the table itself: :mod:`.listing` (where a table's file list comes from: storage, or the metadata table's
+`files` partition, and the two compared), :mod:`.file_group` (file groups and slices built from a listing),
+:mod:`.fsview` (the file-system view: latest, merged and as-of slices, replaced groups, savepoint pins),
+:mod:`.facts` (savepoints, cleans, rollbacks, restores), :mod:`.discovery` (tables under a folder) and
+:mod:`.follow` (a table polled, only what changed read).
+
+Imports the formats, engines and bytes layers; never the services or a face.
 """
 
 from __future__ import annotations

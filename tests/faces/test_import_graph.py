@@ -240,3 +240,18 @@ def test_the_cli_is_one_package_and_no_lower_layer_speaks_argparse() -> None:
         imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         assert "argparse" not in imported, module
+
+
+def test_every_layer_package_says_what_it_holds_and_may_import() -> None:
+    """Each layer folder's `__init__` docstring is its map for the next engineer: what it holds, what it imports."""
+    import importlib
+
+    silent = []
+    for prefix in LAYER_PREFIXES:
+        path = PACKAGE.parent / (prefix.replace(".", "/") + "/__init__.py")
+        if not path.is_file():
+            continue  # a shared module (errors, lazy, __main__), not a folder
+        doc = importlib.import_module(prefix).__doc__ or ""
+        if "import" not in doc.lower():
+            silent.append(prefix)
+    assert silent == []

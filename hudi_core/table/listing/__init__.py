@@ -6,6 +6,8 @@ Hudi 1.x readers, cleaner and archiver list a table through its metadata table w
 storage otherwise (`FileSystemBackedTableMetadata`). Both are a :class:`ListingSource` here: each
 answers a :class:`Listing` (partition -> files), and the file-system view is built from either the
 same way, so every answer can say which listing it used.
+
+Part of the table layer: imports the formats, engines and bytes layers.
 """
 
 from __future__ import annotations
