@@ -228,13 +228,3 @@ def _latest_slice_files(table: HudiTable, listing: dict[str, list[Any]]) -> set[
     return {(s.partition, name) for s in view.latest_slices() for name in s.file_names}
 
 
-def validation_findings(result: MetadataValidation) -> list[Finding]:
-    """One finding per untolerated difference (the doctor and the views report them this way)."""
-    out = []
-    for d in result.differences:
-        path = (f"{d.partition}/{d.file}" if d.partition else d.file) if d.file else d.partition
-        by = f" (written by {d.written_by}" + (f", deleted by {d.deleted_by})" if d.deleted_by else ")") \
-            if d.written_by or d.deleted_by else ""
-        out.append(Finding(Severity.WARNING, f"metadata_{d.kind.value}", path or "(root)",
-                           f"{d.kind.value.replace('_', ' ')}: {path or '(root)'}{by}: {d.hudi_effect}"))
-    return out

@@ -515,15 +515,6 @@ def decode_full_datum(schema_json: str, datum: bytes) -> dict[str, Any]:
     return rec
 
 
-def read_archived_record(storage: ReadOnlyStorage, path: str, block_offset: int, record_index: int
-                         ) -> dict[str, Any]:
-    """Decode one whole `HoodieArchivedMetaEntry` (all payload fields) from an archive file."""
-    schema_json, datums = read_block_datums(storage, path, block_offset)
-    if not 0 <= record_index < len(datums):
-        raise DecodeError(f"{storage.uri_of(path)}: no record {record_index} in the block at byte {block_offset}")
-    return decode_full_datum(schema_json, datums[record_index])
-
-
 def _block_at(reader: LogFileReader, offset: int) -> LogBlock:
     for block in reader.blocks():
         if block.offset == offset:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import io
 import json
 import math
 import struct
@@ -437,18 +436,6 @@ def container_of(datums: Sequence[bytes], schema_json: str, sync: bytes | None =
     if not datums:
         return header
     return header + _zigzag(len(datums)) + _zigzag(len(data)) + data + sync
-
-
-def avro_container(records: Sequence[Mapping[str, Any]], schema_json: str, parsed: Any = None,
-                   sync: bytes | None = None) -> bytes:
-    """An Avro object-container file holding `records` (encoded by fastavro) in one block."""
-    schema = parsed if parsed is not None else fastavro.parse_schema(json.loads(schema_json))
-    datums = []
-    for record in records:
-        buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, schema, dict(record))
-        datums.append(buf.getvalue())
-    return container_of(datums, schema_json, sync)
 
 
 def encode_avro(record: Mapping[str, Any], record_type: str, table_version: int = 9,

@@ -686,14 +686,6 @@ def _listing_from_instants(instants: Sequence[Instant], with_record_index: bool 
     return pa.table(cols, schema=schema)
 
 
-def listing_of_instants(instants: Sequence[Instant]) -> pa.Table:
-    """:data:`INSTANT_LISTING_SCHEMA` rows of some instants (e.g. the active timeline) plus `files`, as
-    :meth:`UnifiedTimeline.listing_with_files` gives them."""
-    listing = _listing_from_instants(instants)
-    return listing.append_column("files", pa.array([[f.name for f in i.files] for i in instants],
-                                                   pa.list_(pa.string())))
-
-
 _COMPLETES_AS = (("compaction", "commit"), ("logcompaction", "deltacommit"), ("clustering", "replacecommit"))
 
 

@@ -724,12 +724,6 @@ class _Run:
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
-def _datum_ranges(data: bytes, start: int, length: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(starts, ends) in `data` of the records of one Avro data block's content, or None (see
-    :func:`datum_ranges_many`)."""
-    return av.datum_ranges_many(np.frombuffer(data or b"\0", dtype=np.uint8), [start], [length])[0]
-
-
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
                      ends: np.ndarray) -> list[pa.Table]:
     """The write stats of archive records (their block's offset, start and end in `buf`) of one schema, decoded
