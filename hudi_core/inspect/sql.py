@@ -49,10 +49,6 @@ class SqlError(HudiInspectError):
     access). The message is DuckDB's, on one line."""
 
 
-def _doc(docs: Mapping[str, str], name: str) -> dict[str, str]:
-    return {"doc": docs[name]}
-
-
 def _documented(schema: pa.Schema, docs: Mapping[str, str]) -> pa.Schema:
     """`schema` with each field's ``doc`` metadata: its own, else `docs`' (every column must have one)."""
     fields = []

@@ -633,11 +633,6 @@ def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]
     }
 
 
-def duplicates_report(results: list[InstantBlocks]) -> list[dict[str, Any]]:
-    """JSON-able form of :func:`analyze_duplicates`' result."""
-    return [r.to_dict() for r in results]
-
-
 # -- table level ----------------------------------------------------------------------------------
 def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
     """``{instant: {file_id: {log file name: logOffset}}}`` from the write stats of every completed

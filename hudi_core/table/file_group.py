@@ -203,16 +203,6 @@ class ReplacedFileGroup:
 
 
 @dataclass(frozen=True)
-class PendingFileGroupOperation:
-    """A file group named by a pending compaction or clustering plan."""
-
-    partition: str
-    file_id: str
-    instant_time: str
-    action: str
-
-
-@dataclass(frozen=True)
 class SavepointPin:
     """A data file a completed savepoint names (`HoodieSavepointMetadata.partitionMetadata`)."""
 

@@ -38,7 +38,6 @@ pa: Any = LazyModule("pyarrow")
 pq: Any = LazyModule("pyarrow.parquet")
 
 HFILE_V3_TRAILER_SIZE = hfile_trailer.TRAILER_SIZE
-HFILE_TRAILER_MAGIC = hfile_trailer.TRAILER_MAGIC
 DECIMAL_SCALE = 15  # DecimalWrapper: decimal(30, 15)
 
 # `orderingVal` union branches of HoodieDeleteRecordList.avsc, in Java's order (§1.7).

@@ -34,7 +34,6 @@ from hudi_core.formats.timeline.bodies import expected_record_type
 from hudi_core.formats.timeline.instant import State
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "avro"
-NAMESPACE = "org.apache.hudi.avro.model"
 AVRO_MAGIC = b"Obj\x01"
 
 BodyFmt = Literal["avro", "json", "empty"]
@@ -43,13 +42,6 @@ BodyFmt = Literal["avro", "json", "empty"]
 #: kept as ``<name>.v6.avsc`` (taken from a v6 fixture written by Hudi 0.x).
 _V6_VARIANTS = frozenset({"HoodieRequestedReplaceMetadata"})
 
-#: Record types in ``avro/`` (the archive records included).
-RECORD_TYPES: tuple[str, ...] = (
-    "HoodieCommitMetadata", "HoodieReplaceCommitMetadata", "HoodieRequestedReplaceMetadata",
-    "HoodieCompactionPlan", "HoodieCleanerPlan", "HoodieCleanMetadata", "HoodieRollbackPlan",
-    "HoodieRollbackMetadata", "HoodieRestorePlan", "HoodieRestoreMetadata", "HoodieSavepointMetadata",
-    "HoodieIndexPlan", "HoodieIndexCommitMetadata", "HoodieArchivedMetaEntry", "HoodieLSMTimelineInstant",
-)
 # ``HoodieCompactionMetadata.avsc`` (deprecated) is only a part of `HoodieArchivedMetaEntry`: it
 # refers to `HoodieWriteStat`, which the entry defines earlier through `HoodieCommitMetadata`.
 

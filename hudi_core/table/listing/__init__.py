@@ -10,7 +10,6 @@ same way, so every answer can say which listing it used.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -68,6 +67,3 @@ class ListingSource(Protocol):
         ...
 
 
-def files_by_name(files: Mapping[str, list[ListedFile]]) -> dict[str, dict[str, ListedFile]]:
-    """`partition -> {name: file}`: the form comparisons of two listings need."""
-    return {p: {f.name: f for f in fs} for p, fs in files.items()}

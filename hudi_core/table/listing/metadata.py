@@ -69,10 +69,6 @@ SOLO_COMMIT_TIMESTAMP = "00000000000000"
 MDT_SYNCED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLEAN, ia.ROLLBACK,
                                 ia.RESTORE, ia.CLUSTERING})
 
-#: `HoodieFileIndex` / metadata config key that turns the metadata table off for readers.
-METADATA_ENABLE_KEY = "hoodie.metadata.enable"
-
-
 class BlockDecision(StrEnum):
     """Why a log block of the `files` partition counts or not (`BaseHoodieLogRecordReader`)."""
 
