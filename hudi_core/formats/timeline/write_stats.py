@@ -21,8 +21,8 @@ is (file, block offset, record index) so the driver keeps exactly the instants i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 import orjson
@@ -116,7 +116,7 @@ class _Rows:
         return pa.table(self.cols, schema=BODY_STATS_SCHEMA)
 
 
-def _json_stat(d: dict[str, Any]) -> tuple[Any, ...]:
+def _json_stat(d: Mapping[str, Any]) -> tuple[Any, ...]:
     """(file_id … log_version) of one stat dict, as `WriteStat.from_dict` reads them."""
     return (_str(d.get("fileId")), _str(d.get("path")), _str(d.get("prevCommit")), _int(d.get("numWrites")),
             _int(d.get("numInserts")), _int(d.get("numUpdateWrites")), _int(d.get("numDeletes")),
@@ -135,7 +135,7 @@ def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
             seq += 1
 
 
-def _json_stats(data: bytes, action: str) -> list[tuple[Any, dict[str, Any]]] | None:
+def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
     """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
     `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
     try:
@@ -154,7 +154,7 @@ def _json_stats(data: bytes, action: str) -> list[tuple[Any, dict[str, Any]]] | 
     except DecodeError:
         return None
     stats = values.get("partitionToWriteStats")
-    out: list[tuple[Any, dict[str, Any]]] = []
+    out: list[tuple[Any, Mapping[str, Any]]] = []
     if not _is_map(stats):
         return out
     for partition, items in stats.items():
@@ -179,13 +179,13 @@ _JSON_COLUMNS = {"file_id": "fileId", "path": "path", "prev_commit": "prevCommit
                  "base_file": "baseFile", "log_files": "logFiles", "log_version": "logVersion"}
 
 
-def _json_table(parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]]) -> pa.Table:
+def _json_table(parsed: list[tuple[int, list[tuple[Any, Mapping[str, Any]]]]]) -> pa.Table:
     """:data:`BODY_STATS_SCHEMA` rows of parsed JSON bodies, converted by Arrow in one go (raises
     ArrowException where a value is of another type: then the bodies are read one by one)."""
     bodies: list[int] = []
     seqs: list[int] = []
     keys: list[str] = []
-    dicts: list[dict[str, Any]] = []
+    dicts: list[Mapping[str, Any]] = []
     for body, stats in parsed:
         for seq, (partition, d) in enumerate(stats):
             bodies.append(body)
@@ -203,7 +203,7 @@ def _json_table(parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]]) -> p
     return pa.table(cols, schema=BODY_STATS_SCHEMA)
 
 
-def _add_json(rows: _Rows, body: int, stats: list[tuple[Any, dict[str, Any]]]) -> None:
+def _add_json(rows: _Rows, body: int, stats: list[tuple[Any, Mapping[str, Any]]]) -> None:
     """The rows of one parsed JSON body, value by value (`WriteStat.from_dict`'s conversions)."""
     for seq, (partition, d) in enumerate(stats):
         pp = d.get("partitionPath")
@@ -369,7 +369,7 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     return pa.table(out, schema=BODY_STATS_SCHEMA)
 
 
-def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, actions: Sequence[str],
+def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, actions: Sequence[str | None],
                      tree_of: Callable[[bytes], tuple[Any, str]]) -> Iterator[tuple[np.ndarray, int, Any]]:
     """The uncompressed Avro containers among `candidates` (body indexes into `bodies`, flattened into `buf`),
     grouped by identical header: per group its members (only those whose action the writer schema's record
@@ -410,7 +410,7 @@ def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, 
             yield members, size, tree
 
 
-def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
                            ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
     headers. Returns the tables and the bodies decoded (the others take the slow way)."""
@@ -457,42 +457,68 @@ def container_datums(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, memb
     return members[ok], data[ok], size[ok]
 
 
+#: Decodes the Avro containers among some bodies column-wise: (bodies, candidates, actions) -> (tables, done).
+Columnwise = Callable[[pa.Array, np.ndarray, Sequence[str | None]], tuple[list[pa.Table], np.ndarray]]
+
+
+def split_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None], wanted: np.ndarray | None,
+                 columnwise: Columnwise) -> tuple[list[pa.Table], np.ndarray, Callable[[int], bytes]] | None:
+    """Commit bodies (an Arrow binary array, or the caller's bytes objects, read without a copy), the chosen
+    ones (`wanted`, else all) split in two: the Avro containers `columnwise` decodes (its tables, with the
+    caller's body numbers), and the body numbers left for one-by-one decoding, with a reader of body i's
+    bytes. None when there is no body."""
+    raw: Sequence[bytes | None] | None = None
+    arrow: Any = None
+    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
+        arrow = bodies.combine_chunks() if isinstance(bodies, pa.ChunkedArray) else bodies
+        if not (pa.types.is_binary(arrow.type) or pa.types.is_large_binary(arrow.type)):
+            arrow = arrow.cast(pa.binary())
+        n = len(arrow)
+    else:
+        raw = bodies
+        n = len(raw)
+    if n == 0:
+        return None
+    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
+    tables: list[pa.Table] = []
+    if raw is not None:
+        raw_bodies = raw
+        # Only the Avro containers go to Arrow (JSON bodies are parsed from the caller's bytes).
+        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[int(i)] or b"")[:4] == AVRO_MAGIC],
+                           dtype=np.int64)
+        done = np.zeros(n, dtype=bool)
+        if avro_at.size:
+            sub = pa.array([raw[int(i)] for i in avro_at], pa.binary())
+            sub_tables, sub_done = columnwise(sub, np.arange(avro_at.size), [actions[int(i)] for i in avro_at])
+            for t in sub_tables:  # body numbers of the subset back to the caller's
+                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
+            done[avro_at[sub_done]] = True
+
+        def data_of(i: int) -> bytes:
+            return raw_bodies[i] or b""
+    else:
+        avro = np.asarray(pc.fill_null(pc.starts_with(arrow, pattern=AVRO_MAGIC), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        tables, done = columnwise(arrow, np.flatnonzero(avro & chosen), actions)
+
+        def data_of(i: int) -> bytes:
+            data: bytes | None = arrow[i].as_py()
+            return data or b""
+    return tables, np.flatnonzero(chosen & ~done), data_of
+
+
 def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
                           wanted: np.ndarray | None = None) -> tuple[pa.Table, dict[int, str]]:
     """:data:`BODY_STATS_SCHEMA` rows of completed commit bodies (`actions[i]`: body i's action; only the
     bodies `wanted` lists, when given) and the error of each body that does not decode, as `decode_body`
     words it. Rows are in body order."""
-    raw: Sequence[bytes | None] | None = None  # the caller's bytes objects, read without a copy
-    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
-        if isinstance(bodies, pa.ChunkedArray):
-            bodies = bodies.combine_chunks()
-        if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
-            bodies = bodies.cast(pa.binary())
-        n = len(bodies)
-    else:
-        raw = bodies
-        n = len(raw)
+    split = split_bodies(bodies, actions, wanted, _containers_columnwise)
+    if split is None:
+        return BODY_STATS_SCHEMA.empty_table(), {}
+    tables, rest, data_of = split
     errors: dict[int, str] = {}
-    if n == 0:
-        return BODY_STATS_SCHEMA.empty_table(), errors
-    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
-    if raw is not None:
-        # Only the Avro containers go to Arrow (JSON bodies are parsed from the caller's bytes).
-        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[i] or b"")[:4] == AVRO_MAGIC], dtype=np.int64)
-        done = np.zeros(n, dtype=bool)
-        tables = []
-        if avro_at.size:
-            sub = pa.array([raw[i] for i in avro_at], pa.binary())
-            sub_tables, sub_done = _containers_columnwise(sub, np.arange(avro_at.size), [actions[i] for i in avro_at])
-            for t in sub_tables:  # body numbers of the subset back to the caller's
-                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
-            done[avro_at[sub_done]] = True
-    else:
-        avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
-        tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
     rows = _Rows()
-    parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]] = []
+    parsed: list[tuple[int, list[tuple[Any, Mapping[str, Any]]]]] = []
 
     def flush() -> None:
         """Parsed JSON bodies to Arrow, a few at a time (their dicts are large: 100 stats a body on M)."""
@@ -503,8 +529,8 @@ def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Se
                 _add_json(rows, body, stats)
         parsed.clear()
 
-    for i in np.flatnonzero(chosen & ~done):
-        data = (raw[i] if raw is not None else bodies[int(i)].as_py()) or b""
+    for i in rest:
+        data = data_of(int(i))
         action = str(actions[i])
         if sniff_format(data) is BodyFormat.JSON:
             stats = _json_stats(data, action)
@@ -551,7 +577,7 @@ def _located(stats: pa.Table, path: str, offsets: np.ndarray | None, indexes: np
     return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
 
 
-def _error_rows(path: str, items: list[tuple[int | None, int | None, str | None, str | None, str, str]]
+def _error_rows(path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
                 ) -> pa.Table:
     """Error rows: (block offset, record index, requested time, action, code, message)."""
     n = len(items)
@@ -807,7 +833,7 @@ def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, 
     actions: list[str | None] = [None] * n
     for i, (offset, index, datum) in enumerate(records):
         try:
-            key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+            key = cast(dict[str, Any], fastavro.schemaless_reader(io.BytesIO(datum), writer, projection))
         except Exception:  # the listing reports a record that does not decode
             continue
         times[i], actions[i] = key.get("commitTime"), key.get("actionType")
