@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    children: list[subprocess.Popen[str]] = []
+    children: list[subprocess.Popen[Any]] = []  # the ui's output read as text, the writer's not
     try:
         ui = subprocess.Popen(_command("ui", str(root), "--port", str(args.port), "--host", args.host),
                               stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)

@@ -146,7 +146,7 @@ def storage_options_for(uri: str) -> dict[str, str] | None:
         return None
     try:
         options = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise HudiInspectError(f"{STORAGE_OPTIONS_ENV} is not valid JSON (line {exc.lineno}, column {exc.colno})"
                                ) from None
     if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, str)

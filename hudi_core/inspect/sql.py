@@ -29,6 +29,7 @@ The views and how each is computed:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -366,8 +367,7 @@ def views(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = Non
     out = {}
     for name, schema in view_schemas().items():
         builder = _BUILDERS[name]
-        out[name] = View(name, VIEW_DOCS[name], schema,
-                         lambda builder=builder, schema=schema: builder(context, schema))
+        out[name] = View(name, VIEW_DOCS[name], schema, functools.partial(builder, context, schema))
     return out
 
 

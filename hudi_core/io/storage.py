@@ -18,6 +18,7 @@ root is resolved as fsspec resolves it (:func:`local_root`) and fsspec comes in 
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import errno
 import os
@@ -471,7 +472,8 @@ class ReadOnlyStorage:
         stripped = self._fs._strip_protocol(abs_path).rstrip("/")
         root_stripped = self._fs._strip_protocol(root).rstrip("/")
         if stripped.startswith(root_stripped + "/"):
-            return stripped[len(root_stripped) + 1 :]
+            relative: str = stripped[len(root_stripped) + 1 :]
+            return relative
         raise StorageError(f"{abs_path} is outside the storage root {self._uri}")
 
     def _info(self, raw: dict[str, Any]) -> FileInfo:
@@ -514,14 +516,14 @@ class ReadOnlyStorage:
             self._lister = S3Lister.for_options(self.protocol, self._root, self._options)
         return self._lister
 
-    def _list_local(self, rel: str, path: str) -> list[FileInfo]:
+    def _list_local(self, rel: str, path: str) -> builtins.list[FileInfo]:
         """`list` on a local folder: what `LocalFileSystem.ls(detail=True)` + `_info` give, entry for
         entry (type and mtime from `lstat`, size through a symlink), via one `os.scandir`."""
         prefix = f"{rel}/" if rel else ""
         return [FileInfo(prefix + name, size, mtime_ms, is_dir)
                 for name, size, mtime_ms, is_dir in self.list_entries(path)]
 
-    def list_entries(self, path: str = "") -> list[tuple[str, int, int | None, bool]]:
+    def list_entries(self, path: str = "") -> builtins.list[tuple[str, int, int | None, bool]]:
         """`(name, size, mtime_ms, is_dir)` of a folder's direct children, sorted by name: :meth:`list`
         without building a :class:`FileInfo` per entry (performance: partitions of 100k files)."""
         if not self._local:
@@ -545,9 +547,9 @@ class ReadOnlyStorage:
                     kind = None
                     if stat_mode.S_ISLNK(st.st_mode):
                         try:
-                            target = entry.stat(follow_symlinks=True)
-                            size = target.st_size
-                            kind = None if stat_mode.S_ISDIR(target.st_mode) else _not_regular(target.st_mode)
+                            linked = entry.stat(follow_symlinks=True)
+                            size = linked.st_size
+                            kind = None if stat_mode.S_ISDIR(linked.st_mode) else _not_regular(linked.st_mode)
                         except OSError:
                             size = 0
                     elif not stat_mode.S_ISDIR(st.st_mode):
@@ -568,7 +570,8 @@ class ReadOnlyStorage:
         out.sort()
         return out
 
-    def list_entries_many(self, paths: Sequence[str]) -> list[list[tuple[str, int, int | None, bool]]]:
+    def list_entries_many(self, paths: Sequence[str]
+                          ) -> builtins.list[builtins.list[tuple[str, int, int | None, bool]]]:
         """:meth:`list_entries` of several folders, in order (the first failure raises, as a loop
         would). Locally one after another; on an object store concurrently through a bounded pool, so
         a level of 100 partitions costs one wave of LIST round trips, not 200 one after another."""
@@ -580,7 +583,8 @@ class ReadOnlyStorage:
         with ThreadPoolExecutor(max_workers=min(LIST_CONCURRENCY, len(paths))) as pool:
             return list(pool.map(self.list_entries, paths))
 
-    def list_after(self, path: str, start_after: str, max_entries: int = 1000) -> tuple[list[FileInfo], bool] | None:
+    def list_after(self, path: str, start_after: str, max_entries: int = 1000
+                   ) -> tuple[builtins.list[FileInfo], bool] | None:
         """Direct children of a folder whose names sort after `start_after`, sorted by name, at most
         `max_entries`: `(entries, truncated)`. On S3 this is ONE ListObjectsV2 request (`StartAfter` with
         the ``/`` delimiter, one page), which is what lets a follower poll a folder of thousands of
@@ -649,11 +653,12 @@ class ReadOnlyStorage:
         if not lister:
             return None
         target = self._abs(path)
-        raw = lister.cached_info(target)
+        raw: dict[str, Any] | None = lister.cached_info(target)
         if raw is not None:
             return raw
         try:
-            return lister.head(target)
+            head: dict[str, Any] | bool = lister.head(target)
+            return head
         except Exception as exc:  # not found: an answer; anything else: s3fs decides and words it
             return False if isinstance(exc, FileNotFoundError) or type(exc).__name__ == "NotFoundError" else None
 
@@ -667,7 +672,8 @@ class ReadOnlyStorage:
         if head is None:
             return None
         try:
-            return self._fast_lister().has_children(self._abs(path))
+            answer: bool | None = self._fast_lister().has_children(self._abs(path))
+            return answer
         except Exception:  # trouble: s3fs decides and words it
             return None
 
@@ -722,7 +728,8 @@ class ReadOnlyStorage:
 
     def limit_of(self, path: str) -> int:
         """The size limit of a file read whole (:func:`read_kind`, :func:`read_limits`)."""
-        return self._limits[read_kind(normalize_relative(path))]
+        limit: int = self._limits[read_kind(normalize_relative(path))]
+        return limit
 
     def _open_local(self, path: str) -> int:
         """A read-only descriptor of a local regular file. `O_NONBLOCK` so a FIFO cannot block the open;
@@ -772,7 +779,8 @@ class ReadOnlyStorage:
         if fast is not None and fast[0] is not None:
             return fast[0]  # else s3fs reads it, and words the error
         try:
-            return self._fs.cat_file(self._abs(path), start=start, end=end)
+            data: bytes = self._fs.cat_file(self._abs(path), start=start, end=end)
+            return data
         except OSError as exc:
             if _is_unsatisfiable_range(exc):
                 return b""
@@ -804,7 +812,7 @@ class ReadOnlyStorage:
         return {p: data if isinstance(data, StorageError) else self._checked(p, limit, data)
                 for p, limit, data in zip(unique, limits, fetched, strict=True)}
 
-    def _fast_ranges(self, ranges: list[tuple[str, int, int]]) -> list[bytes | None] | None:
+    def _fast_ranges(self, ranges: builtins.list[tuple[str, int, int]]) -> builtins.list[bytes | None] | None:
         """Ranges read through obstore (:mod:`hudi_core.io.s3_listing`): bytes, or None for an item it
         could not read (the caller reads those through s3fs, which words the error); None when
         obstore does not serve this storage."""
@@ -827,7 +835,7 @@ class ReadOnlyStorage:
                                 f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
         return data
 
-    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> builtins.list[bytes | StorageError]:
         """`(path, start, length)` ranges fetched together, in order: each its bytes (fewer at the end
         of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
         on an object store (obstore on S3 where it applies, the rest and its failures through fsspec's
@@ -849,7 +857,7 @@ class ReadOnlyStorage:
             return [data if data is not None else next(slow) for data in fast]
         return self._read_ranges_s3fs(ranges)
 
-    def _read_ranges_s3fs(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+    def _read_ranges_s3fs(self, ranges: Sequence[tuple[str, int, int]]) -> builtins.list[bytes | StorageError]:
         try:
             fetched = self._fs.cat_ranges([self._abs(p) for p, _, _ in ranges], [s for _, s, _ in ranges],
                                           [s + n for _, s, n in ranges], on_error="return")

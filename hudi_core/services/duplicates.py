@@ -577,9 +577,9 @@ def _analyze_file_group(
             pending_corrupt.remove(c)
     results = []
     for instant, attempts_map in per_instant.items():
-        attempts = list(attempts_map.values())
+        views = list(attempts_map.values())
         rolled = instant in command_targets or instant in timeline_rolled_back
-        for a in attempts:
+        for a in views:
             a.rolled_back = rolled or all(_bkey(b) in hudi014.rolled_back for b in a.blocks)
         named: dict[str, int] | None = None
         no_log_stats = False
@@ -590,27 +590,27 @@ def _analyze_file_group(
                 # metadata table's file-group initialisation writes empty DELETE blocks outside
                 # any write stat). Nothing to judge them by.
                 named, no_log_stats = None, True
-        proposal = _proposal(attempts)
-        hudi = _hudi014_verdict(attempts, hudi014)
+        proposal = _proposal(views)
+        hudi = _hudi014_verdict(views, hudi014)
         if instant in uncommitted:
-            for a in attempts:
+            for a in views:
                 a.proposal = a.hudi_014 = UNCOMMITTED
             reason = "pending instant: readers skip blocks of uncommitted writes"
-            proposal = _verdict("proposal", attempts, lambda a: a.proposal, reason, status="not_applicable")
-            hudi = _verdict("hudi_014", attempts, lambda a: a.hudi_014, reason, status="not_applicable")
-        commit = _commit_verdict(attempts, named, no_log_stats)
+            proposal = _verdict("proposal", views, lambda a: a.proposal, reason, status="not_applicable")
+            hudi = _verdict("hudi_014", views, lambda a: a.hudi_014, reason, status="not_applicable")
+        commit = _commit_verdict(views, named, no_log_stats)
         results.append(
             InstantBlocks(
                 partition=partition,
                 file_id=file_id,
                 instant_time=instant,
-                attempts=attempts,
+                attempts=views,
                 corrupt_blocks=corrupt_by_instant.get(instant, []),
-                rolled_back=all(a.rolled_back for a in attempts),
+                rolled_back=all(a.rolled_back for a in views),
                 verdict_proposal=proposal,
                 verdict_hudi_014=hudi,
                 verdict_commit_metadata=commit,
-                risks=_risks(attempts, named, hudi014),
+                risks=_risks(views, named, hudi014),
             )
         )
     return results
@@ -668,7 +668,7 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
                 # 900k insert stats were 900k empty dicts (issue 26).
                 continue
             names = per_file.setdefault(stat_file_id, {})
-            if is_log:
+            if is_log and file_name:  # is_log implies a name: said again for the type checker
                 names[file_name] = min(names.get(file_name, 1 << 62), int(offset or 0))
             for name in log_files:
                 names.setdefault(posixpath.basename(name), 0)

@@ -88,11 +88,12 @@ def _empty() -> pa.Table:
 
 def _active(table: HudiTable) -> pa.Table:
     tl = table.timeline
-    instants = [i for i in tl if i.is_completed and i.completed_action in ws.WRITE_COMPLETED_ACTIONS
-                and i.file(State.COMPLETED) is not None]
-    if not instants:
+    written = [(i, f) for i in tl if i.is_completed and i.completed_action in ws.WRITE_COMPLETED_ACTIONS
+               and (f := i.file(State.COMPLETED)) is not None]
+    if not written:
         return _empty()
-    files = [i.file(State.COMPLETED) for i in instants]
+    instants = [i for i, _ in written]
+    files = [f for _, f in written]
     # Bodies the active-timeline index has are not read: their stats come from its columns (issue 26).
     index = tl.summaries()
     indexed = index.stats_table(files) if index is not None else None

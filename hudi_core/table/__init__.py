@@ -367,8 +367,8 @@ class HudiTable:
             "active_instants": len(tl),
             "completed_instants": len(tl.completed()),
             "pending_instants": len(tl.pending()),
-            "first_instant": tl.first().requested_time if tl.first() else None,
-            "last_instant": tl.last().requested_time if tl.last() else None,
+            "first_instant": first.requested_time if (first := tl.first()) else None,
+            "last_instant": last.requested_time if (last := tl.last()) else None,
         }
 
 

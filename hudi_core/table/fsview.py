@@ -376,7 +376,7 @@ class FileSystemView:
 
     # -- rows for the inspect API ---------------------------------------------------------------------
 
-    def slice_rows(self, as_of: str | None = None, latest_only: bool = False) -> list[dict[str, object]]:
+    def slice_rows(self, as_of: str | None = None, latest_only: bool = False) -> list[dict[str, Any]]:
         """Rows of `inspect.file_slices`: every committed slice (≤ `as_of`) of every group.
 
         The group's latest slice is the one :meth:`latest_slices` returns (files filtered as a

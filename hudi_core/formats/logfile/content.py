@@ -308,15 +308,18 @@ def decode_avro_content(content: bytes, schema_json: str, legacy: bool = False) 
     """Records of an AVRO/CDC data block; `schema_json` is the header SCHEMA."""
     _, embedded, datums = split_avro_content(content, legacy)
     schema = parsed_schema(embedded or schema_json)
-    records = []
+    records: list[dict[str, Any]] = []
     for datum in datums:
         buf = io.BytesIO(datum)
         try:
-            records.append(fastavro.schemaless_reader(buf, schema, None))
+            record = fastavro.schemaless_reader(buf, schema, None)
         except Exception as exc:  # fastavro raises many types on bad bytes
             raise LogContentError(f"Avro record does not decode: {exc!r}") from exc
         if buf.tell() != len(datum):
             raise LogContentError("Avro record has trailing bytes")
+        if not isinstance(record, dict):
+            raise LogContentError("Avro datum is not a record")
+        records.append(record)
     return records
 
 
@@ -374,7 +377,8 @@ def parquet_table(content: bytes) -> pa.Table:
 def parquet_num_rows(reader: LogFileReader, block: LogBlock) -> int:
     """Row count from the parquet footer, reading only the footer through ranged reads."""
     try:
-        return pq.read_metadata(_ContentFile(reader, block)).num_rows
+        rows: int = pq.read_metadata(_ContentFile(reader, block)).num_rows
+        return rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a damaged footer may hold non-UTF-8 names
         raise LogContentError(f"parquet block footer does not decode: {exc}") from exc
 

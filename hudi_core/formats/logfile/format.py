@@ -92,12 +92,14 @@ def pack_i64(value: int) -> bytes:
 
 def unpack_i32(data: bytes | memoryview, offset: int = 0) -> int:
     """Read a big-endian signed 32-bit integer."""
-    return _I32.unpack_from(data, offset)[0]
+    value: int = _I32.unpack_from(data, offset)[0]
+    return value
 
 
 def unpack_i64(data: bytes | memoryview, offset: int = 0) -> int:
     """Read a big-endian signed 64-bit integer."""
-    return _I64.unpack_from(data, offset)[0]
+    value: int = _I64.unpack_from(data, offset)[0]
+    return value
 
 
 def encode_value(value: str | bytes) -> bytes:

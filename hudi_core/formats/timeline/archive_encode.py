@@ -97,8 +97,8 @@ def _decode_any(data: bytes) -> dict[str, Any] | None:
     if not data or not data.strip():
         return None
     if data[:4] == b"Obj\x01":
-        records = list(fastavro.reader(io.BytesIO(data)))
-        return records[0] if records else None
+        first = next(iter(fastavro.reader(io.BytesIO(data))), None)
+        return first if isinstance(first, dict) else None
     value = json.loads(data.decode("utf-8"))
     return value if isinstance(value, dict) else None
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import fastavro
 import numpy as np
@@ -247,7 +247,7 @@ def _slow_key_fields(reader: LogFileReader, block: LogBlock, rows: _Rows, uri: s
     out: list[KeyFields | None] = []
     for index, datum in enumerate(datums):
         try:
-            rec = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+            rec = cast(dict[str, Any], fastavro.schemaless_reader(io.BytesIO(datum), writer, projection))
         except Exception as exc:  # fastavro raises many types on damaged datums
             rows.error(damage_code or "archive_record_undecodable",
                        f"{uri}: record {index} of the block at byte {block.offset} does not decode: "

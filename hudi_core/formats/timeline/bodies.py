@@ -165,6 +165,8 @@ def _read_avro_container(data: bytes) -> tuple[str, dict[str, Any]]:
         raise DecodeError(f"damaged Avro container ({type(exc).__name__}: {exc})") from exc
     if not records:
         raise DecodeError("Avro container holds no record")
+    if not isinstance(records[0], dict):
+        raise DecodeError("Avro container holds no record")
     name = schema.get("name", "") if isinstance(schema, dict) else ""
     return name.rsplit(".", 1)[-1], records[0]
 

@@ -240,7 +240,8 @@ def conform(value: Any, schema: Any, named: dict[str, Any] | None = None) -> Any
 
 @functools.lru_cache(maxsize=64)
 def _schema_dict(record_type: str, table_version: int) -> dict[str, Any]:
-    return json.loads(writer_schema_json(record_type, table_version))
+    schema: dict[str, Any] = json.loads(writer_schema_json(record_type, table_version))
+    return schema
 
 
 @functools.lru_cache(maxsize=64)
@@ -252,7 +253,9 @@ def _named_types(record_type: str, table_version: int) -> dict[str, Any]:
 
 def conform_record(record: Mapping[str, Any], record_type: str, table_version: int = 9) -> dict[str, Any]:
     """`record` projected onto the writer schema of `record_type` (see :func:`conform`)."""
-    return conform(record, _schema_dict(record_type, table_version), dict(_named_types(record_type, table_version)))
+    conformed: dict[str, Any] = conform(record, _schema_dict(record_type, table_version),
+                                        dict(_named_types(record_type, table_version)))
+    return conformed
 
 
 # -- Avro object container ------------------------------------------------------------------------
