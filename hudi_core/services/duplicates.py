@@ -48,6 +48,7 @@ import pyarrow.compute as pc
 
 from hudi_core.formats.timeline.instant import Instant, State
 from hudi_core.io.filenames import parse_log_file_name
+from hudi_core.io.java import long_hashmap_order
 
 if TYPE_CHECKING:
     from hudi_core.formats.timeline.active import ActiveTimeline
@@ -293,22 +294,6 @@ def blocks_from_inventory(inventory: pa.Table) -> list[BlockRef]:
 
 
 # -- rule (b): the 0.14 reader ----------------------------------------------------------------
-def java_long_hashmap_order(keys: list[int]) -> list[int]:
-    """Iteration order of a `java.util.HashMap<Long, …>` filled with `keys` in this order
-    (bucket = spread(Long.hashCode) & (capacity - 1); insertion order inside a bucket)."""
-    capacity = 16
-    while len(keys) > capacity * 0.75:
-        capacity *= 2
-
-    def bucket(key: int) -> int:
-        u = key & 0xFFFFFFFFFFFFFFFF
-        h = (u ^ (u >> 32)) & 0xFFFFFFFF
-        h ^= h >> 16
-        return h & (capacity - 1)
-
-    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]
-
-
 @dataclass
 class Hudi014Result:
     """Outcome of the 0.14 reconciliation over one file group's blocks."""
@@ -363,7 +348,7 @@ def reconcile_hudi_014(blocks: list[BlockRef], uncommitted: Collection[str] = ()
             if len(per_instant) < 2:
                 continue
             best_count, best_attempt = -1, None
-            for attempt in java_long_hashmap_order(list(per_instant)):
+            for attempt in long_hashmap_order(per_instant):
                 size = len(per_instant[attempt])
                 if best_count <= size:
                     best_count, best_attempt = size, attempt
