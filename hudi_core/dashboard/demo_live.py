@@ -40,7 +40,7 @@ STOP_TIMEOUT_S = 15.0
 
 def demo_root(now: dt.datetime | None = None) -> Path:
     """A new folder for one demo: `<cache>/demo-live/<UTC time>`."""
-    from hudi_core.dashboard.demo import cache_dir
+    from hudi_core.formats.timeline.index_paths import cache_dir
 
     stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%d-%H%M%S")
     root = cache_dir() / "demo-live" / stamp

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from hudi_core.dashboard.demo import cache_dir, fixtures_root
+from hudi_core.dashboard.demo import fixtures_root
 from hudi_core.errors import HudiInspectError
+from hudi_core.formats.timeline.index_paths import cache_dir
 
 ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"
 #: fsspec storage options for URL tables, as a JSON object (`hudi-inspect ui --storage-option K=V` sets it).
