@@ -845,7 +845,7 @@ def _mdt_compaction_stalled(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
-    from hudi_core.io.properties import parse_java_properties
+    from hudi_core.io.table_config import parse_java_properties
     from hudi_core.table import PROPERTIES_BACKUP_PATH, PROPERTIES_PATH
 
     storage = ctx.table.storage

@@ -21,10 +21,10 @@ from hudi_core.formats.timeline.active import ActiveTimeline, load_active_timeli
 from hudi_core.io.properties import (
     TESTED_TABLE_VERSIONS,
     TableProperties,
-    parse_java_properties,
     table_properties_from,
 )
 from hudi_core.io.storage import ReadOnlyStorage
+from hudi_core.io.table_config import parse_java_properties
 
 if TYPE_CHECKING:
     from hudi_core.engines.executor import Executor
