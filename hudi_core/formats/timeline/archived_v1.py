@@ -227,7 +227,7 @@ _KEY_BATCH = 20_000
 def _key_tree(schema_json: str) -> Any:
     """The column reader's tree for the key fields of `schema_json`'s records; raises what the record reader's
     schema check raises first, so that a schema it refuses is refused here too."""
-    from hudi_core.formats.timeline import avro_vector as av
+    from hudi_core.formats.avro import vector as av
 
     _schemas(schema_json)
     return av.compile_schema(schema_json, (), {}, _KEY_TOP)
@@ -264,7 +264,7 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
     """Block offset -> the key fields of its records, for the blocks that read column-wise exactly (framing
     version 1+, a schema the column reader takes, every record ending where its length says); the other blocks
     are left out (the record-by-record reader reads them and names their damage)."""
-    from hudi_core.formats.timeline import avro_vector as av
+    from hudi_core.formats.avro import vector as av
 
     good = [b for b in blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK and b.schema
             and b.format_version != 0]

@@ -17,11 +17,10 @@ import fastavro
 import orjson
 
 from hudi_core.errors import DecodeError
+from hudi_core.formats.avro.container import AVRO_MAGIC
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import RECORD_BUILDERS, CommitMetadata
-
-AVRO_MAGIC = b"Obj\x01"
 
 
 class BodyFormat(StrEnum):

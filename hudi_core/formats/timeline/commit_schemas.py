@@ -6,7 +6,7 @@ every body of a large table one record at a time costs what decoding every write
 module reads only those two values, the way :mod:`hudi_core.formats.timeline.write_stats` reads write stats:
 
 * Avro containers (layout-2 bodies, active or archived) with the same header are decoded together,
-  column-wise (:mod:`hudi_core.formats.timeline.avro_vector`: the write stats are read past, the `extraMetadata`
+  column-wise (:mod:`hudi_core.formats.avro.vector`: the write stats are read past, the `extraMetadata`
   map's entries and the `operationType` kept as positions in the buffer);
 * JSON bodies (layout 1) are parsed with orjson (the whole body: a damaged one is never half read);
 * anything else, and any body or batch the first two refuse, goes through
@@ -29,7 +29,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError, StorageError
-from hudi_core.formats.timeline import avro_vector as av
+from hudi_core.formats.avro import vector as av
+from hudi_core.formats.avro.container import binary_buffers, container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
@@ -164,10 +165,10 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
-    buf, starts, ends = ws._flat(bodies)
+    buf, starts, ends = binary_buffers(bodies)
     for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
         try:
-            members, data, length = ws.container_datums(buf, starts, ends, group, size)
+            members, data, length = container_datums(buf, starts, ends, group, size)
             cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
             operation, schema = _captured_values(buf, cap, members.size)
         except av.VectorDecodeError:

@@ -7,7 +7,7 @@ stat's `partitionPath`, else its map key; `log_files` is empty when the stat has
 Three ways to the same rows, fastest first:
 
 * Avro containers (layout-2 bodies, active or archived) with the same header (writer schema, codec
-  ``null``) are decoded together, column-wise (:mod:`hudi_core.formats.timeline.avro_vector`);
+  ``null``) are decoded together, column-wise (:mod:`hudi_core.formats.avro.vector`);
 * JSON bodies (layout 1, Hudi 0.x) are parsed with orjson and read field by field, without objects;
 * anything else, and any body or batch the first two refuse (damage, another codec, several records),
   goes through :func:`~hudi_core.formats.timeline.bodies.decode_body` as every other reader does, which also
@@ -30,10 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError, StorageError
-from hudi_core.formats.timeline import avro_vector as av
+from hudi_core.formats.avro import vector as av
+from hudi_core.formats.avro.container import AVRO_MAGIC, binary_buffers, container_datums, container_header
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.bodies import (
-    AVRO_MAGIC,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -227,51 +227,6 @@ def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
 # -- Avro containers, column-wise ----------------------------------------------------------------------
 
 
-def _read_long(data: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-
-
-def container_header(data: bytes) -> tuple[int, dict[str, bytes]] | None:
-    """(length of the header up to and including its sync marker, metadata) of an Avro container, or None."""
-    if data[:4] != AVRO_MAGIC:
-        return None
-    try:
-        pos = 4
-        meta: dict[str, bytes] = {}
-        while True:
-            count, pos = _read_long(data, pos)
-            if count == 0:
-                break
-            if count < 0:
-                count = -count
-                _, pos = _read_long(data, pos)
-            for _ in range(count):
-                klen, pos = _read_long(data, pos)
-                if klen < 0 or pos + klen > len(data):
-                    return None
-                key = data[pos:pos + klen]
-                pos += klen
-                vlen, pos = _read_long(data, pos)
-                if vlen < 0 or pos + vlen > len(data):
-                    return None
-                meta[key.decode("utf-8")] = data[pos:pos + vlen]
-                pos += vlen
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if pos + 16 > len(data):
-        return None
-    return pos + 16, meta
-
-
 @functools.lru_cache(maxsize=32)
 def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
@@ -284,20 +239,6 @@ def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     if record_type not in _COMMIT_TYPES:
         raise av.VectorDecodeError(f"not commit metadata: {record_type}")
     return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
-
-
-def _flat(bodies: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the data buffer, starts, ends) of a binary array, without a copy (null bodies are empty)."""
-    kind = np.int64 if pa.types.is_large_binary(bodies.type) else np.int32
-    n = len(bodies)
-    offsets = np.frombuffer(bodies.buffers()[1], dtype=kind)[bodies.offset:bodies.offset + n + 1].astype(np.int64)
-    data = bodies.buffers()[2]
-    buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, dtype=np.uint8)
-    starts, ends = offsets[:-1], offsets[1:]
-    if bodies.null_count:
-        valid = np.asarray(bodies.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        ends = np.where(valid, ends, starts)
-    return buf, starts, ends
 
 
 def _strings(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
@@ -418,7 +359,7 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
-    buf, starts, ends = _flat(bodies)
+    buf, starts, ends = binary_buffers(bodies)
     for members, size, tree in container_groups(bodies, buf, candidates, actions, _container_tree):
         try:
             table, decoded = _decode_members(buf, starts, ends, members, size, tree)
@@ -435,26 +376,6 @@ def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, membe
     members, data, size = container_datums(buf, starts, ends, members, header)
     cap = av.decode(tree, buf, data, data + size, _SINKS)
     return _captured_table(buf, cap, members), members
-
-
-def container_datums(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(members, datum starts, datum sizes) of the containers `members` (body i at `starts[i]:ends[i]` of `buf`,
-    `header` bytes of header each) that hold one block of one record followed by the header's sync marker; the
-    others are left out (the caller reads them the slow way)."""
-    s, e = starts[members], ends[members]
-    try:
-        count, p1 = av.read_varints(buf, s + header)
-        size, data = av.read_varints(buf, p1)
-    except IndexError as exc:
-        raise av.VectorDecodeError("a container ends inside its header") from exc
-    ok = (count == 1) & (size >= 0) & (data + size + 16 == e)
-    sync_at = np.where(ok, data + size, s)
-    last = buf.size - 1
-    sync = buf[np.minimum((s + header - 16)[:, None] + np.arange(16), last)]
-    after = buf[np.minimum(sync_at[:, None] + np.arange(16), last)]
-    ok &= (sync == after).all(axis=1)
-    return members[ok], data[ok], size[ok]
 
 
 #: Decodes the Avro containers among some bodies column-wise: (bodies, candidates, actions) -> (tables, done).
