@@ -684,7 +684,11 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     first[1:] = offsets[1:] != offsets[:-1]
     block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
     indexes = np.arange(n, dtype=np.int64) - block_start
-    datum = lambda i: bytes(buf[starts[i]:ends[i]])  # noqa: E731 - the slow ways' bytes of one record
+
+    def datum(i: int) -> bytes:
+        """The slow ways' bytes of one record."""
+        return bytes(buf[starts[i]:ends[i]])
+
     try:
         cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
         times = _strings(buf, n, *cap.columns["commit_time"])
@@ -721,7 +725,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
         errors = []
         for i in slow:
             try:
-                body = payload_to_body(decode_full_datum(schema_json, datum(i)), action_list[i], State.COMPLETED)
+                body = payload_to_body(decode_full_datum(schema_json, datum(int(i))), action_list[i], State.COMPLETED)
                 if isinstance(body.record, CommitMetadata):
                     _add_commit_metadata(rows, int(i), body.record)
             except DecodeError as exc:
