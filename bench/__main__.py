@@ -48,7 +48,6 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-STAGES = ("open", "timeline", "fsview", "log_scan", "plan_clean", "plan_archive", "doctor")
 #: Targets on the L table (2 cores, 24 GiB).
 TARGETS = {"open_s": 3.0, "fsview_ratio_vs_hudi_rs": 1.0, "log_files_per_s": 20_000, "dry_run_s": 2.0,
            "peak_bytes": int(1.5 * 2**30)}

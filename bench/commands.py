@@ -52,7 +52,6 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
-TIMEOUT_S = 1800
 
 #: name -> arguments after ``python -m hudi_core`` (``{T}`` is the table).
 COMMANDS: dict[str, list[str]] = {

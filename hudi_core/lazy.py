@@ -4,7 +4,7 @@ start-up must not pay for pyarrow and fsspec."""
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
@@ -20,24 +20,6 @@ def lazy_getattr(package: str, names: Mapping[str, str]) -> Callable[[str], Any]
         return value
 
     return __getattr__
-
-
-class LazyRows(Sequence[Any]):
-    """A long list made on demand: `fn(item)` of each item of `items`, built when read. The CLI's JSON writer
-    (`hudi_core.cli.output.write_json`) writes it chunk by chunk, so its dicts never exist all at once (issue
-    26: a million clean decisions as dicts took 0.5 GB)."""
-
-    def __init__(self, items: Sequence[Any], fn: Callable[[Any], Any]) -> None:
-        self.items = items
-        self.fn = fn
-
-    def __len__(self) -> int:
-        return len(self.items)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return [self.fn(x) for x in self.items[index]]
-        return self.fn(self.items[index])
 
 
 class LazyModule:

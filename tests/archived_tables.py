@@ -15,8 +15,9 @@ from typing import Any
 from hudi_core.formats.timeline import encode
 from hudi_core.formats.timeline.active import ActiveTimeline, load_active_timeline
 from hudi_core.formats.timeline.instant import State, instant_file_name
-from hudi_core.io.properties import TableProperties, parse_java_properties, table_properties_from
+from hudi_core.io.properties import TableProperties, table_properties_from
 from hudi_core.io.storage import ReadOnlyStorage
+from hudi_core.io.table_config import parse_java_properties
 from hudi_core.scenarios.scratch import ScratchDir
 
 

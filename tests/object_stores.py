@@ -70,12 +70,6 @@ def comparable_columns(table: pa.Table) -> pa.Table:
     return table.drop_columns([c for c in table.column_names if "path" in c or "uri" in c or c in MTIME_KEYS])
 
 
-def without_completion(value: object) -> object:
-    """A JSON answer without completion times and the other modification times (layout 1 takes them from the
-    file's modification time: on an object store that is the upload time)."""
-    return without_mtimes(value, True)
-
-
 def assert_same_answer(command: list[str], url: str, local: Path, store_args: list[str], layout_1: bool) -> None:
     """`command` on the remote `url` answers exactly as on the local copy of the table (for a layout-1
     table, completion times aside), the metadata-table listing checked against storage on both."""

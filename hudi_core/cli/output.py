@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 import orjson
 
-from hudi_core.lazy import LazyRows
+from hudi_core.services.lazy_rows import LazyRows
 
 
 def _cell(value: Any) -> str:

@@ -61,7 +61,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
         payload = _cli().with_findings(args, payload)
         print(render_json(payload))
     else:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for key, value in payload.items():
             if isinstance(value, dict):
                 rows.extend({"marker": f"{key}.{k}", "value": v} for k, v in value.items())

@@ -380,7 +380,7 @@ def marker_labels(markers: Sequence[Marker], x_range: tuple[float, float] | None
     groups: dict[str, list[Marker]] = {}
     for m in sorted(markers, key=lambda m: (m.instant, list(MarkerKind).index(m.kind))):
         groups.setdefault(m.instant, []).append(m)
-    items = []
+    items: list[dict[str, Any]] = []
     for time, ms in groups.items():
         x = float(to_ms(instant_datetimes([time]))[0])
         if np.isnan(x):

@@ -12,6 +12,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
+from hudi_core.formats.timeline.index_paths import cache_dir
+
 DEMO_FIXTURE = "v9_txns_simple_meta"
 DEMO_SCENARIO = "hudi7779_case_b"
 DEMO_TABLE_VERSION = 9
@@ -23,10 +25,6 @@ def fixtures_root() -> Path | None:
     candidates = [Path(env)] if env else []
     candidates.append(Path(__file__).resolve().parent.parent.parent / "shared" / "fixtures" / "hudi-rs")
     return next((c for c in candidates if c.is_dir()), None)
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("HUDI_INSPECTOR_CACHE", Path.home() / ".cache" / "hudi-inspector"))
 
 
 def demo_table_path(name: str | None = None) -> Path | None:

@@ -40,7 +40,7 @@ STOP_TIMEOUT_S = 15.0
 
 def demo_root(now: dt.datetime | None = None) -> Path:
     """A new folder for one demo: `<cache>/demo-live/<UTC time>`."""
-    from hudi_core.dashboard.demo import cache_dir
+    from hudi_core.formats.timeline.index_paths import cache_dir
 
     stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%d-%H%M%S")
     root = cache_dir() / "demo-live" / stamp
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         stop.set()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    children: list[subprocess.Popen[str]] = []
+    children: list[subprocess.Popen[Any]] = []  # the ui's output read as text, the writer's not
     try:
         ui = subprocess.Popen(_command("ui", str(root), "--port", str(args.port), "--host", args.host),
                               stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)

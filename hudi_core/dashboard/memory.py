@@ -53,6 +53,6 @@ def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
 @functools.cache
 def _libc(name: str) -> Callable[..., int] | None:
     try:
-        return getattr(ctypes.CDLL(None), name)  # type: ignore[no-any-return]
+        return getattr(ctypes.CDLL(None), name)
     except (OSError, AttributeError):
         return None

@@ -20,7 +20,7 @@ from hudi_core.errors import HudiInspectError, Severity
 SCENARIOS_PAGE = page_path("scenarios")
 
 
-def resolve_table(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any]) -> str | None:
+def resolve_table(session: state.Session, query_params: MutableMapping[str, Any]) -> str | None:
     """Settle the current table from the URL, the session or the demo; returns a refusal message.
 
     Order: a `table` query parameter different from the session's (a pasted link), then the

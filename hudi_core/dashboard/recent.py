@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hudi_core.dashboard.demo import cache_dir
+from hudi_core.formats.timeline.index_paths import cache_dir
 
 MAX_RECENT = 8
 

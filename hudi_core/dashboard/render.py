@@ -13,7 +13,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -115,8 +115,9 @@ def column_widths(df: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None, height: int | str = "auto",
-          column_config: dict[str, Any] | None = None, row_style: Callable[[pd.Series], str] | None = None,
+def table(df: pd.DataFrame, name: str, key: str, *, caption: str | None = None,
+          height: int | Literal["auto", "stretch", "content"] = "auto", column_config: dict[str, Any] | None = None,
+          row_style: Callable[[pd.Series], str] | None = None,
           csv_frame: pd.DataFrame | Callable[[], pd.DataFrame] | None = None) -> None:
     """A dataframe with a "CSV" download button under it (the CSV is made only when clicked).
 

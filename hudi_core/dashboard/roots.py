@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from hudi_core.dashboard.demo import cache_dir, fixtures_root
+from hudi_core.dashboard.demo import fixtures_root
 from hudi_core.errors import HudiInspectError
+from hudi_core.formats.timeline.index_paths import cache_dir
 
 ROOTS_ENV = "HUDI_INSPECTOR_ROOTS"
 #: fsspec storage options for URL tables, as a JSON object (`hudi-inspect ui --storage-option K=V` sets it).
@@ -146,7 +147,7 @@ def storage_options_for(uri: str) -> dict[str, str] | None:
         return None
     try:
         options = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise HudiInspectError(f"{STORAGE_OPTIONS_ENV} is not valid JSON (line {exc.lineno}, column {exc.colno})"
                                ) from None
     if not isinstance(options, dict) or not all(isinstance(k, str) and isinstance(v, str)

@@ -64,9 +64,10 @@ def warm(table: str | None) -> None:
     except Exception:  # the page reports it
         return
     if heavy:  # the first look, and its background decoding started; never the whole decode here
-        for step in (lambda: loaders.load_triage(table, engine), lambda: loaders.first_look_pending(table, engine)):
+        for first_step in (lambda: loaders.load_triage(table, engine),
+                           lambda: loaders.first_look_pending(table, engine)):
             try:
-                step()
+                first_step()
             except Exception:  # the page runs the same call and shows its error
                 return
         return

@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
+#: `st.session_state` or a test's dict: Streamlit's proxy is a mapping keyed by `str | int`, which a
+#: `MutableMapping[str, Any]` parameter would refuse (mappings are invariant in their key).
+Session = MutableMapping[Any, Any]
+
 #: Query parameters the dashboard uses (documented for links and tests).
 PARAMS = {
     "table": "table URI (path or URL)",
@@ -56,7 +60,7 @@ def url_value(query_params: MutableMapping[str, Any], key: str) -> str | None:
     return str(value)
 
 
-def init_widget(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any], key: str,
+def init_widget(session: Session, query_params: MutableMapping[str, Any], key: str,
                 default: Any, parse: Callable[[str], Any] = str,
                 valid: Callable[[Any], bool] | None = None) -> None:
     """Seed widget `key` before it is drawn: URL value, else the kept value, else `default`.
@@ -78,7 +82,7 @@ def init_widget(session: MutableMapping[str, Any], query_params: MutableMapping[
     session[key] = kept if kept is not None and (valid is None or valid(kept)) else default
 
 
-def remember(session: MutableMapping[str, Any], query_params: MutableMapping[str, Any], key: str, value: Any,
+def remember(session: Session, query_params: MutableMapping[str, Any], key: str, value: Any,
              default: Any = None, encode: Callable[[Any], str] = str) -> None:
     """Keep `value` for later runs and write it to the URL (removed when it equals `default`)."""
     session[_KEEP + key] = value
@@ -91,24 +95,24 @@ def remember(session: MutableMapping[str, Any], query_params: MutableMapping[str
         query_params[key] = text
 
 
-def kept(session: MutableMapping[str, Any], key: str, default: Any = None) -> Any:
+def kept(session: Session, key: str, default: Any = None) -> Any:
     """The value last remembered for `key` (survives page switches)."""
     return session.get(_KEEP + key, default)
 
 
-def keep(session: MutableMapping[str, Any], key: str, value: Any) -> None:
+def keep(session: Session, key: str, value: Any) -> None:
     """Remember `value` for `key` without a widget (the next page's widget starts from it)."""
     session[_KEEP + key] = value
     session.pop(key, None)
 
 
-def forget(session: MutableMapping[str, Any], key: str) -> None:
+def forget(session: Session, key: str) -> None:
     """Drop the widget value and the kept value of `key`."""
     session.pop(key, None)
     session.pop(_KEEP + key, None)
 
 
-def jump_callback(ss: MutableMapping[str, Any], target: str, typed: str, known: set[str]) -> Callable[[], None]:
+def jump_callback(ss: Session, target: str, typed: str, known: set[str]) -> Callable[[], None]:
     """An `on_change` for a text input (session key `typed`) that selects what was typed in the widget
     keyed `target` when it is one of `known`, and clears the input; an unknown value stays typed (the
     page then says so). Runs before the script, when widget values may still be set."""

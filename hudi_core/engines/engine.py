@@ -264,20 +264,6 @@ def get_spark_session(master: str | None = None, conf: Iterable[str] | Mapping[s
         return session
 
 
-def active_spark_session() -> SparkSession | None:
-    """The session created by :func:`get_spark_session`, if any."""
-    return _SESSION
-
-
-def stop_spark_session() -> None:
-    """Stop the process's Spark session (the next bulk stage starts a new one)."""
-    global _SESSION, _SESSION_MASTER
-    with _SESSION_LOCK:
-        if _SESSION is not None:
-            _SESSION.stop()
-        _SESSION, _SESSION_MASTER = None, None
-
-
 # -- executors ----------------------------------------------------------------------------------------
 
 

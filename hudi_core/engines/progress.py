@@ -114,7 +114,6 @@ class TerminalProgressBar:
         self.stream = stream or sys.stderr
         self.min_interval = min_interval
         self._last_draw = 0.0
-        self._visible = False
 
     def __call__(self, event: ProgressEvent) -> None:
         now = time.monotonic()
@@ -128,11 +127,9 @@ class TerminalProgressBar:
         filled = int(bar_width * event.fraction)
         line = f"{label} [{'#' * filled}{'.' * (bar_width - filled)}]{counts}"
         self.stream.write("\r" + line[:width])
-        self._visible = True
         if event.finished:
             # Clear the line: the command's own output follows.
             self.stream.write("\r" + " " * min(width, len(line)) + "\r")
-            self._visible = False
         self.stream.flush()
 
 

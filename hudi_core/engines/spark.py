@@ -355,7 +355,7 @@ class SparkExecutor:
             finally:
                 if sc is not None:
                     for key in ("spark.jobGroup.id", "spark.job.description", "spark.job.interruptOnCancel"):
-                        sc.setLocalProperty(key, None)  # type: ignore[arg-type]
+                        sc.setLocalProperty(key, None)
 
         try:
             raw = self._run_with_progress(spark, collect, job_group, tracker, done_before, count)

@@ -226,33 +226,12 @@ class TableInspector:
         return facts.with_phases(table, timeline, facts.metadata_timeline_of(self._table))
 
     def write_stats(self) -> pa.Table:
-        """One row per file written by each completed commit, deltacommit or replacecommit."""
-        tl = self._decoded_timeline()
-        rows = []
-        for inst in tl.completed().write_timeline():
-            meta = tl.commit_metadata(inst)
-            if meta is None:
-                continue
-            for partition in sorted(meta.partition_to_write_stats):
-                for s in meta.partition_to_write_stats[partition]:
-                    rows.append({
-                        "requested_time": inst.requested_time,
-                        "action": inst.completed_action,
-                        "partition": s.partition_path if s.partition_path is not None else partition,
-                        "file_id": s.file_id,
-                        "path": s.path,
-                        "prev_commit": s.prev_commit,
-                        "num_writes": s.num_writes,
-                        "num_inserts": s.num_inserts,
-                        "num_update_writes": s.num_update_writes,
-                        "num_deletes": s.num_deletes,
-                        "total_write_bytes": s.total_write_bytes,
-                        "file_size_in_bytes": s.file_size_in_bytes,
-                        "base_file": s.base_file,
-                        "log_files": list(s.log_files),
-                        "log_version": s.log_version,
-                    })
-        return _table(rows, WRITE_STATS_SCHEMA)
+        """One row per file written by each completed commit, deltacommit or replacecommit of the active
+        timeline, in timeline order, each instant's rows by partition path."""
+        from hudi_core.services.write_stats import table_write_stats
+
+        stats = table_write_stats(self._table, archived=False, order="partition")
+        return pa.Table.from_arrays(stats.select(WRITE_STATS_SCHEMA.names).columns, schema=WRITE_STATS_SCHEMA)
 
     def file_slices(self, as_of: str | None = None, latest_only: bool = False) -> pa.Table:
         """Committed file slices (every slice of every group), flagged latest / replaced;

@@ -29,6 +29,7 @@ The views and how each is computed:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -47,10 +48,6 @@ if TYPE_CHECKING:
 class SqlError(HudiInspectError):
     """A query that does not run: not one SELECT, or DuckDB refuses it (syntax, names, types, a file
     access). The message is DuckDB's, on one line."""
-
-
-def _doc(docs: Mapping[str, str], name: str) -> dict[str, str]:
-    return {"doc": docs[name]}
 
 
 def _documented(schema: pa.Schema, docs: Mapping[str, str]) -> pa.Schema:
@@ -370,8 +367,7 @@ def views(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = Non
     out = {}
     for name, schema in view_schemas().items():
         builder = _BUILDERS[name]
-        out[name] = View(name, VIEW_DOCS[name], schema,
-                         lambda builder=builder, schema=schema: builder(context, schema))
+        out[name] = View(name, VIEW_DOCS[name], schema, functools.partial(builder, context, schema))
     return out
 
 

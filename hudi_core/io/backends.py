@@ -22,6 +22,7 @@ modification times through the :class:`Reporter` the storage gives it.
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import errno
 import os
@@ -99,9 +100,9 @@ class Backend(Protocol):
         """The reason in an error message: the OS's words locally, a readable line for a store."""
         ...
 
-    def list(self, target: str, rel: str) -> list[FileInfo]: ...
+    def list(self, target: str, rel: str) -> builtins.list[FileInfo]: ...
 
-    def list_entries(self, target: str, rel: str) -> list[Entry]: ...
+    def list_entries(self, target: str, rel: str) -> builtins.list[Entry]: ...
 
     def stat(self, target: str, rel: str) -> FileInfo: ...
 
@@ -119,7 +120,7 @@ class Backend(Protocol):
         """Whether many reads go as one concurrent wave (a remote, async store) rather than one by one."""
         ...
 
-    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> builtins.list[bytes | StorageError]:
         """`(target, rel, start, end)` ranges read together (only where :meth:`batches_reads`)."""
         ...
 
@@ -347,14 +348,14 @@ class LocalBackend:
     def batches_reads(self) -> bool:
         return False
 
-    def list(self, target: str, rel: str) -> list[FileInfo]:
+    def list(self, target: str, rel: str) -> builtins.list[FileInfo]:
         """What `LocalFileSystem.ls(detail=True)` gives, entry for entry (type and mtime from `lstat`, size through
         a symlink), via one `os.scandir`."""
         prefix = f"{rel}/" if rel else ""
         return [FileInfo(prefix + name, size, mtime_ms, is_dir)
                 for name, size, mtime_ms, is_dir in self.list_entries(target, rel)]
 
-    def list_entries(self, target: str, rel: str) -> list[Entry]:
+    def list_entries(self, target: str, rel: str) -> builtins.list[Entry]:
         reporter = self._reporter
         try:
             entries = os.scandir(target)
@@ -445,7 +446,7 @@ class LocalBackend:
             fh.seek(start)
             return fh.read(min(length, size - start))
 
-    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> builtins.list[bytes | StorageError]:
         raise NotImplementedError("local reads go one by one (batches_reads is False)")
 
     def open_read(self, target: str, rel: str, block_size: int | None) -> Any:
@@ -499,17 +500,18 @@ class FsspecBackend:
         stripped = self.fs._strip_protocol(abs_path).rstrip("/")
         root_stripped = self.fs._strip_protocol(root).rstrip("/")
         if stripped.startswith(root_stripped + "/"):
-            return stripped[len(root_stripped) + 1 :]
+            relative: str = stripped[len(root_stripped) + 1 :]
+            return relative
         raise StorageError(f"{abs_path} is outside the storage root {self._uri}")
 
     def info_of(self, raw: dict[str, Any]) -> FileInfo:
         return FileInfo(path=self._rel(raw["name"]), size=int(raw.get("size") or 0), mtime_ms=mtime_ms_of(raw),
                         is_dir=raw.get("type") == "directory", etag=etag_of(raw))
 
-    def _ls(self, target: str) -> list[dict[str, Any]]:
+    def _ls(self, target: str) -> builtins.list[dict[str, Any]]:
         return list(self.fs.ls(target, detail=True))
 
-    def list(self, target: str, rel: str) -> list[FileInfo]:
+    def list(self, target: str, rel: str) -> builtins.list[FileInfo]:
         try:
             entries = self._ls(target)
         except FileNotFoundError:
@@ -519,7 +521,7 @@ class FsspecBackend:
         infos = [self.info_of(e) for e in entries]
         return sorted((i for i in infos if i.path != rel), key=lambda i: i.path)
 
-    def list_entries(self, target: str, rel: str) -> list[Entry]:
+    def list_entries(self, target: str, rel: str) -> builtins.list[Entry]:
         return [(i.name, i.size, i.mtime_ms, i.is_dir) for i in self.list(target, rel)]
 
     def _info(self, target: str) -> dict[str, Any]:
@@ -562,7 +564,7 @@ class FsspecBackend:
         # One ranged GET; `read_block` would open the file first (a HEAD for its size).
         return self._get_range(target, start, start + length)
 
-    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> builtins.list[bytes | StorageError]:
         """One concurrent wave through fsspec's async `cat_ranges`; each range its bytes or its worded error."""
         reporter = self._reporter
         try:
@@ -608,7 +610,7 @@ class ObstoreS3Backend(FsspecBackend):
     def batches_reads(self) -> bool:
         return True
 
-    def _ls(self, target: str) -> list[dict[str, Any]]:
+    def _ls(self, target: str) -> builtins.list[dict[str, Any]]:
         if self.lister is not None:
             try:
                 return list(self.lister.ls(target))
@@ -655,7 +657,7 @@ class ObstoreS3Backend(FsspecBackend):
         known = self._exists(target, as_folder=True)
         return known if known is not None else super().is_dir(target)
 
-    def _fast_ranges(self, ranges: list[tuple[str, int, int]]) -> list[bytes | None] | None:
+    def _fast_ranges(self, ranges: builtins.list[tuple[str, int, int]]) -> builtins.list[bytes | None] | None:
         """Ranges read through obstore: bytes, or None for an item it could not read (s3fs reads those, and
         words the error); None when obstore cannot take the batch."""
         if self.lister is None or not ranges:
@@ -676,7 +678,7 @@ class ObstoreS3Backend(FsspecBackend):
             return fast[0]  # else s3fs reads it, and words the error
         return super()._get_range(target, start, end)
 
-    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, str, int, int]]) -> builtins.list[bytes | StorageError]:
         fast = self._fast_ranges([(t, s, e) for t, _, s, e in ranges])
         if fast is None:
             return super().read_ranges(ranges)

@@ -22,7 +22,6 @@ _LOG_FILE_LEGACY = re.compile(
 _BASE_FILE = re.compile(
     r"^(?P<file_id>[^_]+)_(?P<token>[^_]+)_(?P<instant>[0-9]+)(?P<suffix>\..+)$"
 )
-BASE_FILE_EXTENSIONS = (".parquet", ".orc", ".hfile", ".lance")
 PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata"
 
 
@@ -110,7 +109,3 @@ def parse_log_file_name(name: str) -> LogFileName | None:
     )
 
 
-def is_base_file_of_format(name: str, base_file_format: str) -> bool:
-    """Whether a name is a base file of the table's format (`hoodie.table.base.file.format`)."""
-    ext = "." + base_file_format.lower()
-    return name.endswith(ext) and parse_base_file_name(name) is not None

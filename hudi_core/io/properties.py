@@ -1,7 +1,8 @@
-"""`hoodie.properties`: Java properties syntax and the table-config keys the engine uses.
+"""`hoodie.properties`: the table-config keys the engine uses.
 
-Keys and defaults follow `HoodieTableConfig` of Hudi 1.1 (spec `01` §1.2). Where the spec and
-Hudi disagree, Hudi wins: `hoodie.table.timeline.timezone` defaults to ``LOCAL`` in Hudi.
+Keys follow `HoodieTableConfig` of Hudi 1.1 (spec `01` §1.2); their defaults are the documented ones of
+:data:`hudi_core.io.table_config.KEY_DOCS`. Where the spec and Hudi disagree, Hudi wins:
+`hoodie.table.timeline.timezone` defaults to ``LOCAL`` in Hudi.
 """
 
 from __future__ import annotations
@@ -9,81 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hudi_core.errors import PropertiesError, UnsupportedTableVersion
+from hudi_core.io.table_config import KEY_DOCS
 
 #: Table versions and the timeline layout each one uses (`HoodieTableVersion`).
 LAYOUT_BY_TABLE_VERSION = {0: 0, 1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1, 7: 1, 8: 2, 9: 2}
 #: Versions this engine reads and is tested on; 1-5 and 7 read with a warning.
 TESTED_TABLE_VERSIONS = frozenset({6, 8, 9})
-
-_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
-
-
-def _logical_lines(text: str) -> list[str]:
-    """Join continuation lines (an odd number of trailing backslashes) as `Properties.load` does."""
-    out: list[str] = []
-    pending = ""
-    for raw in text.splitlines():
-        line = raw.lstrip(" \t\f") if pending else raw
-        if not pending and (not line.strip() or line.lstrip(" \t\f")[:1] in ("#", "!")):
-            continue
-        trailing = len(line) - len(line.rstrip("\\"))
-        if trailing % 2 == 1:
-            pending += line[:-1]
-            continue
-        out.append(pending + line)
-        pending = ""
-    if pending:
-        out.append(pending)
-    return out
-
-
-def _unescape(text: str) -> str:
-    result: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            if nxt == "u" and i + 5 < len(text) + 0:
-                hex_part = text[i + 2 : i + 6]
-                try:
-                    result.append(chr(int(hex_part, 16)))
-                    i += 6
-                    continue
-                except ValueError as exc:
-                    raise PropertiesError(f"malformed \\u escape {text[i:i+6]!r}") from exc
-            result.append(_ESCAPES.get(nxt, nxt))
-            i += 2
-            continue
-        result.append(ch)
-        i += 1
-    return "".join(result)
-
-
-def parse_java_properties(text: str) -> dict[str, str]:
-    """Parse the text of a Java `.properties` file (ISO-8859-1/UTF-8 text already decoded)."""
-    props: dict[str, str] = {}
-    for line in _logical_lines(text):
-        line = line.lstrip(" \t\f")
-        key_chars: list[str] = []
-        i = 0
-        while i < len(line):
-            ch = line[i]
-            if ch == "\\" and i + 1 < len(line):
-                key_chars.append(line[i : i + 2])
-                i += 2
-                continue
-            if ch in "=: \t\f":
-                break
-            key_chars.append(ch)
-            i += 1
-        rest = line[i:]
-        rest = rest.lstrip(" \t\f")
-        if rest[:1] in ("=", ":"):
-            rest = rest[1:].lstrip(" \t\f")
-        props[_unescape("".join(key_chars))] = _unescape(rest)
-    return props
-
 
 @dataclass(frozen=True)
 class TableProperties:
@@ -149,6 +81,13 @@ class TableProperties:
         }
 
 
+def _default(key: str) -> str:
+    """The default Hudi documents for `key` (:data:`~hudi_core.io.table_config.KEY_DOCS`)."""
+    default = KEY_DOCS[key].default
+    assert default is not None, key
+    return default
+
+
 def _split_list(value: str | None) -> tuple[str, ...]:
     if not value:
         return ()
@@ -181,13 +120,13 @@ def table_properties_from(props: dict[str, str], where: str) -> TableProperties:
         layout = LAYOUT_BY_TABLE_VERSION[version]
     if layout not in (0, 1, 2):
         raise UnsupportedTableVersion(f"{where}: hoodie.timeline.layout.version={layout} is unknown")
-    table_type = props.get("hoodie.table.type", "COPY_ON_WRITE").strip().upper()
+    table_type = props.get("hoodie.table.type", _default("hoodie.table.type")).strip().upper()
     if table_type not in ("COPY_ON_WRITE", "MERGE_ON_READ"):
         raise PropertiesError(f"{where}: hoodie.table.type={table_type!r} is neither COPY_ON_WRITE nor MERGE_ON_READ")
     partition_fields = props.get("hoodie.table.partition.fields")
     # `HoodieTableConfig.getTimelineTimezone`: `HoodieTimelineTimeZone.valueOf(...)`, an exact Java enum
     # name (LOCAL or UTC); anything else throws, so the table is refused rather than read as LOCAL.
-    timezone = (props.get("hoodie.table.timeline.timezone") or "LOCAL").strip()
+    timezone = (props.get("hoodie.table.timeline.timezone") or _default("hoodie.table.timeline.timezone")).strip()
     if timezone not in ("LOCAL", "UTC"):
         raise PropertiesError(f"{where}: hoodie.table.timeline.timezone={timezone!r} is not LOCAL or UTC "
                               "(Hudi's HoodieTimelineTimeZone.valueOf refuses it)")
@@ -197,13 +136,14 @@ def table_properties_from(props: dict[str, str], where: str) -> TableProperties:
         version=version,
         initial_version=_int_or_none(props, "hoodie.table.initial.version", where),
         timeline_layout_version=layout,
-        timeline_path=props.get("hoodie.timeline.path", "timeline") or "timeline",
-        history_path=props.get("hoodie.timeline.history.path", "history") or "history",
-        archive_folder=props.get("hoodie.archivelog.folder", "archived") or "archived",
+        timeline_path=props.get("hoodie.timeline.path") or _default("hoodie.timeline.path"),
+        history_path=props.get("hoodie.timeline.history.path") or _default("hoodie.timeline.history.path"),
+        archive_folder=props.get("hoodie.archivelog.folder") or _default("hoodie.archivelog.folder"),
         # Partition fields may carry a key-generator type suffix (`region:SIMPLE`).
         partition_fields=tuple(f.split(":")[0] for f in _split_list(partition_fields)),
         record_key_fields=_split_list(props.get("hoodie.table.recordkey.fields")),
-        base_file_format=(props.get("hoodie.table.base.file.format") or "PARQUET").strip().upper(),
+        base_file_format=(props.get("hoodie.table.base.file.format")
+                          or _default("hoodie.table.base.file.format")).strip().upper(),
         metadata_partitions=_split_list(props.get("hoodie.table.metadata.partitions")),
         timezone=timezone,
         raw=dict(props),

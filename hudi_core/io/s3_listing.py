@@ -21,7 +21,10 @@ import asyncio
 import datetime as dt
 import os
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:  # obstore's option dicts (TypedDicts in its stubs only)
+    from obstore.store import ClientConfig, RetryConfig
 
 FAST_LIST_ENV = "HUDI_INSPECTOR_FAST_S3_LIST"
 #: s3fs storage options that map one to one onto obstore's S3 configuration.
@@ -91,8 +94,8 @@ class S3Lister:
         if endpoint:
             config["endpoint"] = endpoint
         config["region"] = region or "us-east-1"
-        client_options = {"allow_http": True} if str(endpoint or "").startswith("http://") else {}
-        retry = {"max_retries": 3, "retry_timeout": dt.timedelta(seconds=10),
+        client_options: ClientConfig = {"allow_http": True} if str(endpoint or "").startswith("http://") else {}
+        retry: RetryConfig = {"max_retries": 3, "retry_timeout": dt.timedelta(seconds=10),
                  "backoff": {"init_backoff": dt.timedelta(milliseconds=100), "max_backoff": dt.timedelta(seconds=2),
                              "base": 2.0}}
         try:
@@ -116,7 +119,7 @@ class S3Lister:
             path = obj["path"]
             if path.endswith("/"):
                 continue  # a folder marker object, as s3fs skips it
-            entry = {"name": f"{self._bucket}/{path}", "size": obj["size"], "type": "file",
+            entry: dict[str, Any] = {"name": f"{self._bucket}/{path}", "size": obj["size"], "type": "file",
                      "last_modified": obj["last_modified"], "e_tag": obj.get("e_tag")}
             self._listed[entry["name"]] = entry
             entries.append(entry)
@@ -129,7 +132,7 @@ class S3Lister:
         import obstore
 
         meta = obstore.head(self._store, _key(name))
-        entry = {"name": f"{self._bucket}/{meta['path']}", "size": meta["size"], "type": "file",
+        entry: dict[str, Any] = {"name": f"{self._bucket}/{meta['path']}", "size": meta["size"], "type": "file",
                  "last_modified": meta["last_modified"], "e_tag": meta.get("e_tag")}
         self._listed[entry["name"]] = entry
         return entry

@@ -16,6 +16,7 @@ re-open the same storage in another thread, process or Spark executor.
 
 from __future__ import annotations
 
+import builtins
 import os
 import posixpath
 from collections.abc import Iterator, Sequence
@@ -239,23 +240,24 @@ class ReadOnlyStorage:
 
     def limit_of(self, path: str) -> int:
         """The size limit of a file read whole (:func:`read_kind`, :func:`read_limits`)."""
-        return self._limits[read_kind(normalize_relative(path))]
+        limit: int = self._limits[read_kind(normalize_relative(path))]
+        return limit
 
     def _over_limit(self, path: str, limit: int) -> StorageError:
         return StorageError(f"{self.uri_of(path)} is larger than the {limit}-byte limit for "
                             f"{read_kind(normalize_relative(path))} files ({READ_LIMITS_ENV}): not read")
 
     # -- listing --------------------------------------------------------------------------------
-    def list(self, path: str = "") -> list[FileInfo]:
+    def list(self, path: str = "") -> builtins.list[FileInfo]:
         """Direct children of a folder, sorted by name. A missing folder lists as empty."""
         return self._backend.list(self._abs(path), normalize_relative(path))
 
-    def list_entries(self, path: str = "") -> list[Entry]:
+    def list_entries(self, path: str = "") -> builtins.list[Entry]:
         """`(name, size, mtime_ms, is_dir)` of a folder's direct children, sorted by name: :meth:`list`
         without building a :class:`FileInfo` per entry (performance: partitions of 100k files)."""
         return self._backend.list_entries(self._abs(path), normalize_relative(path))
 
-    def list_entries_many(self, paths: Sequence[str]) -> list[list[Entry]]:
+    def list_entries_many(self, paths: Sequence[str]) -> builtins.list[builtins.list[Entry]]:
         """:meth:`list_entries` of several folders, in order (the first failure raises, as a loop
         would). Locally one after another; on an object store concurrently through a bounded pool, so
         a level of 100 partitions costs one wave of LIST round trips, not 200 one after another."""
@@ -266,7 +268,8 @@ class ReadOnlyStorage:
         with ThreadPoolExecutor(max_workers=min(LIST_CONCURRENCY, len(paths))) as pool:
             return list(pool.map(self.list_entries, paths))
 
-    def list_after(self, path: str, start_after: str, max_entries: int = 1000) -> tuple[list[FileInfo], bool] | None:
+    def list_after(self, path: str, start_after: str,
+                   max_entries: int = 1000) -> tuple[builtins.list[FileInfo], bool] | None:
         """Direct children of a folder whose names sort after `start_after`, sorted by name, at most
         `max_entries`: `(entries, truncated)`. On S3 this is ONE ListObjectsV2 request (`StartAfter` with
         the ``/`` delimiter, one page), which is what lets a follower poll a folder of thousands of
@@ -372,7 +375,7 @@ class ReadOnlyStorage:
                 (self._over_limit(p, limit) if len(data) > limit else data)
                 for p, limit, data in zip(unique, limits, fetched, strict=True)}
 
-    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> list[bytes | StorageError]:
+    def read_ranges(self, ranges: Sequence[tuple[str, int, int]]) -> builtins.list[bytes | StorageError]:
         """`(path, start, length)` ranges fetched together, in order: each its bytes (fewer at the end
         of the file) or the :class:`StorageError` reading it raised. One concurrent wave of ranged GETs
         on an object store (obstore on S3 where it applies, the rest and its failures through fsspec's

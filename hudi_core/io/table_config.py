@@ -1,5 +1,6 @@
 """The table configuration: every `hoodie.properties` key with its value, what it means, the
-default Hudi documents for it, and how the file differs from `hoodie.properties.backup`.
+default Hudi documents for it (:mod:`hudi_core.io.properties` reads its defaults here), and how the file
+differs from `hoodie.properties.backup`; and the Java properties syntax both files are written in.
 
 The meanings are short notes written for this inspector from Hudi 1.1's `HoodieTableConfig` (its
 `ConfigProperty` definitions and the generated "Hudi Table Config" documentation), `KeyGeneratorOptions` and
@@ -18,9 +19,80 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hudi_core.errors import Finding, HudiInspectError, Severity
-from hudi_core.io.properties import parse_java_properties
+from hudi_core.errors import Finding, HudiInspectError, PropertiesError, Severity
 from hudi_core.io.storage import ReadOnlyStorage
+
+# -- Java properties syntax -----------------------------------------------------------------------------------
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _logical_lines(text: str) -> list[str]:
+    """Join continuation lines (an odd number of trailing backslashes) as `Properties.load` does."""
+    out: list[str] = []
+    pending = ""
+    for raw in text.splitlines():
+        line = raw.lstrip(" \t\f") if pending else raw
+        if not pending and (not line.strip() or line.lstrip(" \t\f")[:1] in ("#", "!")):
+            continue
+        trailing = len(line) - len(line.rstrip("\\"))
+        if trailing % 2 == 1:
+            pending += line[:-1]
+            continue
+        out.append(pending + line)
+        pending = ""
+    if pending:
+        out.append(pending)
+    return out
+
+
+def _unescape(text: str) -> str:
+    result: list[str] = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt == "u" and i + 5 < len(text) + 0:
+                hex_part = text[i + 2 : i + 6]
+                try:
+                    result.append(chr(int(hex_part, 16)))
+                    i += 6
+                    continue
+                except ValueError as exc:
+                    raise PropertiesError(f"malformed \\u escape {text[i:i+6]!r}") from exc
+            result.append(_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        result.append(ch)
+        i += 1
+    return "".join(result)
+
+
+def parse_java_properties(text: str) -> dict[str, str]:
+    """Parse the text of a Java `.properties` file (ISO-8859-1/UTF-8 text already decoded)."""
+    props: dict[str, str] = {}
+    for line in _logical_lines(text):
+        line = line.lstrip(" \t\f")
+        key_chars: list[str] = []
+        i = 0
+        while i < len(line):
+            ch = line[i]
+            if ch == "\\" and i + 1 < len(line):
+                key_chars.append(line[i : i + 2])
+                i += 2
+                continue
+            if ch in "=: \t\f":
+                break
+            key_chars.append(ch)
+            i += 1
+        rest = line[i:]
+        rest = rest.lstrip(" \t\f")
+        if rest[:1] in ("=", ":"):
+            rest = rest[1:].lstrip(" \t\f")
+        props[_unescape("".join(key_chars))] = _unescape(rest)
+    return props
+
 
 #: Where the table configuration and its backup live (the same paths as `hudi_core.table`).
 PROPERTIES_FILE = ".hoodie/hoodie.properties"

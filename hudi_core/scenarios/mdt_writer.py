@@ -50,8 +50,8 @@ Base HFiles are written by :func:`hudi_core.formats.hfile.write_hfile` with Hudi
 `HoodieDynamicBoundedBloomFilter` (10,000 entries at 1e-9 as Hudi 1.1.1 writes it; the 1.0.x v8 fixture used
 60,000) over its `MurmurHash`, whose tail bytes are taken from the end of the key (not Hadoop's newer order):
 with the same records and creation time the fixtures' HFiles and log files are reproduced byte for byte. The
-order of a record's file map is a `java.util.HashMap`'s (:func:`java_map_order`); Hudi's own order after a
-compaction also depends on how its maps were copied, which is not modelled.
+order of a record's file map is a `java.util.HashMap`'s (:func:`hudi_core.io.java.string_hashmap_order`); Hudi's
+own order after a compaction also depends on how its maps were copied, which is not modelled.
 
 Low-level steps build the incident states precisely: :meth:`MetadataTableWriter.begin_deltacommit`,
 :meth:`~MetadataTableWriter.write_files_log` (any records, any INSTANT_TIME header),
@@ -78,7 +78,6 @@ from typing import Any
 import fastavro
 
 from hudi_core.formats.hfile import write_hfile
-from hudi_core.formats.hfile.fileinfo import java_string_hash
 from hudi_core.formats.logfile.content import DeleteRecord, encode_delete_content
 from hudi_core.formats.logfile.format import BlockType, CommandType, HeaderKey
 from hudi_core.formats.logfile.writer import encode_block
@@ -95,6 +94,7 @@ from hudi_core.formats.mdt.records import (
 from hudi_core.formats.timeline import encode
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
+from hudi_core.io.java import string_hashmap_order
 from hudi_core.scenarios.model import ScenarioError, epoch_ms_to_time, time_to_epoch_ms
 from hudi_core.scenarios.scratch import ScratchDir
 
@@ -144,51 +144,13 @@ def record_schema_without_meta_fields() -> str:
     return json.dumps(schema, separators=(",", ":"))
 
 
-def java_map_order(names: Sequence[str]) -> list[str]:
-    """The iteration order of a `java.util.HashMap` (default capacity, grown at 0.75) filled with `names`
-    in this order: :func:`hudi_core.formats.hfile.fileinfo.java_hashmap_order`, with `String.hashCode` vectorised
-    for the large maps of generated tables."""
-    ordered = list(dict.fromkeys(names))
-    capacity = 16
-    while len(ordered) > capacity * 3 // 4:
-        capacity *= 2
-    hashes = _java_hashes(ordered)
-    mask = capacity - 1
-    buckets = [(h ^ (h >> 16)) & mask for h in hashes]
-    return [n for _, n in sorted(zip(buckets, ordered, strict=True), key=lambda bn: bn[0])]
-
-
-def _java_hashes(names: Sequence[str]) -> list[int]:
-    if len(names) < 256:
-        return [java_string_hash(n) for n in names]
-    import numpy as np
-
-    out = [0] * len(names)
-    by_length: dict[int, list[int]] = {}
-    for i, n in enumerate(names):
-        if n.isascii():
-            by_length.setdefault(len(n), []).append(i)
-        else:
-            out[i] = java_string_hash(n)
-    for length, idx in by_length.items():
-        if length == 0:
-            continue
-        codes = np.frombuffer("".join(names[i] for i in idx).encode("ascii"), dtype=np.uint8)
-        codes = codes.reshape(len(idx), length).astype(np.uint32)
-        powers = np.array([pow(31, length - 1 - j, 1 << 32) for j in range(length)], dtype=np.uint32)
-        hashes = (codes * powers).sum(axis=1, dtype=np.uint32)
-        for i, h in zip(idx, hashes.tolist(), strict=True):
-            out[i] = int(h)
-    return out
-
-
 def encode_record(record: FilesRecord, file_name: str | None = None, map_order: str = "java") -> bytes:
     """The HFile cell value of a `files` record as Hudi writes it: the 1.1 writer schema, ``key`` empty, meta
     fields null except `_hoodie_file_name` in a compacted base file (the fixtures' base HFiles carry their own
     name there); the file map in `java.util.HashMap` order (``map_order="java"``) or as given."""
     names = list(record.entries)
     if map_order == "java":
-        names = java_map_order(names)
+        names = string_hashmap_order(names)
     datum = {
         "_hoodie_file_name": file_name, "key": "", "type": record.record_type,
         "filesystemMetadata": {n: {"size": record.entries[n].size, "isDeleted": record.entries[n].is_deleted}
@@ -928,5 +890,5 @@ __all__ = [
     "COMPACT_MAX_DELTA_COMMITS", "DATA_TABLE_PROPERTIES", "FILES_FILE_ID", "INIT_INSTANT", "METADATA_DIR",
     "MdtBaseFile", "MdtBlock", "MdtInstant", "MdtLogFile", "MetadataTableError", "MetadataTableWriter",
     "base_hfile", "bloom_filter", "clean_records", "commit_records", "encode_record", "hudi_murmur_hash",
-    "init_log_file", "java_map_order", "log_block", "record_schema_without_meta_fields",
+    "init_log_file", "log_block", "record_schema_without_meta_fields",
 ]

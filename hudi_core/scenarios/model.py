@@ -157,7 +157,7 @@ class Scenario:
         }
 
 
-def _need(cond: bool, where: str, message: str) -> None:
+def _need(cond: object, where: str, message: str) -> None:
     if not cond:
         raise ScenarioError(f"{where}: {message}")
 

@@ -45,13 +45,6 @@ def _inner(t: Any) -> tuple[Any, bool]:
     return t, t == "null"
 
 
-def _kind(t: Any) -> str:
-    inner, _ = _inner(t)
-    if isinstance(inner, dict):
-        return str(inner.get("type"))
-    return str(inner)
-
-
 def _resolve(fields: list[dict[str, Any]], path: str) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None,
                                                                  list[str]]:
     """(the field list holding the field at `path`, its index (-1 when absent), the field, the path's parts)."""

@@ -34,7 +34,6 @@ from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.formats.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
-from hudi_core.lazy import LazyRows
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -43,6 +42,7 @@ from hudi_core.services.config import (
     ServiceConfig,
 )
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
+from hudi_core.services.lazy_rows import LazyRows
 from hudi_core.table.file_group import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.table.fsview import FileSystemView
 
@@ -275,8 +275,8 @@ class CleanPlan:
         default), as plan version 2 does; ``with_files=False`` leaves it empty (for callers that
         only read the plan's ECTR and extra metadata). Files and partitions are those of
         :attr:`files_to_delete` (none when Hudi would not schedule the clean), or with ``forced``
-        those of a forced clean. ``lazy``: each partition's list is a :class:`~hudi_core.lazy.LazyRows` (built as
-        it is written).
+        those of a forced clean. ``lazy``: each partition's list is a
+        :class:`~hudi_core.services.lazy_rows.LazyRows` (built as it is written).
         """
         partitions_deleted = self.partitions_if_forced if forced else self.partitions_to_delete
         base = (base_path or self.base_uri).rstrip("/")
@@ -345,7 +345,7 @@ class CleanPlan:
         would not schedule it (`not_scheduled_reason` says why); `files_to_delete_if_forced` /
         `partitions_to_delete_if_forced` are what a forced clean (trigger met, no clean pending) would
         delete, present whether or not the clean is scheduled. ``lazy``: the per-file lists are
-        :class:`~hudi_core.lazy.LazyRows`, each dict built as it is written (a million files).
+        :class:`~hudi_core.services.lazy_rows.LazyRows`, each dict built as it is written (a million files).
         """
         ectr = self.earliest_commit_to_retain
         reason = self.not_scheduled_reason

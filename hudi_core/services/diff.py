@@ -159,10 +159,10 @@ def _apply(timeline: UnifiedTimeline, inst: Instant, state: _State) -> ActionSum
         metas = rollback_metadatas(rec)
         if rec is None:
             raise HudiInspectError(f"cannot read the metadata of {inst.action} {inst.requested_time}")
-        for meta in metas:
-            for p, pm in meta.partition_metadata.items():
+        for rolled in metas:
+            for p, rpm in rolled.partition_metadata.items():
                 partitions.add(p)
-                deleted += _delete(state, p, pm.success_delete_files)
+                deleted += _delete(state, p, rpm.success_delete_files)
     else:
         return None
     return ActionSummary(inst.requested_time, inst.action, inst.state.name, inst.source, operation,

@@ -266,9 +266,9 @@ class DoctorContext:
                     for log in log_files:
                         out.setdefault(_rel(p, posixpath.basename(log)), value)
             elif inst.action in (ia.ROLLBACK, ia.RESTORE):
-                for meta in rollback_metadatas(tl.record(inst, State.COMPLETED)):
-                    for p, pm in meta.partition_metadata.items():
-                        for log in pm.rollback_log_files:
+                for rolled in rollback_metadatas(tl.record(inst, State.COMPLETED)):
+                    for p, rpm in rolled.partition_metadata.items():
+                        for log in rpm.rollback_log_files:
                             name = posixpath.basename(log)
                             parsed = parse_log_file_name(name)
                             out.setdefault(_rel(p, name), (inst.requested_time, p,
@@ -285,9 +285,9 @@ class DoctorContext:
             if isinstance(rec, CleanMetadata):
                 for pm in rec.partition_metadata.values():
                     out.update(posixpath.basename(f) for f in pm.success_delete_files)
-            for meta in rollback_metadatas(rec):
-                for pm in meta.partition_metadata.values():
-                    out.update(posixpath.basename(f) for f in pm.success_delete_files)
+            for rolled in rollback_metadatas(rec):
+                for rpm in rolled.partition_metadata.values():
+                    out.update(posixpath.basename(f) for f in rpm.success_delete_files)
         return out
 
     def relative(self, uri: str) -> str:
@@ -845,7 +845,7 @@ def _mdt_compaction_stalled(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
-    from hudi_core.io.properties import parse_java_properties
+    from hudi_core.io.table_config import parse_java_properties
     from hudi_core.table import PROPERTIES_BACKUP_PATH, PROPERTIES_PATH
 
     storage = ctx.table.storage

@@ -48,6 +48,7 @@ import pyarrow.compute as pc
 
 from hudi_core.formats.timeline.instant import Instant, State
 from hudi_core.io.filenames import parse_log_file_name
+from hudi_core.io.java import long_hashmap_order
 
 if TYPE_CHECKING:
     from hudi_core.formats.timeline.active import ActiveTimeline
@@ -293,22 +294,6 @@ def blocks_from_inventory(inventory: pa.Table) -> list[BlockRef]:
 
 
 # -- rule (b): the 0.14 reader ----------------------------------------------------------------
-def java_long_hashmap_order(keys: list[int]) -> list[int]:
-    """Iteration order of a `java.util.HashMap<Long, …>` filled with `keys` in this order
-    (bucket = spread(Long.hashCode) & (capacity - 1); insertion order inside a bucket)."""
-    capacity = 16
-    while len(keys) > capacity * 0.75:
-        capacity *= 2
-
-    def bucket(key: int) -> int:
-        u = key & 0xFFFFFFFFFFFFFFFF
-        h = (u ^ (u >> 32)) & 0xFFFFFFFF
-        h ^= h >> 16
-        return h & (capacity - 1)
-
-    return [k for _, _, k in sorted((bucket(k), i, k) for i, k in enumerate(keys))]
-
-
 @dataclass
 class Hudi014Result:
     """Outcome of the 0.14 reconciliation over one file group's blocks."""
@@ -363,7 +348,7 @@ def reconcile_hudi_014(blocks: list[BlockRef], uncommitted: Collection[str] = ()
             if len(per_instant) < 2:
                 continue
             best_count, best_attempt = -1, None
-            for attempt in java_long_hashmap_order(list(per_instant)):
+            for attempt in long_hashmap_order(per_instant):
                 size = len(per_instant[attempt])
                 if best_count <= size:
                     best_count, best_attempt = size, attempt
@@ -577,9 +562,9 @@ def _analyze_file_group(
             pending_corrupt.remove(c)
     results = []
     for instant, attempts_map in per_instant.items():
-        attempts = list(attempts_map.values())
+        views = list(attempts_map.values())
         rolled = instant in command_targets or instant in timeline_rolled_back
-        for a in attempts:
+        for a in views:
             a.rolled_back = rolled or all(_bkey(b) in hudi014.rolled_back for b in a.blocks)
         named: dict[str, int] | None = None
         no_log_stats = False
@@ -590,27 +575,27 @@ def _analyze_file_group(
                 # metadata table's file-group initialisation writes empty DELETE blocks outside
                 # any write stat). Nothing to judge them by.
                 named, no_log_stats = None, True
-        proposal = _proposal(attempts)
-        hudi = _hudi014_verdict(attempts, hudi014)
+        proposal = _proposal(views)
+        hudi = _hudi014_verdict(views, hudi014)
         if instant in uncommitted:
-            for a in attempts:
+            for a in views:
                 a.proposal = a.hudi_014 = UNCOMMITTED
             reason = "pending instant: readers skip blocks of uncommitted writes"
-            proposal = _verdict("proposal", attempts, lambda a: a.proposal, reason, status="not_applicable")
-            hudi = _verdict("hudi_014", attempts, lambda a: a.hudi_014, reason, status="not_applicable")
-        commit = _commit_verdict(attempts, named, no_log_stats)
+            proposal = _verdict("proposal", views, lambda a: a.proposal, reason, status="not_applicable")
+            hudi = _verdict("hudi_014", views, lambda a: a.hudi_014, reason, status="not_applicable")
+        commit = _commit_verdict(views, named, no_log_stats)
         results.append(
             InstantBlocks(
                 partition=partition,
                 file_id=file_id,
                 instant_time=instant,
-                attempts=attempts,
+                attempts=views,
                 corrupt_blocks=corrupt_by_instant.get(instant, []),
-                rolled_back=all(a.rolled_back for a in attempts),
+                rolled_back=all(a.rolled_back for a in views),
                 verdict_proposal=proposal,
                 verdict_hudi_014=hudi,
                 verdict_commit_metadata=commit,
-                risks=_risks(attempts, named, hudi014),
+                risks=_risks(views, named, hudi014),
             )
         )
     return results
@@ -631,11 +616,6 @@ def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]
         # in the same file (None: no earlier block in that file).
         "after_attempt": after_attempt,
     }
-
-
-def duplicates_report(results: list[InstantBlocks]) -> list[dict[str, Any]]:
-    """JSON-able form of :func:`analyze_duplicates`' result."""
-    return [r.to_dict() for r in results]
 
 
 # -- table level ----------------------------------------------------------------------------------
@@ -673,7 +653,7 @@ def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
                 # 900k insert stats were 900k empty dicts.
                 continue
             names = per_file.setdefault(stat_file_id, {})
-            if is_log:
+            if is_log and file_name:  # is_log implies a name: said again for the type checker
                 names[file_name] = min(names.get(file_name, 1 << 62), int(offset or 0))
             for name in log_files:
                 names.setdefault(posixpath.basename(name), 0)

@@ -217,11 +217,11 @@ class _Collector:
             return
         plan = tl.record(inst, State.REQUESTED)
         if isinstance(plan, recs.CleanerPlan):
-            ectr = plan.earliest_instant_to_retain.timestamp if plan.earliest_instant_to_retain else None
+            plan_ectr = plan.earliest_instant_to_retain.timestamp if plan.earliest_instant_to_retain else None
             for p, infos in sorted(plan.file_paths_to_delete.items()):
                 mine = [i.file_path for i in infos if self._match_name(p, i.file_path)]
                 if mine:
-                    self.add(inst, EventKind.CLEAN_SCHEDULED, p, mine, f"earliest commit to retain {ectr}",
+                    self.add(inst, EventKind.CLEAN_SCHEDULED, p, mine, f"earliest commit to retain {plan_ectr}",
                              state=inst.state)
 
     def _rollback(self, inst: Instant) -> None:

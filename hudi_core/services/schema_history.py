@@ -203,11 +203,12 @@ def _in_order(rows: pa.Table) -> bool:
 
 def _active(table: HudiTable) -> pa.Table:
     tl = table.timeline
-    instants = [i for i in tl if i.is_completed and i.completed_action in WRITE_COMPLETED_ACTIONS
-                and i.file(State.COMPLETED) is not None]
-    if not instants:
+    written = [(i, f) for i in tl if i.is_completed and i.completed_action in WRITE_COMPLETED_ACTIONS
+               and (f := i.file(State.COMPLETED)) is not None]
+    if not written:
         return COMMIT_SCHEMA_ROWS.empty_table()
-    files = [i.file(State.COMPLETED) for i in instants]
+    instants = [i for i, _ in written]
+    files = [f for _, f in written]
     contents = table.storage.read_many([f.path for f in files])
     bodies: list[bytes] = []
     unread: set[int] = set()

@@ -230,7 +230,9 @@ class _Parser:
                 for f in raw_fields:
                     if not isinstance(f, dict) or not isinstance(f.get("name"), str) or "type" not in f:
                         raise SchemaError(f"record {full} has a field without a name or type")
-                    aliases = f.get("aliases") if isinstance(f.get("aliases"), list) else []
+                    aliases = f.get("aliases")
+                    if not isinstance(aliases, list):
+                        aliases = []
                     fields.append(AvroField(f["name"], self.parse(f["type"], ns), f.get("default"), "default" in f,
                                             tuple(str(a) for a in aliases)))
             finally:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline, Timeline
-from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, parse_instant_time
+from hudi_core.formats.timeline.instant import Instant, State, format_instant_time
 from hudi_core.formats.timeline.records import CleanerPlan, CleanMetadata
 from hudi_core.services.config import KEEP_LATEST_BY_HOURS, KEEP_LATEST_COMMITS, KEEP_LATEST_FILE_VERSIONS
 
@@ -129,11 +129,6 @@ def earliest_commit_to_retain(timeline: Timeline, policy: str, commits_retained:
     if policy == KEEP_LATEST_FILE_VERSIONS:
         return EctrResult(None, "KEEP_LATEST_FILE_VERSIONS has no ECTR")
     return EctrResult(None, f"unknown policy {policy}")
-
-
-def instant_moment(ts: str, timezone: str) -> dt.datetime | None:
-    """The moment an instant time names (in the table's zone)."""
-    return parse_instant_time(ts, timezone)
 
 
 def replace_or_clustering(timeline: Timeline) -> list[Instant]:

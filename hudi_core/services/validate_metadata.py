@@ -169,7 +169,8 @@ def validate_metadata(table: HudiTable) -> MetadataValidation:
     deleted_by = _deleting_instants(table) if raw else {}
     latest = _latest_slice_files(table, on_mdt) if any(
         d.kind is DifferenceKind.MISSING_ON_STORAGE for d in raw) else set()
-    differences, tolerated = [], []
+    differences: list[MetadataDifference] = []
+    tolerated: list[MetadataDifference] = []
     for d in raw:
         full = _explain(d, deleted_by, latest)
         (tolerated if d.tolerated is not None else differences).append(full)
@@ -211,8 +212,8 @@ def _deleting_instants(table: HudiTable) -> dict[tuple[str, str], str]:
                     out.setdefault((partition, path.rsplit("/", 1)[-1]), inst.requested_time)
             continue
         for meta in rollback_metadatas(record):
-            for partition, pm in meta.partition_metadata.items():
-                for path in pm.success_delete_files:
+            for partition, rpm in meta.partition_metadata.items():
+                for path in rpm.success_delete_files:
                     out.setdefault((partition, path.rsplit("/", 1)[-1]), inst.requested_time)
     return out
 
@@ -228,13 +229,3 @@ def _latest_slice_files(table: HudiTable, listing: dict[str, list[Any]]) -> set[
     return {(s.partition, name) for s in view.latest_slices() for name in s.file_names}
 
 
-def validation_findings(result: MetadataValidation) -> list[Finding]:
-    """One finding per untolerated difference (the doctor and the views report them this way)."""
-    out = []
-    for d in result.differences:
-        path = (f"{d.partition}/{d.file}" if d.partition else d.file) if d.file else d.partition
-        by = f" (written by {d.written_by}" + (f", deleted by {d.deleted_by})" if d.deleted_by else ")") \
-            if d.written_by or d.deleted_by else ""
-        out.append(Finding(Severity.WARNING, f"metadata_{d.kind.value}", path or "(root)",
-                           f"{d.kind.value.replace('_', ' ')}: {path or '(root)'}{by}: {d.hudi_effect}"))
-    return out

@@ -426,8 +426,8 @@ class TableWatcher:
     def _update(self, result: PollResult) -> WatchUpdate:
         when = _iso(result.state.observed_at) if result.changed else _iso(dt.datetime.now(dt.UTC))
         before = self._analysis
-        fresh = result.changed or before is None
-        analysis = LiveAnalysis(result.state, self.config, self.options) if fresh else before
+        analysis = (before if before is not None and not result.changed
+                    else LiveAnalysis(result.state, self.config, self.options))
         events: list[WatchEvent] = []
         previous = result.previous
         if previous is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -34,9 +34,11 @@ TABLE_WRITE_STATS_SCHEMA = pa.schema([
 _WRITE_ACTIONS = pa.array(sorted(ws.WRITE_COMPLETED_ACTIONS), pa.string())
 
 
-def table_write_stats(table: HudiTable, archived: bool = True) -> pa.Table:
+def table_write_stats(table: HudiTable, archived: bool = True, order: Literal["body", "partition"] = "body"
+                      ) -> pa.Table:
     """:data:`TABLE_WRITE_STATS_SCHEMA` rows of the active (and with `archived`, archived) write instants,
-    in Hudi's timeline order, each body's stats in the body's order."""
+    in Hudi's timeline order, each body's stats in the body's order (`order="partition"`: by partition path,
+    in body order within a partition, as the inspect API has always listed them)."""
     if not archived:
         both = _active(table)
     else:
@@ -51,6 +53,9 @@ def table_write_stats(table: HudiTable, archived: bool = True) -> pa.Table:
             both = pa.concat_tables([archived_part.result(), active_part])
     if not _in_order(both):  # archived rows come in file order, active ones in timeline order: usually sorted
         both = both.sort_by([("requested_time", "ascending"), ("action", "ascending"), ("seq", "ascending")])
+    if order == "partition":
+        both = both.sort_by([("requested_time", "ascending"), ("action", "ascending"), ("partition", "ascending"),
+                             ("seq", "ascending")])
     return both.select(TABLE_WRITE_STATS_SCHEMA.names)
 
 
@@ -88,11 +93,12 @@ def _empty() -> pa.Table:
 
 def _active(table: HudiTable) -> pa.Table:
     tl = table.timeline
-    instants = [i for i in tl if i.is_completed and i.completed_action in ws.WRITE_COMPLETED_ACTIONS
-                and i.file(State.COMPLETED) is not None]
-    if not instants:
+    written = [(i, f) for i in tl if i.is_completed and i.completed_action in ws.WRITE_COMPLETED_ACTIONS
+               and (f := i.file(State.COMPLETED)) is not None]
+    if not written:
         return _empty()
-    files = [i.file(State.COMPLETED) for i in instants]
+    instants = [i for i, _ in written]
+    files = [f for _, f in written]
     # Bodies the active-timeline index has are not read: their stats come from its columns.
     index = tl.summaries()
     indexed = index.stats_table(files) if index is not None else None

@@ -29,10 +29,10 @@ from hudi_core.formats.timeline.active import ActiveTimeline, load_active_timeli
 from hudi_core.io.properties import (
     TESTED_TABLE_VERSIONS,
     TableProperties,
-    parse_java_properties,
     table_properties_from,
 )
 from hudi_core.io.storage import ReadOnlyStorage
+from hudi_core.io.table_config import parse_java_properties
 
 if TYPE_CHECKING:
     from hudi_core.engines.executor import Executor
@@ -375,8 +375,8 @@ class HudiTable:
             "active_instants": len(tl),
             "completed_instants": len(tl.completed()),
             "pending_instants": len(tl.pending()),
-            "first_instant": tl.first().requested_time if tl.first() else None,
-            "last_instant": tl.last().requested_time if tl.last() else None,
+            "first_instant": first.requested_time if (first := tl.first()) else None,
+            "last_instant": last.requested_time if (last := tl.last()) else None,
         }
 
 

@@ -40,11 +40,6 @@ class SavepointFact:
     comments: str | None
     pinned_files: dict[str, list[str]] = field(default_factory=dict)
 
-    @property
-    def pinned_file_count(self) -> int:
-        return sum(len(v) for v in self.pinned_files.values())
-
-
 @dataclass(frozen=True)
 class CleanFact:
     """One clean instant: ECTR and the rest from its metadata (completed) or its plan (pending).

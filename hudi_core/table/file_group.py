@@ -203,16 +203,6 @@ class ReplacedFileGroup:
 
 
 @dataclass(frozen=True)
-class PendingFileGroupOperation:
-    """A file group named by a pending compaction or clustering plan."""
-
-    partition: str
-    file_id: str
-    instant_time: str
-    action: str
-
-
-@dataclass(frozen=True)
 class SavepointPin:
     """A data file a completed savepoint names (`HoodieSavepointMetadata.partitionMetadata`)."""
 
@@ -318,11 +308,12 @@ def build_file_groups(
         logs.setdefault(lf.file_id, []).append(lf)
     groups = []
     replaced = replaced or {}
-    no_files: list[LogFile] = []
+    no_bases: list[BaseFile] = []
+    no_logs: list[LogFile] = []
     for file_id in sorted(set(bases) | set(logs)):
         slice_base: dict[str, BaseFile | None] = {}
         slice_logs: dict[str, list[LogFile]] = {}
-        group_bases = bases.get(file_id, no_files)
+        group_bases = bases.get(file_id, no_bases)
         if len(group_bases) > 1:
             group_bases = sorted(group_bases, key=_base_order)
         for bf in group_bases:
@@ -335,7 +326,7 @@ def build_file_groups(
             # compaction was requested land in the compaction's slice.
             slice_base[pending] = None
             slice_logs.setdefault(pending, [])
-        group_logs = logs.get(file_id, no_files)
+        group_logs = logs.get(file_id, no_logs)
         if len(group_logs) > 1:
             group_logs = sorted(group_logs, key=LogFile.sort_key)
         keys_newest_first: list[str] = []

@@ -42,7 +42,6 @@ from hudi_core.table.file_group import (
     FileGroupId,
     FileSlice,
     LogFile,
-    PendingFileGroupOperation,
     ReplacedFileGroup,
     SavepointPin,
     TimelineFacts,
@@ -55,7 +54,7 @@ from hudi_core.table.listing.storage import LISTING_BATCH_SIZE, StorageListing
 pa: Any = LazyModule("pyarrow")
 
 __all__ = [
-    "BaseFile", "FileGroup", "FileGroupId", "FileSlice", "FileSystemView", "LogFile", "PendingFileGroupOperation",
+    "BaseFile", "FileGroup", "FileGroupId", "FileSlice", "FileSystemView", "LogFile",
     "ReplacedFileGroup", "SavepointPin",
 ]
 
@@ -359,23 +358,11 @@ class FileSystemView:
                 break
         return out
 
-    def latest_slices_including_inflight(self, partition: str | None = None) -> list[FileSlice]:
-        """`getLatestFileSlicesIncludingInflight`: the newest slice on storage, committed or not."""
-        return [g.slices[0] for g in self._groups_in(partition) if g.slices]
-
     # -- replaced groups ---------------------------------------------------------------------------
 
     def replaced_file_groups(self, partition: str | None = None) -> list[ReplacedFileGroup]:
         """`getAllReplacedFileGroups`, with the replacing instant and whether files remain."""
         return [r for r in self.replaced.values() if partition is None or r.partition == partition]
-
-    def replaced_before(self, instant: str, partition: str | None = None) -> list[ReplacedFileGroup]:
-        """`getReplacedFileGroupsBefore`: replace instant < `instant` (the cleaner's view)."""
-        return [r for r in self.replaced_file_groups(partition) if r.replace_instant < instant]
-
-    def replaced_before_or_on(self, instant: str, partition: str | None = None) -> list[ReplacedFileGroup]:
-        """`getReplacedFileGroupsBeforeOrOn`: replace instant ≤ `instant`."""
-        return [r for r in self.replaced_file_groups(partition) if r.replace_instant <= instant]
 
     def replaced_after_or_on(self, instant: str, partition: str | None = None) -> list[ReplacedFileGroup]:
         """`getReplacedFileGroupsAfterOrOn`: replace instant ≥ `instant`."""
@@ -383,23 +370,13 @@ class FileSystemView:
 
     # -- pending table services and savepoints -------------------------------------------------
 
-    def pending_compaction_operations(self) -> list[PendingFileGroupOperation]:
-        """File groups in pending compaction plans, with the compaction instant."""
-        return [PendingFileGroupOperation(p, f, t, ia.COMPACTION)
-                for (p, f), t in sorted(self.pending_compaction.items())]
-
-    def file_groups_in_pending_clustering(self) -> list[PendingFileGroupOperation]:
-        """`getFileGroupsInPendingClustering`: file groups in pending clustering plans."""
-        return [PendingFileGroupOperation(p, f, t, ia.CLUSTERING)
-                for (p, f), t in sorted(self.pending_clustering.items())]
-
     def savepoint_pins(self, savepoint_time: str | None = None) -> list[SavepointPin]:
         """Files named by completed savepoints (all of them, or one savepoint's)."""
         return [p for p in self.savepoints if savepoint_time is None or p.savepoint_time == savepoint_time]
 
     # -- rows for the inspect API ---------------------------------------------------------------------
 
-    def slice_rows(self, as_of: str | None = None, latest_only: bool = False) -> list[dict[str, object]]:
+    def slice_rows(self, as_of: str | None = None, latest_only: bool = False) -> list[dict[str, Any]]:
         """Rows of `inspect.file_slices`: every committed slice (≤ `as_of`) of every group.
 
         The group's latest slice is the one :meth:`latest_slices` returns (files filtered as a

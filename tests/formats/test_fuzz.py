@@ -29,7 +29,8 @@ from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
 from hudi_core.formats.timeline.archived_v2 import _parse_manifest, read_lsm_file_rows
 from hudi_core.formats.timeline.bodies import decode_body
 from hudi_core.formats.timeline.instant import State
-from hudi_core.io.properties import parse_java_properties, table_properties_from
+from hudi_core.io.properties import table_properties_from
+from hudi_core.io.table_config import parse_java_properties
 
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
                                                        HealthCheck.filter_too_much]}

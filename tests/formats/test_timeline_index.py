@@ -467,3 +467,16 @@ def test_an_index_saved_in_two_batches_is_read_chunk_by_chunk(tables: dict[str, 
     for argv in (["doctor", *NOW], ["plan-clean"]):
         assert run(table, argv, capsys) == expected[argv[0]], argv
     assert duplicates.commit_log_files(open_table(str(table))) == expected_logs
+
+
+def test_one_cache_folder_for_indexes_and_dashboard(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The indexes and the dashboard's demo tables share one folder; an empty variable means the default."""
+    from hudi_core.dashboard import recent
+    from hudi_core.formats.timeline.index_paths import cache_dir, cache_folder
+
+    monkeypatch.setenv("HUDI_INSPECTOR_CACHE", "")
+    assert cache_dir() == Path.home() / ".cache" / "hudi-inspector"
+    monkeypatch.setenv("HUDI_INSPECTOR_CACHE", str(tmp_path))
+    monkeypatch.delenv("HUDI_INSPECTOR_ARCHIVE_INDEX", raising=False)
+    assert cache_folder("HUDI_INSPECTOR_ARCHIVE_INDEX", "archive-index") == tmp_path / "archive-index"
+    assert recent.recent_file().parent == tmp_path

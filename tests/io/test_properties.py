@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hudi_core.errors import PropertiesError, UnsupportedTableVersion
-from hudi_core.io.properties import parse_java_properties, table_properties_from
+from hudi_core.io.properties import table_properties_from
+from hudi_core.io.table_config import parse_java_properties
 
 
 def test_java_properties_escapes_comments_and_continuations() -> None:

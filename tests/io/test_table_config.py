@@ -11,9 +11,14 @@ import pytest
 from conftest import FIXTURE_NAMES, unzip_table
 
 from hudi_core.cli import main
-from hudi_core.io.properties import parse_java_properties
 from hudi_core.io.storage import ReadOnlyStorage
-from hudi_core.io.table_config import KEY_DOCS, key_doc, read_table_configuration, table_configuration
+from hudi_core.io.table_config import (
+    KEY_DOCS,
+    key_doc,
+    parse_java_properties,
+    read_table_configuration,
+    table_configuration,
+)
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 

@@ -31,6 +31,7 @@ from hudi_core.formats.hfile import HFileReader
 from hudi_core.formats.logfile.format import HeaderKey
 from hudi_core.formats.logfile.reader import LogFileReader
 from hudi_core.formats.mdt.records import FileEntry, FilesRecord, MetadataRecordType, bundled_schema, decode_raw
+from hudi_core.io.java import string_hashmap_order
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.build import ScenarioBuilder, build_scenario
 from hudi_core.scenarios.builtin import builtin_names, load_builtin
@@ -44,7 +45,6 @@ from hudi_core.scenarios.mdt_writer import (
     clean_records,
     hudi_murmur_hash,
     init_log_file,
-    java_map_order,
     log_block,
     record_schema_without_meta_fields,
 )
@@ -220,7 +220,7 @@ def test_base_hfiles_and_log_files_byte_for_byte(mdt_fixture) -> None:
         [(_, content)] = log_blocks(path)
         for _, value in HFileReader.from_bytes(content).scan():
             names = list(decode_raw(value, bundled_schema())["filesystemMetadata"])
-            assert names == java_map_order(names)
+            assert names == string_hashmap_order(names)
 
 
 def test_properties_schema_and_commit_bodies_match_the_fixture(mdt_fixture, tmp_path: Path) -> None:

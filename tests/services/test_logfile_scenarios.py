@@ -11,6 +11,7 @@ import pytest
 from hudi_core import open_table
 from hudi_core.formats.logfile.inventory import scan_log_files
 from hudi_core.formats.logfile.writer import avro_data_block, partial_block, rollback_block
+from hudi_core.io.java import long_hashmap_order
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.scenarios.log_tables import C1, C2, SCENARIOS, ScenarioTable, build_log_scenario_table
 from hudi_core.scenarios.scratch import ScratchError
@@ -19,7 +20,6 @@ from hudi_core.services.duplicates import (
     analyze_duplicates,
     commit_log_files,
     duplicate_analysis,
-    java_long_hashmap_order,
 )
 from hudi_core.services.log_inventory import log_block_inventory
 
@@ -240,8 +240,8 @@ def test_rule_b_corrupt_blocks_are_not_counted(tmp_path: Path) -> None:
 
 
 def test_java_hashmap_iteration_order() -> None:
-    assert java_long_hashmap_order([2, 0, 1]) == [0, 1, 2]
-    assert java_long_hashmap_order([17, 1, 0]) == [0, 17, 1]  # 17 and 1 share bucket 1: insertion order
+    assert long_hashmap_order([2, 0, 1]) == [0, 1, 2]
+    assert long_hashmap_order([17, 1, 0]) == [0, 17, 1]  # 17 and 1 share bucket 1: insertion order
 
 
 def test_blocks_of_a_pending_instant_are_uncommitted(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Bounded memory: the lean forms give the answers of the plain ones.
 
-* `write_json` (long lists written in chunks, :class:`~hudi_core.lazy.LazyRows` built as written) writes exactly
-  the text of ``print(render_json(payload))``;
+* `write_json` (long lists written in chunks, :class:`~hudi_core.services.lazy_rows.LazyRows` built as written)
+  writes exactly the text of ``print(render_json(payload))``;
 * `plan-clean --format json` (streamed, its per-file lists lazy) prints exactly ``render_json`` of the plan's
   plain `to_dict()`, on built scenario tables and a generated one;
 * the layout-1 archived listing, grouped with dictionary-encoded and integer columns, equals the listing rebuilt
@@ -27,11 +27,11 @@ from hudi_core.cli.output import render_json, write_json
 from hudi_core.formats.timeline import active_index
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.unified import _listing_from_instants
-from hudi_core.lazy import LazyRows
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
 from hudi_core.services.clean import plan_clean
+from hudi_core.services.lazy_rows import LazyRows
 
 NOW = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
 

@@ -24,6 +24,7 @@ skips them; :func:`decode_block` does the same unless `verify_checksums` is set.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, IntEnum
 from functools import lru_cache
@@ -222,11 +223,12 @@ def _signed32(value: int) -> int:
 
 # -- CRC32C ----------------------------------------------------------------------------------
 @lru_cache(maxsize=1)
-def _crc32c_impl() -> object:
+def _crc32c_impl() -> Callable[[bytes], int]:
     try:  # the C implementation when installed (a dependency of gcsfs); a table otherwise
         import google_crc32c
 
-        return google_crc32c.value
+        fast: Callable[[bytes], int] = google_crc32c.value
+        return fast
     except ImportError:
         table = []
         for n in range(256):
@@ -246,4 +248,4 @@ def _crc32c_impl() -> object:
 
 def crc32c(data: bytes) -> int:
     """CRC-32C (Castagnoli) of `data`, as HBase's `ChecksumType.CRC32C` computes it."""
-    return _crc32c_impl()(bytes(data))  # type: ignore[operator]
+    return _crc32c_impl()(bytes(data))

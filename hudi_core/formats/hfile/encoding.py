@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from hudi_core.formats.hfile.errors import HFileFormatError
 
-INT16 = struct.Struct(">h")
 UINT16 = struct.Struct(">H")
 INT32 = struct.Struct(">i")
 INT64 = struct.Struct(">q")

@@ -15,11 +15,8 @@ Well-known keys (HBase `HFileInfo`, Hudi `HFileInfo` and `HoodieAvroHFileWriter`
   ``bloomFilterTypeCode`` (the bloom filter itself is the ``bloomFilter`` meta block).
 
 Order: Hudi's native writer keeps the map in a `java.util.HashMap<String, byte[]>` and writes it in
-that map's iteration order; :func:`java_hashmap_order` reproduces it (bucket of the spread
-`String.hashCode()` in a table grown by the 0.75 load factor, insertion order within a bucket; a
-bucket is never turned into a tree below 64 buckets, and eight keys colliding in one bucket of a
-larger table would need keys chosen to collide, so that case is not modelled). HBase writes a
-`TreeMap` (sorted by key bytes).
+that map's iteration order, which :func:`hudi_core.io.java.string_hashmap_order` reproduces. HBase
+writes a `TreeMap` (sorted by key bytes).
 """
 
 from __future__ import annotations
@@ -74,26 +71,3 @@ def encode_file_info(pairs: Iterable[tuple[str, bytes]]) -> bytes:
     return PBUF_MAGIC + write_uvarint(len(message)) + message
 
 
-def java_string_hash(text: str) -> int:
-    """`String.hashCode()` (over UTF-16 code units) as a 32-bit unsigned int."""
-    h = 0
-    units = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(units), 2):
-        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
-    return h
-
-
-def java_hashmap_order(keys: Iterable[str]) -> list[str]:
-    """The iteration order of a `java.util.HashMap` into which `keys` were put in this order (a key
-    put again keeps its first place)."""
-    ordered = list(dict.fromkeys(keys))
-    capacity = 16
-    while len(ordered) > capacity * 3 // 4:  # resize when the size passes the 0.75 threshold
-        capacity *= 2
-
-    def bucket(key: str) -> int:
-        h = java_string_hash(key)
-        return (h ^ (h >> 16)) & (capacity - 1)
-
-    # sorted() is stable: insertion order within a bucket is kept (resizes split buckets in order).
-    return sorted(ordered, key=bucket)

@@ -58,6 +58,19 @@ class RangeSource(Protocol):
     def read_range(self, start: int, length: int) -> bytes: ...
 
 
+class _Sized(Protocol):
+    @property
+    def size(self) -> int: ...
+
+
+class _Storage(Protocol):
+    """What :class:`StorageSource` needs of a storage (a ``ReadOnlyStorage`` or a test's stand-in)."""
+
+    def stat(self, path: str) -> _Sized: ...
+
+    def read_range(self, path: str, start: int, length: int) -> bytes: ...
+
+
 class BytesSource:
     """An HFile held in memory."""
 
@@ -79,7 +92,7 @@ class StorageSource:
     """An HFile on a :class:`~hudi_core.io.storage.ReadOnlyStorage` (anything with `stat(path).size` and
     `read_range(path, start, length)`); the name in errors is the path given."""
 
-    def __init__(self, storage: object, path: str) -> None:
+    def __init__(self, storage: _Storage, path: str) -> None:
         self.storage = storage
         self.path = path
         self.name = path
@@ -90,7 +103,7 @@ class StorageSource:
         """The file size, stat'ed once."""
         if self._size is None:
             try:
-                self._size = int(self.storage.stat(self.path).size)  # type: ignore[attr-defined]
+                self._size = int(self.storage.stat(self.path).size)
             except StorageError as exc:
                 raise HFileReadError(str(exc), self.path) from exc
         return self._size
@@ -98,7 +111,7 @@ class StorageSource:
     def read_range(self, start: int, length: int) -> bytes:
         """`length` bytes from `start` through the storage."""
         try:
-            return self.storage.read_range(self.path, start, length)  # type: ignore[attr-defined]
+            return self.storage.read_range(self.path, start, length)
         except StorageError as exc:
             raise HFileReadError(str(exc), self.path, start) from exc
 
@@ -146,14 +159,14 @@ class HFileReader:
         self._open()
 
     @classmethod
-    def from_bytes(cls, data: bytes, name: str = "<bytes>", **kwargs: bool) -> HFileReader:
+    def from_bytes(cls, data: bytes, name: str = "<bytes>", *, verify_checksums: bool = False) -> HFileReader:
         """A reader over an HFile's bytes."""
-        return cls(BytesSource(data, name), **kwargs)
+        return cls(BytesSource(data, name), verify_checksums=verify_checksums)
 
     @classmethod
-    def open(cls, storage: object, path: str, **kwargs: bool) -> HFileReader:
+    def open(cls, storage: _Storage, path: str, *, verify_checksums: bool = False) -> HFileReader:
         """A reader over `path` of a `ReadOnlyStorage` (stat once, then ranged reads)."""
-        return cls(StorageSource(storage, path), **kwargs)
+        return cls(StorageSource(storage, path), verify_checksums=verify_checksums)
 
     # -- bounded I/O ------------------------------------------------------------------------------
     def _read(self, start: int, length: int, what: str) -> bytes:
@@ -202,8 +215,8 @@ class HFileReader:
         pairs = parse_file_info(info.payload, self.name, self.trailer.file_info_offset + HEADER_SIZE)
         self._file_info = {key.decode("utf-8", "replace"): value for key, value in pairs}
 
-        version = self._file_info.get(KEY_VALUE_VERSION)
-        self._mvcc = len(version or b"") == 4 and INT32.unpack(version)[0] == KEY_VALUE_VERSION_WITH_MVCC_TS
+        version = self._file_info.get(KEY_VALUE_VERSION) or b""
+        self._mvcc = len(version) == 4 and INT32.unpack(version)[0] == KEY_VALUE_VERSION_WITH_MVCC_TS
         self._tags = MAX_TAGS_LEN in self._file_info
         last = self._file_info.get(LAST_KEY)
         self._last_row = row_of(last, self.name, self.trailer.file_info_offset) if last else None

@@ -52,10 +52,10 @@ from hudi_core.formats.hfile.fileinfo import (
     LAST_KEY,
     MAX_MEMSTORE_TS_KEY,
     encode_file_info,
-    java_hashmap_order,
 )
 from hudi_core.formats.hfile.index import encode_nonroot_index, encode_root_index
 from hudi_core.formats.hfile.trailer import encode_trailer
+from hudi_core.io.java import string_hashmap_order
 
 #: `hoodie.hfile.block.size` default (HoodieStorageConfig.HFILE_BLOCK_SIZE).
 DEFAULT_BLOCK_SIZE = 1024 * 1024
@@ -154,7 +154,7 @@ def write_hfile(
     # Meta blocks, each its own block, in the HashMap order of their names (`flushMetaBlocks`).
     metas = dict(meta_blocks or {})
     meta_index: list[tuple[bytes, int, int]] = []
-    for name in java_hashmap_order(metas):
+    for name in string_hashmap_order(metas):
         block = encode_block(BlockType.META, bytes(metas[name]), codec)
         meta_index.append((name.encode("utf-8"), offset, len(block)))
         out.append(block)
@@ -193,7 +193,7 @@ def write_hfile(
     info[AVG_VALUE_LEN] = INT32.pack(total_value // count if count else 0)
     info.setdefault(KEY_VALUE_VERSION, INT32.pack(KEY_VALUE_VERSION_WITH_MVCC_TS))
     file_info_offset = offset
-    block = encode_block(BlockType.FILE_INFO, encode_file_info((k, info[k]) for k in java_hashmap_order(info)), codec)
+    block = encode_block(BlockType.FILE_INFO, encode_file_info((k, info[k]) for k in string_hashmap_order(info)), codec)
     out.append(block)
     offset += len(block)
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import fastavro
 
+from hudi_core.formats.avro.binary import AvroBinaryError, read_long, write_bytes, write_long
 from hudi_core.formats.hfile import trailer as hfile_trailer
 from hudi_core.formats.hfile.errors import HFileError, HFileUnsupportedError
 from hudi_core.formats.logfile.errors import LogContentError, UnsupportedContentError
@@ -38,7 +39,6 @@ pa: Any = LazyModule("pyarrow")
 pq: Any = LazyModule("pyarrow.parquet")
 
 HFILE_V3_TRAILER_SIZE = hfile_trailer.TRAILER_SIZE
-HFILE_TRAILER_MAGIC = hfile_trailer.TRAILER_MAGIC
 DECIMAL_SCALE = 15  # DecimalWrapper: decimal(30, 15)
 
 # `orderingVal` union branches of HoodieDeleteRecordList.avsc, in Java's order (§1.7).
@@ -83,20 +83,11 @@ class _AvroIn:
         self.pos = 0
 
     def long(self) -> int:
-        shift = 0
-        acc = 0
-        while True:
-            if self.pos >= len(self.data):
-                raise LogContentError("Avro varint cut short")
-            b = self.data[self.pos]
-            self.pos += 1
-            acc |= (b & 0x7F) << shift
-            if not b & 0x80:
-                break
-            shift += 7
-            if shift > 63:
-                raise LogContentError("Avro varint longer than 10 bytes")
-        return (acc >> 1) ^ -(acc & 1)
+        try:
+            value, self.pos = read_long(self.data, self.pos)
+        except AvroBinaryError as exc:
+            raise LogContentError(str(exc)) from None
+        return value
 
     def raw(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
@@ -113,22 +104,6 @@ class _AvroIn:
             return self.bytes_().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise LogContentError(f"Avro string is not UTF-8: {exc}") from exc
-
-
-def _zigzag(value: int) -> bytes:
-    acc = (value << 1) ^ (value >> 63)
-    acc &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        if acc < 0x80:
-            out.append(acc)
-            return bytes(out)
-        out.append((acc & 0x7F) | 0x80)
-        acc >>= 7
-
-
-def _avro_bytes(raw: bytes) -> bytes:
-    return _zigzag(len(raw)) + raw
 
 
 def _decimal_to_bytes(value: decimal.Decimal) -> bytes:
@@ -167,24 +142,24 @@ def _write_ordering(value: OrderingValue) -> bytes:
         branch = ORDERING_KINDS.index(value.kind)
     except ValueError as exc:
         raise LogContentError(f"unknown ordering kind {value.kind!r}") from exc
-    head = _zigzag(branch)
+    head = write_long(branch)
     kind, v = value.kind, value.value
     if kind == "null":
         return head
     if kind == "boolean":
         return head + (b"\x01" if v else b"\x00")
     if kind in ("int", "long", "date", "time_micros", "timestamp_micros"):
-        return head + _zigzag(int(v))
+        return head + write_long(int(v))
     if kind == "float":
         return head + struct.pack("<f", v)
     if kind == "double":
         return head + struct.pack("<d", v)
     if kind == "bytes":
-        return head + _avro_bytes(bytes(v))
+        return head + write_bytes(bytes(v))
     if kind == "string":
-        return head + _avro_bytes(str(v).encode("utf-8"))
+        return head + write_bytes(str(v).encode("utf-8"))
     if kind == "decimal":
-        return head + _avro_bytes(_decimal_to_bytes(decimal.Decimal(v)))
+        return head + write_bytes(_decimal_to_bytes(decimal.Decimal(v)))
     raise UnsupportedContentError("ArrayWrapper ordering values are not supported")
 
 
@@ -221,10 +196,10 @@ def encode_delete_payload(records: list[DeleteRecord]) -> bytes:
     """Encode delete records as Java's `GenericDatumWriter` does (one array block, then 0)."""
     out = bytearray()
     if records:
-        out += _zigzag(len(records))
+        out += write_long(len(records))
         for rec in records:
             for text in (rec.record_key, rec.partition_path):
-                out += b"\x00" if text is None else b"\x02" + _avro_bytes(text.encode("utf-8"))
+                out += b"\x00" if text is None else b"\x02" + write_bytes(text.encode("utf-8"))
             out += _write_ordering(rec.ordering)
     out += b"\x00"
     return bytes(out)
@@ -309,15 +284,18 @@ def decode_avro_content(content: bytes, schema_json: str, legacy: bool = False) 
     """Records of an AVRO/CDC data block; `schema_json` is the header SCHEMA."""
     _, embedded, datums = split_avro_content(content, legacy)
     schema = parsed_schema(embedded or schema_json)
-    records = []
+    records: list[dict[str, Any]] = []
     for datum in datums:
         buf = io.BytesIO(datum)
         try:
-            records.append(fastavro.schemaless_reader(buf, schema, None))
+            record = fastavro.schemaless_reader(buf, schema, None)
         except Exception as exc:  # fastavro raises many types on bad bytes
             raise LogContentError(f"Avro record does not decode: {exc!r}") from exc
         if buf.tell() != len(datum):
             raise LogContentError("Avro record has trailing bytes")
+        if not isinstance(record, dict):
+            raise LogContentError("Avro datum is not a record")
+        records.append(record)
     return records
 
 
@@ -375,7 +353,8 @@ def parquet_table(content: bytes) -> pa.Table:
 def parquet_num_rows(reader: LogFileReader, block: LogBlock) -> int:
     """Row count from the parquet footer, reading only the footer through ranged reads."""
     try:
-        return pq.read_metadata(_ContentFile(reader, block)).num_rows
+        rows: int = pq.read_metadata(_ContentFile(reader, block)).num_rows
+        return rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a damaged footer may hold non-UTF-8 names
         raise LogContentError(f"parquet block footer does not decode: {exc}") from exc
 

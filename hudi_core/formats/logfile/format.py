@@ -16,8 +16,6 @@ from hudi_core.formats.logfile.errors import LogFormatError
 
 MAGIC = b"#HUDI#"
 MAGIC_LEN = len(MAGIC)
-# Bytes before the block-size field's payload: MAGIC (6) + blockSize (8).
-FRAME_PREFIX = MAGIC_LEN + 8
 CURRENT_LOG_FORMAT_VERSION = 1
 INT32_MAX = 2**31 - 1
 
@@ -36,27 +34,6 @@ class BlockType(IntEnum):
     PARQUET_DATA_BLOCK = 5
     CDC_DATA_BLOCK = 6
     LANCE_DATA_BLOCK = 7
-
-    @property
-    def is_data(self) -> bool:
-        """Data blocks carry records (AVRO, HFILE, PARQUET, CDC, LANCE)."""
-        return self in _DATA_TYPES
-
-    @property
-    def is_data_or_delete(self) -> bool:
-        """`HoodieLogBlockType.isDataOrDeleteBlock`: what HUDI-6758 tracks and rollbacks remove."""
-        return self in _DATA_TYPES or self is BlockType.DELETE_BLOCK
-
-
-_DATA_TYPES = frozenset(
-    {
-        BlockType.AVRO_DATA_BLOCK,
-        BlockType.HFILE_DATA_BLOCK,
-        BlockType.PARQUET_DATA_BLOCK,
-        BlockType.CDC_DATA_BLOCK,
-        BlockType.LANCE_DATA_BLOCK,
-    }
-)
 
 
 class HeaderKey(IntEnum):
@@ -115,12 +92,14 @@ def pack_i64(value: int) -> bytes:
 
 def unpack_i32(data: bytes | memoryview, offset: int = 0) -> int:
     """Read a big-endian signed 32-bit integer."""
-    return _I32.unpack_from(data, offset)[0]
+    value: int = _I32.unpack_from(data, offset)[0]
+    return value
 
 
 def unpack_i64(data: bytes | memoryview, offset: int = 0) -> int:
     """Read a big-endian signed 64-bit integer."""
-    return _I64.unpack_from(data, offset)[0]
+    value: int = _I64.unpack_from(data, offset)[0]
+    return value
 
 
 def encode_value(value: str | bytes) -> bytes:

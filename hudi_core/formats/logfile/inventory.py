@@ -98,19 +98,9 @@ def _file_columns(path: str) -> dict[str, Any]:
     }
 
 
-def _scan_one(
-    storage: RangeStorage, path: str, size: int | None, decode_counts: bool, keep_blocks: bool = True
-) -> tuple[LogFileScan, list[dict[str, Any]]]:
-    """Scan one log file into inventory rows. `keep_blocks=False` does not keep the :class:`LogBlock`
-    objects in the returned scan (memory: a damaged file can hold one corrupt block per 6 bytes)."""
-    rows: list[dict[str, Any]] = []
-    scan = _scan_rows(storage, path, size, decode_counts, keep_blocks, rows.append)
-    return scan, rows
-
-
 def _scan_rows(storage: RangeStorage, path: str, size: int | None, decode_counts: bool, keep_blocks: bool,
                emit: Callable[[dict[str, Any]], None], head: bytes | None = None) -> LogFileScan:
-    """:func:`_scan_one` handing each row to `emit` as it is made (no list of rows held)."""
+    """Scan one log file into inventory rows, handing each to `emit` as it is made (no list of rows held)."""
     base = _file_columns(path)
     rows = _Emitter(emit)
     try:

@@ -60,7 +60,12 @@ class RangeStorage(Protocol):
 
     def read_range(self, path: str, start: int, length: int) -> bytes: ...
 
-    def stat(self, path: str) -> object: ...
+    def stat(self, path: str) -> _Sized: ...
+
+
+class _Sized(Protocol):
+    @property
+    def size(self) -> int: ...
 
 
 # Reasons a block is reported corrupt. The first five are Java's; the last one is ours.

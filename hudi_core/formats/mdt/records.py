@@ -166,17 +166,3 @@ def bundled_schema() -> str:
     return resources.files("hudi_core.formats.mdt").joinpath("avro/HoodieMetadataRecord.avsc").read_text("utf-8")
 
 
-def encode_files_record(record: FilesRecord, schema_json: str | None = None) -> bytes:
-    """The cell value of a `files` record, as Hudi writes it (empty ``key`` field, meta fields null)."""
-    if record.deleted:
-        return b""
-    schema = _parsed(schema_json or bundled_schema())
-    datum: dict[str, Any] = {
-        "key": "",
-        "type": record.record_type,
-        "filesystemMetadata": {name: {"size": e.size, "isDeleted": e.is_deleted}
-                               for name, e in record.entries.items()},
-    }
-    buf = io.BytesIO()
-    fastavro.schemaless_writer(buf, schema, datum)
-    return buf.getvalue()

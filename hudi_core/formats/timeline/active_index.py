@@ -151,7 +151,7 @@ def _from_plain(tp: Any, value: Any) -> Any:
     if origin is dict:
         inner = typing.get_args(tp)[1]
         return {k: _from_plain(inner, v) for k, v in value.items()}
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = _hints(tp)
         obj = object.__new__(tp)
         obj.__dict__.update({k: _from_plain(hints[k], v) for k, v in value.items()})

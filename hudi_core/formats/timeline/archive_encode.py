@@ -29,6 +29,7 @@ from typing import Any
 import fastavro
 import pyarrow as pa
 
+from hudi_core.formats.avro.container import AVRO_MAGIC
 from hudi_core.formats.logfile.format import BlockType, HeaderKey, pack_i32
 from hudi_core.formats.logfile.writer import encode_block
 from hudi_core.formats.timeline import instant as ia
@@ -96,9 +97,9 @@ def _decode_any(data: bytes) -> dict[str, Any] | None:
     """The record in an Avro container or Jackson JSON body; ``None`` for an empty body."""
     if not data or not data.strip():
         return None
-    if data[:4] == b"Obj\x01":
-        records = list(fastavro.reader(io.BytesIO(data)))
-        return records[0] if records else None
+    if data[:4] == AVRO_MAGIC:
+        first = next(iter(fastavro.reader(io.BytesIO(data))), None)
+        return first if isinstance(first, dict) else None
     value = json.loads(data.decode("utf-8"))
     return value if isinstance(value, dict) else None
 

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import fastavro
 import numpy as np
@@ -227,7 +227,7 @@ _KEY_BATCH = 20_000
 def _key_tree(schema_json: str) -> Any:
     """The column reader's tree for the key fields of `schema_json`'s records; raises what the record reader's
     schema check raises first, so that a schema it refuses is refused here too."""
-    from hudi_core.formats.timeline import avro_vector as av
+    from hudi_core.formats.avro import vector as av
 
     _schemas(schema_json)
     return av.compile_schema(schema_json, (), {}, _KEY_TOP)
@@ -247,7 +247,7 @@ def _slow_key_fields(reader: LogFileReader, block: LogBlock, rows: _Rows, uri: s
     out: list[KeyFields | None] = []
     for index, datum in enumerate(datums):
         try:
-            rec = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+            rec = cast(dict[str, Any], fastavro.schemaless_reader(io.BytesIO(datum), writer, projection))
         except Exception as exc:  # fastavro raises many types on damaged datums
             rows.error(damage_code or "archive_record_undecodable",
                        f"{uri}: record {index} of the block at byte {block.offset} does not decode: "
@@ -264,7 +264,7 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
     """Block offset -> the key fields of its records, for the blocks that read column-wise exactly (framing
     version 1+, a schema the column reader takes, every record ending where its length says); the other blocks
     are left out (the record-by-record reader reads them and names their damage)."""
-    from hudi_core.formats.timeline import avro_vector as av
+    from hudi_core.formats.avro import vector as av
 
     good = [b for b in blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK and b.schema
             and b.format_version != 0]
@@ -513,15 +513,6 @@ def decode_full_datum(schema_json: str, datum: bytes) -> dict[str, Any]:
     if not isinstance(rec, dict):
         raise DecodeError("archived datum is not a record")
     return rec
-
-
-def read_archived_record(storage: ReadOnlyStorage, path: str, block_offset: int, record_index: int
-                         ) -> dict[str, Any]:
-    """Decode one whole `HoodieArchivedMetaEntry` (all payload fields) from an archive file."""
-    schema_json, datums = read_block_datums(storage, path, block_offset)
-    if not 0 <= record_index < len(datums):
-        raise DecodeError(f"{storage.uri_of(path)}: no record {record_index} in the block at byte {block_offset}")
-    return decode_full_datum(schema_json, datums[record_index])
 
 
 def _block_at(reader: LogFileReader, offset: int) -> LogBlock:

@@ -181,7 +181,7 @@ def _as_string(col: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def _error_table(path: str, code: str, message: str) -> pa.Table:
-    row = {f.name: [None] for f in ARCHIVE_LISTING_SCHEMA}
+    row: dict[str, Any] = {f.name: [None] for f in ARCHIVE_LISTING_SCHEMA}
     row["archive_file"] = pa.DictionaryArray.from_arrays(pa.array([0], pa.int32()), pa.array([path]))
     row["error_code"] = [code]
     row["error"] = [message]

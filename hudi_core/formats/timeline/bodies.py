@@ -17,11 +17,10 @@ import fastavro
 import orjson
 
 from hudi_core.errors import DecodeError
+from hudi_core.formats.avro.container import AVRO_MAGIC
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import RECORD_BUILDERS, CommitMetadata
-
-AVRO_MAGIC = b"Obj\x01"
 
 
 class BodyFormat(StrEnum):
@@ -164,6 +163,8 @@ def _read_avro_container(data: bytes) -> tuple[str, dict[str, Any]]:
     except Exception as exc:  # fastavro raises many types for damaged input
         raise DecodeError(f"damaged Avro container ({type(exc).__name__}: {exc})") from exc
     if not records:
+        raise DecodeError("Avro container holds no record")
+    if not isinstance(records[0], dict):
         raise DecodeError("Avro container holds no record")
     name = schema.get("name", "") if isinstance(schema, dict) else ""
     return name.rsplit(".", 1)[-1], records[0]

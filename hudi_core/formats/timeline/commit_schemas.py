@@ -6,7 +6,7 @@ every body of a large table one record at a time costs what decoding every write
 module reads only those two values, the way :mod:`hudi_core.formats.timeline.write_stats` reads write stats:
 
 * Avro containers (layout-2 bodies, active or archived) with the same header are decoded together,
-  column-wise (:mod:`hudi_core.formats.timeline.avro_vector`: the write stats are read past, the `extraMetadata`
+  column-wise (:mod:`hudi_core.formats.avro.vector`: the write stats are read past, the `extraMetadata`
   map's entries and the `operationType` kept as positions in the buffer);
 * JSON bodies (layout 1) are parsed with orjson (the whole body: a damaged one is never half read);
 * anything else, and any body or batch the first two refuse, goes through
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import orjson
@@ -29,11 +29,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError, StorageError
-from hudi_core.formats.timeline import avro_vector as av
+from hudi_core.formats.avro import vector as av
+from hudi_core.formats.avro.container import binary_buffers, container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
-    AVRO_MAGIC,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -157,7 +157,7 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     return operation, schema
 
 
-def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
                            ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
     headers. Returns the tables and the bodies decoded (the others take the slow way)."""
@@ -165,10 +165,10 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
-    buf, starts, ends = ws._flat(bodies)
+    buf, starts, ends = binary_buffers(bodies)
     for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
         try:
-            members, data, length = ws.container_datums(buf, starts, ends, group, size)
+            members, data, length = container_datums(buf, starts, ends, group, size)
             cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
             operation, schema = _captured_values(buf, cap, members.size)
         except av.VectorDecodeError:
@@ -185,37 +185,14 @@ def commit_schemas_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions:
     """:data:`BODY_SCHEMAS_SCHEMA` rows (one per body that decodes, in body order) of completed commit bodies
     (`actions[i]`: body i's action; only the bodies `wanted` lists, when given), and the error of each body
     that does not decode, as `decode_body` words it."""
-    raw: Sequence[bytes | None] | None = None
-    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
-        if isinstance(bodies, pa.ChunkedArray):
-            bodies = bodies.combine_chunks()
-        if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
-            bodies = bodies.cast(pa.binary())
-        n = len(bodies)
-    else:
-        raw = bodies
-        n = len(raw)
+    split = ws.split_bodies(bodies, actions, wanted, _containers_columnwise)
+    if split is None:
+        return _empty(), {}
+    tables, rest, data_of = split
     errors: dict[int, str] = {}
-    if n == 0:
-        return _empty(), errors
-    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
-    tables: list[pa.Table] = []
-    if raw is not None:
-        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[i] or b"")[:4] == AVRO_MAGIC], dtype=np.int64)
-        done = np.zeros(n, dtype=bool)
-        if avro_at.size:
-            sub = pa.array([raw[i] for i in avro_at], pa.binary())
-            sub_tables, sub_done = _containers_columnwise(sub, np.arange(avro_at.size), [actions[i] for i in avro_at])
-            for t in sub_tables:
-                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
-            done[avro_at[sub_done]] = True
-    else:
-        avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
-        tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
     rows: dict[str, list[Any]] = {"body": [], "operation_type": [], "schema": []}
-    for i in np.flatnonzero(chosen & ~done):
-        data = (raw[i] if raw is not None else bodies[int(i)].as_py()) or b""
+    for i in rest:
+        data = data_of(int(i))
         action = str(actions[i])
         values: tuple[str | None, str | None] | str | None = None
         if sniff_format(data) is BodyFormat.JSON:
@@ -257,7 +234,7 @@ def _located(values: pa.Table, path: str, offsets: np.ndarray | None, indexes: n
     }, schema=LOCATED_SCHEMAS_SCHEMA)
 
 
-def _error_rows(path: str, items: list[tuple[int | None, int | None, str | None, str | None, str, str]]
+def _error_rows(path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
                 ) -> pa.Table:
     """Error rows: (block offset, record index, requested time, action, code, message)."""
     n = len(items)
@@ -320,8 +297,9 @@ def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Tabl
 
 # Layout 1: `HoodieArchivedMetaEntry` records of the archive's Avro data blocks.
 _ENTRY_PATHS = (("hoodieCommitMetadata", "extraMetadata"), ("hoodieReplaceCommitMetadata", "extraMetadata"))
-_ENTRY_LEAVES = {("hoodieCommitMetadata", "operationType"): ("operation_0", av.STRING),
-                 ("hoodieReplaceCommitMetadata", "operationType"): ("operation_1", av.STRING)}
+_ENTRY_LEAVES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("hoodieCommitMetadata", "operationType"): ("operation_0", av.STRING),
+    ("hoodieReplaceCommitMetadata", "operationType"): ("operation_1", av.STRING)}
 _ENTRY_SINKS = {**{sink: kind for sink, kind in ws._ENTRY_TOP.values()}, _VALUE: av.STRING,
                 **{sink: kind for sink, kind in _ENTRY_LEAVES.values()}}
 
@@ -346,7 +324,7 @@ class _SchemaRun(ws._Run):
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
-def _equals(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, words: Sequence[str]
+def _equals(buf: np.ndarray, parts: tuple[np.ndarray, ...], n: int, words: Sequence[str]
             ) -> tuple[np.ndarray, np.ndarray]:
     """(present, matches) per datum of a captured string column: whether the datum has the value, and whether
     it is one of `words`, compared as bytes where they lie (no string is built)."""
@@ -428,7 +406,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     return tables
 
 
-def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, keep: np.ndarray
+def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, ...], n: int, keep: np.ndarray
                     ) -> pa.Array:
     """A captured string column of `n` datums, for the datums `keep` only (null where a datum has none)."""
     ids, starts, lengths = parts
@@ -502,7 +480,7 @@ def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, 
     actions: list[str | None] = []
     for offset, index, datum in records:
         try:
-            key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+            key = cast(dict[str, Any], fastavro.schemaless_reader(io.BytesIO(datum), writer, projection))
         except Exception:  # the listing reports a record that does not decode
             continue
         time_, action = key.get("commitTime"), key.get("actionType")

@@ -19,24 +19,21 @@ Which format an instant file gets is decided in one place: :func:`body_format_fo
 from __future__ import annotations
 
 import functools
-import hashlib
-import io
 import json
 import math
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import fastavro
 
+from hudi_core.formats.avro.container import container_of
+from hudi_core.formats.avro.encoder import PRIMITIVES, Emit, compile_encoder
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.bodies import expected_record_type
 from hudi_core.formats.timeline.instant import State
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "avro"
-NAMESPACE = "org.apache.hudi.avro.model"
-AVRO_MAGIC = b"Obj\x01"
 
 BodyFmt = Literal["avro", "json", "empty"]
 
@@ -44,17 +41,9 @@ BodyFmt = Literal["avro", "json", "empty"]
 #: kept as ``<name>.v6.avsc`` (taken from a v6 fixture written by Hudi 0.x).
 _V6_VARIANTS = frozenset({"HoodieRequestedReplaceMetadata"})
 
-#: Record types in ``avro/`` (the archive records included).
-RECORD_TYPES: tuple[str, ...] = (
-    "HoodieCommitMetadata", "HoodieReplaceCommitMetadata", "HoodieRequestedReplaceMetadata",
-    "HoodieCompactionPlan", "HoodieCleanerPlan", "HoodieCleanMetadata", "HoodieRollbackPlan",
-    "HoodieRollbackMetadata", "HoodieRestorePlan", "HoodieRestoreMetadata", "HoodieSavepointMetadata",
-    "HoodieIndexPlan", "HoodieIndexCommitMetadata", "HoodieArchivedMetaEntry", "HoodieLSMTimelineInstant",
-)
 # ``HoodieCompactionMetadata.avsc`` (deprecated) is only a part of `HoodieArchivedMetaEntry`: it
 # refers to `HoodieWriteStat`, which the entry defines earlier through `HoodieCommitMetadata`.
 
-_PRIMITIVES = frozenset({"null", "boolean", "int", "long", "float", "double", "bytes", "string"})
 
 
 # -- writer schemas -------------------------------------------------------------------------------
@@ -70,7 +59,7 @@ def _inline(node: Any, defined: set[str], table_version: int) -> Any:
     """Expand references to other top-level record files at their first use and collapse later
     re-definitions of a named type to its name, as Java's `Schema.toString()` prints a schema."""
     if isinstance(node, str):
-        if node in _PRIMITIVES or node in defined:
+        if node in PRIMITIVES or node in defined:
             return node
         path = _schema_file(node, table_version)
         if not path.is_file():
@@ -220,7 +209,7 @@ def conform(value: Any, schema: Any, named: dict[str, Any] | None = None) -> Any
     kind = schema.get("type")
     if isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind not in (
             "record", "map", "array", "enum", "fixed")):
-        if isinstance(kind, str) and kind in _PRIMITIVES:
+        if isinstance(kind, str) and kind in PRIMITIVES:
             return conform(value, kind, named)
         return conform(value, kind, named)
     if kind == "record":
@@ -249,7 +238,8 @@ def conform(value: Any, schema: Any, named: dict[str, Any] | None = None) -> Any
 
 @functools.lru_cache(maxsize=64)
 def _schema_dict(record_type: str, table_version: int) -> dict[str, Any]:
-    return json.loads(writer_schema_json(record_type, table_version))
+    schema: dict[str, Any] = json.loads(writer_schema_json(record_type, table_version))
+    return schema
 
 
 @functools.lru_cache(maxsize=64)
@@ -261,159 +251,23 @@ def _named_types(record_type: str, table_version: int) -> dict[str, Any]:
 
 def conform_record(record: Mapping[str, Any], record_type: str, table_version: int = 9) -> dict[str, Any]:
     """`record` projected onto the writer schema of `record_type` (see :func:`conform`)."""
-    return conform(record, _schema_dict(record_type, table_version), dict(_named_types(record_type, table_version)))
+    conformed: dict[str, Any] = conform(record, _schema_dict(record_type, table_version),
+                                        dict(_named_types(record_type, table_version)))
+    return conformed
 
 
-# -- Avro object container ------------------------------------------------------------------------
-
-
-def _zigzag(n: int) -> bytes:
-    n = (n << 1) ^ (n >> 63)
-    out = bytearray()
-    while n & ~0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-def _avro_bytes(data: bytes) -> bytes:
-    return _zigzag(len(data)) + data
-
-
-_Emit = Any  # Callable[[Any, list[bytes]], None]
-
-
-def _compile(schema: Any, named: dict[str, Any], cache: dict[str, _Emit]) -> _Emit:
-    """A closure writing one datum of `schema` in Avro binary (appending to a list of chunks)."""
-    if isinstance(schema, str):
-        short = schema.rsplit(".", 1)[-1]
-        if short in named:
-            if short not in cache:
-                cache[short] = None  # recursion guard: resolved lazily below
-                cache[short] = _compile(named[short], named, cache)
-            return lambda v, out: cache[short](v, out)
-        return _compile({"type": schema}, named, cache)
-    if isinstance(schema, list):
-        branches = [(_branch_kind(b, named), _compile(b, named, cache)) for b in schema]
-
-        def union(v: Any, out: list[bytes]) -> None:
-            kind = _value_kind(v)
-            for idx, (bkind, emit) in enumerate(branches):
-                if bkind == kind or (kind == "int" and bkind in ("long", "double", "float")):
-                    out.append(_zigzag(idx))
-                    emit(v, out)
-                    return
-            raise ValueError(f"value {v!r} matches no branch of union {schema!r}")
-
-        return union
-    kind = schema.get("type")
-    if isinstance(kind, (dict, list)):
-        return _compile(kind, named, cache)
-    if kind == "record":
-        name = str(schema["name"]).rsplit(".", 1)[-1]
-        named.setdefault(name, schema)
-        fields = [(f["name"], f.get("default"), _compile(f["type"], named, cache)) for f in schema["fields"]]
-
-        def record(v: Any, out: list[bytes]) -> None:
-            get = v.get
-            for fname, default, emit in fields:
-                emit(get(fname, default), out)
-
-        cache[name] = record
-        return record
-    if kind == "map":
-        values = _compile(schema["values"], named, cache)
-
-        def amap(v: Any, out: list[bytes]) -> None:
-            if v:
-                out.append(_zigzag(len(v)))
-                for key, item in v.items():
-                    data = str(key).encode("utf-8")
-                    out.append(_zigzag(len(data)))
-                    out.append(data)
-                    values(item, out)
-            out.append(b"\x00")
-
-        return amap
-    if kind == "array":
-        items = _compile(schema["items"], named, cache)
-
-        def array(v: Any, out: list[bytes]) -> None:
-            if v:
-                out.append(_zigzag(len(v)))
-                for item in v:
-                    items(item, out)
-            out.append(b"\x00")
-
-        return array
-    if kind == "null":
-        return lambda v, out: None
-    if kind == "boolean":
-        return lambda v, out: out.append(b"\x01" if v else b"\x00")
-    if kind in ("int", "long"):
-        return lambda v, out: out.append(_zigzag(int(v)))
-    if kind == "double":
-        return lambda v, out: out.append(struct.pack("<d", float(v)))
-    if kind == "float":
-        return lambda v, out: out.append(struct.pack("<f", float(v)))
-    if kind == "string":
-        def string(v: Any, out: list[bytes]) -> None:
-            data = str(v).encode("utf-8")
-            out.append(_zigzag(len(data)))
-            out.append(data)
-
-        return string
-    if kind == "bytes":
-        def raw(v: Any, out: list[bytes]) -> None:
-            out.append(_zigzag(len(v)))
-            out.append(bytes(v))
-
-        return raw
-    raise ValueError(f"unsupported Avro type {kind!r}")
-
-
-def _branch_kind(schema: Any, named: dict[str, Any]) -> str:
-    if isinstance(schema, str):
-        short = schema.rsplit(".", 1)[-1]
-        if short in named or short not in _PRIMITIVES:
-            return "record"
-        return short
-    kind = schema.get("type")
-    if isinstance(kind, str) and kind in _PRIMITIVES:
-        return kind
-    return "record" if kind in ("record", "map") else str(kind)
-
-
-def _value_kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "double"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, (bytes, bytearray)):
-        return "bytes"
-    if isinstance(v, Mapping):
-        return "record"
-    if isinstance(v, (list, tuple)):
-        return "array"
-    return type(v).__name__
+# -- Avro binary ------------------------------------------------------------------------------------------
 
 
 @functools.lru_cache(maxsize=64)
-def datum_encoder(record_type: str, table_version: int = 9) -> _Emit:
+def datum_encoder(record_type: str, table_version: int = 9) -> Emit:
     """A compiled pure-Python Avro binary encoder for `record_type` (several times faster than
     fastavro's per-call setup for the small nested records of the timeline; same bytes, as the
     tests check). Values must already have the schema's shape (builders' output or conformed)."""
     schema = _schema_dict(record_type, table_version)
     named: dict[str, Any] = {}
     _collect_named(schema, named)
-    return _compile(schema, named, {})
+    return compile_encoder(schema, named, {})
 
 
 def encode_datum(record: Mapping[str, Any], record_type: str, table_version: int = 9) -> bytes:
@@ -421,34 +275,6 @@ def encode_datum(record: Mapping[str, Any], record_type: str, table_version: int
     out: list[bytes] = []
     datum_encoder(record_type, table_version)(record, out)
     return b"".join(out)
-
-
-def container_of(datums: Sequence[bytes], schema_json: str, sync: bytes | None = None) -> bytes:
-    """An Avro object-container file of already-encoded `datums` in one block, null codec.
-
-    The header carries only ``avro.schema`` (as Java's `DataFileWriter` writes for the null codec).
-    Java picks a random sync marker; we derive it from the content so output is reproducible.
-    """
-    data = b"".join(datums)
-    schema_bytes = schema_json.encode("utf-8")
-    if sync is None:
-        sync = hashlib.md5(schema_bytes + data, usedforsecurity=False).digest()
-    header = AVRO_MAGIC + _zigzag(1) + _avro_bytes(b"avro.schema") + _avro_bytes(schema_bytes) + _zigzag(0) + sync
-    if not datums:
-        return header
-    return header + _zigzag(len(datums)) + _zigzag(len(data)) + data + sync
-
-
-def avro_container(records: Sequence[Mapping[str, Any]], schema_json: str, parsed: Any = None,
-                   sync: bytes | None = None) -> bytes:
-    """An Avro object-container file holding `records` (encoded by fastavro) in one block."""
-    schema = parsed if parsed is not None else fastavro.parse_schema(json.loads(schema_json))
-    datums = []
-    for record in records:
-        buf = io.BytesIO()
-        fastavro.schemaless_writer(buf, schema, dict(record))
-        datums.append(buf.getvalue())
-    return container_of(datums, schema_json, sync)
 
 
 def encode_avro(record: Mapping[str, Any], record_type: str, table_version: int = 9,

@@ -1,4 +1,5 @@
-"""Where the derived indexes live (the archive index, the active-timeline index) and their on/off switches.
+"""The inspector's cache folder, where the derived indexes live (the archive index, the active-timeline index)
+and their on/off switches; the dashboard keeps its demo tables and recent list there too.
 
 Plain `os` and `pathlib`, no pyarrow: a command decides whether to open an index before it pays for Arrow.
 """
@@ -12,13 +13,17 @@ CACHE_ENV = "HUDI_INSPECTOR_CACHE"
 _OFF = ("0", "false", "no", "off")
 
 
+def cache_dir() -> Path:
+    """The inspector's cache folder: ``$HUDI_INSPECTOR_CACHE`` (set and not empty), else ``~/.cache/hudi-inspector``."""
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "hudi-inspector").expanduser()
+
+
 def cache_folder(switch_env: str, folder: str) -> Path:
-    """A derived index's folder: the path `switch_env` names, else `folder` in the inspector's cache folder
-    (``$HUDI_INSPECTOR_CACHE``, else ``~/.cache/hudi-inspector``)."""
+    """A derived index's folder: the path `switch_env` names, else `folder` in :func:`cache_dir`."""
     switch = os.environ.get(switch_env, "").strip()
     if switch and switch.lower() not in _OFF and switch.lower() not in ("1", "true", "yes", "on"):
         return Path(switch).expanduser()
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "hudi-inspector").expanduser() / folder
+    return cache_dir() / folder
 
 
 def switch_enabled(switch_env: str) -> bool:

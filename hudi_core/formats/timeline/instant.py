@@ -23,7 +23,6 @@ COMPACTION = "compaction"
 LOG_COMPACTION = "logcompaction"
 RESTORE = "restore"
 INDEXING = "indexing"
-SCHEMA_COMMIT = "schemacommit"
 
 #: `HoodieTimeline.VALID_ACTIONS_IN_TIMELINE` (schemacommit lives in `.hoodie/.schema`).
 VALID_ACTIONS = frozenset(
@@ -42,9 +41,6 @@ WRITE_ACTIONS = frozenset(
     {COMMIT, DELTA_COMMIT, REPLACE_COMMIT, CLUSTERING, COMPACTION, LOG_COMPACTION}
 )
 
-INIT_INSTANT_TS = "00000000000000"
-METADATA_BOOTSTRAP_INSTANT_TS = "00000000000001"
-FULL_BOOTSTRAP_INSTANT_TS = "00000000000002"
 
 
 class State(IntEnum):
@@ -310,10 +306,6 @@ class Instant:
     @property
     def is_pending(self) -> bool:
         return self.state is not State.COMPLETED
-
-    @property
-    def is_legacy(self) -> bool:
-        return self.completion_time_source == "mtime"
 
     def file(self, state: State) -> InstantFile | None:
         for f in self.files:

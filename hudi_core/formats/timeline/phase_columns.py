@@ -76,7 +76,7 @@ def instant_epoch_ms(values: pa.Array | pa.ChunkedArray) -> pa.Array:
 
     def num(a: int, b: int) -> np.ndarray:
         """The number digit positions a..b-1 write (garbage where not `ok`: masked at the end)."""
-        out = columns[a].astype(np.int64)
+        out: np.ndarray = columns[a].astype(np.int64)
         for i in range(a + 1, b):
             out *= 10
             out += columns[i]

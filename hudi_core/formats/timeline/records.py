@@ -14,7 +14,7 @@ import posixpath
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 
 def _str(value: Any) -> str | None:
@@ -30,7 +30,7 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _is_map(value: Any) -> bool:
+def _is_map(value: Any) -> TypeGuard[Mapping[str, Any]]:
     """`isinstance(value, Mapping)`, with the common case (a dict) answered without the ABC check."""
     return type(value) is dict or isinstance(value, Mapping)
 

@@ -164,7 +164,8 @@ class ArchivedTimeline(Timeline):
         return self._v1_states.files if self._v1_states is not None else None
 
     def __len__(self) -> int:
-        return self.listing.num_rows
+        count: int = self.listing.num_rows
+        return count
 
     def __iter__(self) -> Iterator[Instant]:
         return iter(self.instants)
@@ -492,7 +493,7 @@ class _V1States:
 
     def strings(self, kept: pa.Table, columns: Sequence[str]) -> dict[str, list[Any]]:
         """Columns of `kept` (or a selection of its rows) as Python lists, `cmp` as comparable action names."""
-        cols = kept.select(list(columns)).to_pydict()
+        cols: dict[str, list[Any]] = kept.select(list(columns)).to_pydict()
         if "cmp" in cols:
             names = self.cmp_names.to_pylist()
             cols["cmp"] = [names[c] for c in cols["cmp"]]
@@ -686,14 +687,6 @@ def _listing_from_instants(instants: Sequence[Instant], with_record_index: bool 
     return pa.table(cols, schema=schema)
 
 
-def listing_of_instants(instants: Sequence[Instant]) -> pa.Table:
-    """:data:`INSTANT_LISTING_SCHEMA` rows of some instants (e.g. the active timeline) plus `files`, as
-    :meth:`UnifiedTimeline.listing_with_files` gives them."""
-    listing = _listing_from_instants(instants)
-    return listing.append_column("files", pa.array([[f.name for f in i.files] for i in instants],
-                                                   pa.list_(pa.string())))
-
-
 _COMPLETES_AS = (("compaction", "commit"), ("logcompaction", "deltacommit"), ("clustering", "replacecommit"))
 
 
@@ -875,7 +868,8 @@ class UnifiedTimeline(Timeline):
         return self._instants
 
     def __len__(self) -> int:
-        return self.archived.listing.num_rows - len(self._overlap) + len(self._active)
+        count: int = self.archived.listing.num_rows - len(self._overlap) + len(self._active)
+        return count
 
     def __iter__(self) -> Iterator[Instant]:
         return iter(self.instants)

@@ -7,7 +7,7 @@ stat's `partitionPath`, else its map key; `log_files` is empty when the stat has
 Three ways to the same rows, fastest first:
 
 * Avro containers (layout-2 bodies, active or archived) with the same header (writer schema, codec
-  ``null``) are decoded together, column-wise (:mod:`hudi_core.formats.timeline.avro_vector`);
+  ``null``) are decoded together, column-wise (:mod:`hudi_core.formats.avro.vector`);
 * JSON bodies (layout 1, Hudi 0.x) are parsed with orjson and read field by field, without objects;
 * anything else, and any body or batch the first two refuse (damage, another codec, several records),
   goes through :func:`~hudi_core.formats.timeline.bodies.decode_body` as every other reader does, which also
@@ -21,8 +21,8 @@ is (file, block offset, record index) so the driver keeps exactly the instants i
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, cast
 
 import numpy as np
 import orjson
@@ -30,10 +30,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError, StorageError
-from hudi_core.formats.timeline import avro_vector as av
+from hudi_core.formats.avro import vector as av
+from hudi_core.formats.avro.container import AVRO_MAGIC, binary_buffers, container_datums, container_header
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.bodies import (
-    AVRO_MAGIC,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -116,7 +116,7 @@ class _Rows:
         return pa.table(self.cols, schema=BODY_STATS_SCHEMA)
 
 
-def _json_stat(d: dict[str, Any]) -> tuple[Any, ...]:
+def _json_stat(d: Mapping[str, Any]) -> tuple[Any, ...]:
     """(file_id … log_version) of one stat dict, as `WriteStat.from_dict` reads them."""
     return (_str(d.get("fileId")), _str(d.get("path")), _str(d.get("prevCommit")), _int(d.get("numWrites")),
             _int(d.get("numInserts")), _int(d.get("numUpdateWrites")), _int(d.get("numDeletes")),
@@ -135,7 +135,7 @@ def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
             seq += 1
 
 
-def _json_stats(data: bytes, action: str) -> list[tuple[Any, dict[str, Any]]] | None:
+def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
     """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
     `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
     try:
@@ -154,7 +154,7 @@ def _json_stats(data: bytes, action: str) -> list[tuple[Any, dict[str, Any]]] | 
     except DecodeError:
         return None
     stats = values.get("partitionToWriteStats")
-    out: list[tuple[Any, dict[str, Any]]] = []
+    out: list[tuple[Any, Mapping[str, Any]]] = []
     if not _is_map(stats):
         return out
     for partition, items in stats.items():
@@ -179,13 +179,13 @@ _JSON_COLUMNS = {"file_id": "fileId", "path": "path", "prev_commit": "prevCommit
                  "base_file": "baseFile", "log_files": "logFiles", "log_version": "logVersion"}
 
 
-def _json_table(parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]]) -> pa.Table:
+def _json_table(parsed: list[tuple[int, list[tuple[Any, Mapping[str, Any]]]]]) -> pa.Table:
     """:data:`BODY_STATS_SCHEMA` rows of parsed JSON bodies, converted by Arrow in one go (raises
     ArrowException where a value is of another type: then the bodies are read one by one)."""
     bodies: list[int] = []
     seqs: list[int] = []
     keys: list[str] = []
-    dicts: list[dict[str, Any]] = []
+    dicts: list[Mapping[str, Any]] = []
     for body, stats in parsed:
         for seq, (partition, d) in enumerate(stats):
             bodies.append(body)
@@ -203,7 +203,7 @@ def _json_table(parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]]) -> p
     return pa.table(cols, schema=BODY_STATS_SCHEMA)
 
 
-def _add_json(rows: _Rows, body: int, stats: list[tuple[Any, dict[str, Any]]]) -> None:
+def _add_json(rows: _Rows, body: int, stats: list[tuple[Any, Mapping[str, Any]]]) -> None:
     """The rows of one parsed JSON body, value by value (`WriteStat.from_dict`'s conversions)."""
     for seq, (partition, d) in enumerate(stats):
         pp = d.get("partitionPath")
@@ -227,51 +227,6 @@ def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
 # -- Avro containers, column-wise ----------------------------------------------------------------------
 
 
-def _read_long(data: bytes, pos: int) -> tuple[int, int]:
-    shift = result = 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if b < 0x80:
-            return (result >> 1) ^ -(result & 1), pos
-        shift += 7
-
-
-def container_header(data: bytes) -> tuple[int, dict[str, bytes]] | None:
-    """(length of the header up to and including its sync marker, metadata) of an Avro container, or None."""
-    if data[:4] != AVRO_MAGIC:
-        return None
-    try:
-        pos = 4
-        meta: dict[str, bytes] = {}
-        while True:
-            count, pos = _read_long(data, pos)
-            if count == 0:
-                break
-            if count < 0:
-                count = -count
-                _, pos = _read_long(data, pos)
-            for _ in range(count):
-                klen, pos = _read_long(data, pos)
-                if klen < 0 or pos + klen > len(data):
-                    return None
-                key = data[pos:pos + klen]
-                pos += klen
-                vlen, pos = _read_long(data, pos)
-                if vlen < 0 or pos + vlen > len(data):
-                    return None
-                meta[key.decode("utf-8")] = data[pos:pos + vlen]
-                pos += vlen
-    except (ValueError, UnicodeDecodeError):
-        return None
-    if pos + 16 > len(data):
-        return None
-    return pos + 16, meta
-
-
 @functools.lru_cache(maxsize=32)
 def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
@@ -284,20 +239,6 @@ def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     if record_type not in _COMMIT_TYPES:
         raise av.VectorDecodeError(f"not commit metadata: {record_type}")
     return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
-
-
-def _flat(bodies: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(the data buffer, starts, ends) of a binary array, without a copy (null bodies are empty)."""
-    kind = np.int64 if pa.types.is_large_binary(bodies.type) else np.int32
-    n = len(bodies)
-    offsets = np.frombuffer(bodies.buffers()[1], dtype=kind)[bodies.offset:bodies.offset + n + 1].astype(np.int64)
-    data = bodies.buffers()[2]
-    buf = np.frombuffer(data, dtype=np.uint8) if data is not None and data.size else np.zeros(1, dtype=np.uint8)
-    starts, ends = offsets[:-1], offsets[1:]
-    if bodies.null_count:
-        valid = np.asarray(bodies.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
-        ends = np.where(valid, ends, starts)
-    return buf, starts, ends
 
 
 def _strings(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
@@ -369,7 +310,7 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     return pa.table(out, schema=BODY_STATS_SCHEMA)
 
 
-def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, actions: Sequence[str],
+def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, actions: Sequence[str | None],
                      tree_of: Callable[[bytes], tuple[Any, str]]) -> Iterator[tuple[np.ndarray, int, Any]]:
     """The uncompressed Avro containers among `candidates` (body indexes into `bodies`, flattened into `buf`),
     grouped by identical header: per group its members (only those whose action the writer schema's record
@@ -410,7 +351,7 @@ def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, 
             yield members, size, tree
 
 
-def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str]
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
                            ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
     headers. Returns the tables and the bodies decoded (the others take the slow way)."""
@@ -418,7 +359,7 @@ def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Se
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
-    buf, starts, ends = _flat(bodies)
+    buf, starts, ends = binary_buffers(bodies)
     for members, size, tree in container_groups(bodies, buf, candidates, actions, _container_tree):
         try:
             table, decoded = _decode_members(buf, starts, ends, members, size, tree)
@@ -437,24 +378,54 @@ def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, membe
     return _captured_table(buf, cap, members), members
 
 
-def container_datums(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int
-                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(members, datum starts, datum sizes) of the containers `members` (body i at `starts[i]:ends[i]` of `buf`,
-    `header` bytes of header each) that hold one block of one record followed by the header's sync marker; the
-    others are left out (the caller reads them the slow way)."""
-    s, e = starts[members], ends[members]
-    try:
-        count, p1 = av.read_varints(buf, s + header)
-        size, data = av.read_varints(buf, p1)
-    except IndexError as exc:
-        raise av.VectorDecodeError("a container ends inside its header") from exc
-    ok = (count == 1) & (size >= 0) & (data + size + 16 == e)
-    sync_at = np.where(ok, data + size, s)
-    last = buf.size - 1
-    sync = buf[np.minimum((s + header - 16)[:, None] + np.arange(16), last)]
-    after = buf[np.minimum(sync_at[:, None] + np.arange(16), last)]
-    ok &= (sync == after).all(axis=1)
-    return members[ok], data[ok], size[ok]
+#: Decodes the Avro containers among some bodies column-wise: (bodies, candidates, actions) -> (tables, done).
+Columnwise = Callable[[pa.Array, np.ndarray, Sequence[str | None]], tuple[list[pa.Table], np.ndarray]]
+
+
+def split_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None], wanted: np.ndarray | None,
+                 columnwise: Columnwise) -> tuple[list[pa.Table], np.ndarray, Callable[[int], bytes]] | None:
+    """Commit bodies (an Arrow binary array, or the caller's bytes objects, read without a copy), the chosen
+    ones (`wanted`, else all) split in two: the Avro containers `columnwise` decodes (its tables, with the
+    caller's body numbers), and the body numbers left for one-by-one decoding, with a reader of body i's
+    bytes. None when there is no body."""
+    raw: Sequence[bytes | None] | None = None
+    arrow: Any = None
+    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
+        arrow = bodies.combine_chunks() if isinstance(bodies, pa.ChunkedArray) else bodies
+        if not (pa.types.is_binary(arrow.type) or pa.types.is_large_binary(arrow.type)):
+            arrow = arrow.cast(pa.binary())
+        n = len(arrow)
+    else:
+        raw = bodies
+        n = len(raw)
+    if n == 0:
+        return None
+    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
+    tables: list[pa.Table] = []
+    if raw is not None:
+        raw_bodies = raw
+        # Only the Avro containers go to Arrow (JSON bodies are parsed from the caller's bytes).
+        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[int(i)] or b"")[:4] == AVRO_MAGIC],
+                           dtype=np.int64)
+        done = np.zeros(n, dtype=bool)
+        if avro_at.size:
+            sub = pa.array([raw[int(i)] for i in avro_at], pa.binary())
+            sub_tables, sub_done = columnwise(sub, np.arange(avro_at.size), [actions[int(i)] for i in avro_at])
+            for t in sub_tables:  # body numbers of the subset back to the caller's
+                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
+            done[avro_at[sub_done]] = True
+
+        def data_of(i: int) -> bytes:
+            return raw_bodies[i] or b""
+    else:
+        avro = np.asarray(pc.fill_null(pc.starts_with(arrow, pattern=AVRO_MAGIC), False).to_numpy(
+            zero_copy_only=False), dtype=bool)
+        tables, done = columnwise(arrow, np.flatnonzero(avro & chosen), actions)
+
+        def data_of(i: int) -> bytes:
+            data: bytes | None = arrow[i].as_py()
+            return data or b""
+    return tables, np.flatnonzero(chosen & ~done), data_of
 
 
 def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
@@ -462,37 +433,13 @@ def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Se
     """:data:`BODY_STATS_SCHEMA` rows of completed commit bodies (`actions[i]`: body i's action; only the
     bodies `wanted` lists, when given) and the error of each body that does not decode, as `decode_body`
     words it. Rows are in body order."""
-    raw: Sequence[bytes | None] | None = None  # the caller's bytes objects, read without a copy
-    if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
-        if isinstance(bodies, pa.ChunkedArray):
-            bodies = bodies.combine_chunks()
-        if not (pa.types.is_binary(bodies.type) or pa.types.is_large_binary(bodies.type)):
-            bodies = bodies.cast(pa.binary())
-        n = len(bodies)
-    else:
-        raw = bodies
-        n = len(raw)
+    split = split_bodies(bodies, actions, wanted, _containers_columnwise)
+    if split is None:
+        return BODY_STATS_SCHEMA.empty_table(), {}
+    tables, rest, data_of = split
     errors: dict[int, str] = {}
-    if n == 0:
-        return BODY_STATS_SCHEMA.empty_table(), errors
-    chosen = np.ones(n, dtype=bool) if wanted is None else np.isin(np.arange(n), wanted)
-    if raw is not None:
-        # Only the Avro containers go to Arrow (JSON bodies are parsed from the caller's bytes).
-        avro_at = np.array([i for i in np.flatnonzero(chosen) if (raw[i] or b"")[:4] == AVRO_MAGIC], dtype=np.int64)
-        done = np.zeros(n, dtype=bool)
-        tables = []
-        if avro_at.size:
-            sub = pa.array([raw[i] for i in avro_at], pa.binary())
-            sub_tables, sub_done = _containers_columnwise(sub, np.arange(avro_at.size), [actions[i] for i in avro_at])
-            for t in sub_tables:  # body numbers of the subset back to the caller's
-                tables.append(t.set_column(0, "body", pa.array(avro_at[t["body"].to_numpy()], pa.int64())))
-            done[avro_at[sub_done]] = True
-    else:
-        avro = np.asarray(pc.fill_null(pc.starts_with(bodies, pattern=AVRO_MAGIC), False).to_numpy(
-            zero_copy_only=False), dtype=bool)
-        tables, done = _containers_columnwise(bodies, np.flatnonzero(avro & chosen), actions)
     rows = _Rows()
-    parsed: list[tuple[int, list[tuple[Any, dict[str, Any]]]]] = []
+    parsed: list[tuple[int, list[tuple[Any, Mapping[str, Any]]]]] = []
 
     def flush() -> None:
         """Parsed JSON bodies to Arrow, a few at a time (their dicts are large: 100 stats a body on M)."""
@@ -503,8 +450,8 @@ def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Se
                 _add_json(rows, body, stats)
         parsed.clear()
 
-    for i in np.flatnonzero(chosen & ~done):
-        data = (raw[i] if raw is not None else bodies[int(i)].as_py()) or b""
+    for i in rest:
+        data = data_of(int(i))
         action = str(actions[i])
         if sniff_format(data) is BodyFormat.JSON:
             stats = _json_stats(data, action)
@@ -551,7 +498,7 @@ def _located(stats: pa.Table, path: str, offsets: np.ndarray | None, indexes: np
     return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
 
 
-def _error_rows(path: str, items: list[tuple[int | None, int | None, str | None, str | None, str, str]]
+def _error_rows(path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
                 ) -> pa.Table:
     """Error rows: (block offset, record index, requested time, action, code, message)."""
     n = len(items)
@@ -724,12 +671,6 @@ class _Run:
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
-def _datum_ranges(data: bytes, start: int, length: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(starts, ends) in `data` of the records of one Avro data block's content, or None (see
-    :func:`datum_ranges_many`)."""
-    return av.datum_ranges_many(np.frombuffer(data or b"\0", dtype=np.uint8), [start], [length])[0]
-
-
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
                      ends: np.ndarray) -> list[pa.Table]:
     """The write stats of archive records (their block's offset, start and end in `buf`) of one schema, decoded
@@ -743,7 +684,11 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     first[1:] = offsets[1:] != offsets[:-1]
     block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
     indexes = np.arange(n, dtype=np.int64) - block_start
-    datum = lambda i: bytes(buf[starts[i]:ends[i]])  # noqa: E731 - the slow ways' bytes of one record
+
+    def datum(i: int) -> bytes:
+        """The slow ways' bytes of one record."""
+        return bytes(buf[starts[i]:ends[i]])
+
     try:
         cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
         times = _strings(buf, n, *cap.columns["commit_time"])
@@ -780,7 +725,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
         errors = []
         for i in slow:
             try:
-                body = payload_to_body(decode_full_datum(schema_json, datum(i)), action_list[i], State.COMPLETED)
+                body = payload_to_body(decode_full_datum(schema_json, datum(int(i))), action_list[i], State.COMPLETED)
                 if isinstance(body.record, CommitMetadata):
                     _add_commit_metadata(rows, int(i), body.record)
             except DecodeError as exc:
@@ -813,7 +758,7 @@ def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, 
     actions: list[str | None] = [None] * n
     for i, (offset, index, datum) in enumerate(records):
         try:
-            key = fastavro.schemaless_reader(io.BytesIO(datum), writer, projection)
+            key = cast(dict[str, Any], fastavro.schemaless_reader(io.BytesIO(datum), writer, projection))
         except Exception:  # the listing reports a record that does not decode
             continue
         times[i], actions[i] = key.get("commitTime"), key.get("actionType")

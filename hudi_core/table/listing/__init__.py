@@ -12,7 +12,6 @@ Part of the table layer: imports the formats, engines and bytes layers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -70,6 +69,3 @@ class ListingSource(Protocol):
         ...
 
 
-def files_by_name(files: Mapping[str, list[ListedFile]]) -> dict[str, dict[str, ListedFile]]:
-    """`partition -> {name: file}`: the form comparisons of two listings need."""
-    return {p: {f.name: f for f in fs} for p, fs in files.items()}

@@ -27,10 +27,11 @@ finding naming the file, and the listing is marked incomplete.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NoReturn
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.formats.hfile import HFileError, HFileReader
@@ -68,10 +69,6 @@ SOLO_COMMIT_TIMESTAMP = "00000000000000"
 #: a rollback of its own delta commit for a data-table rollback).
 MDT_SYNCED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLEAN, ia.ROLLBACK,
                                 ia.RESTORE, ia.CLUSTERING})
-
-#: `HoodieFileIndex` / metadata config key that turns the metadata table off for readers.
-METADATA_ENABLE_KEY = "hoodie.metadata.enable"
-
 
 class BlockDecision(StrEnum):
     """Why a log block of the `files` partition counts or not (`BaseHoodieLogRecordReader`)."""
@@ -388,7 +385,7 @@ class MetadataTableListing:
         return merged
 
     def _block_records(self, block: LogBlock, reader: LogFileReader, keys: frozenset[str] | None,
-                       out: FilesPartitionRead, idx: int) -> list[FilesRecord] | None:
+                       out: FilesPartitionRead, idx: int) -> builtins.list[FilesRecord] | None:
         """The `files` records of one counted data or delete block (None, with a finding, when unreadable)."""
         try:
             content = reader.content(block)
@@ -456,7 +453,7 @@ class _Bytes:
     def read_range(self, path: str, start: int, length: int) -> bytes:
         return self.data[start:start + length]
 
-    def stat(self, path: str) -> object:
+    def stat(self, path: str) -> NoReturn:
         raise StorageError(f"{path}: size given by the caller")
 
 

@@ -75,8 +75,11 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
     # with the time storage gave it (clamped to int64) in `mtime_ms`.
     for finding in storage.findings:  # (code, path) in (folder, name) of a row with a null `is_dir`
         raw = storage.bad_mtimes.get(finding.path) if finding.code == BAD_MTIME else None
-        folder_col.append(finding.code), name_col.append(finding.path), size_col.append(0)
-        mtime_col.append(None if raw is None else max(-(1 << 63), min(raw, (1 << 63) - 1))), dir_col.append(None)
+        folder_col.append(finding.code)
+        name_col.append(finding.path)
+        size_col.append(0)
+        mtime_col.append(None if raw is None else max(-(1 << 63), min(raw, (1 << 63) - 1)))
+        dir_col.append(None)
     return pa.table(cols, schema=listing_schema())
 
 
@@ -103,7 +106,7 @@ def discover_partitions(
         # the Arrow round trip a batch makes (`inline_if_local`: 0.3 s of 1.3 s on 100k files).
         inline = executor is None or (local and getattr(executor, "name", None) == "spark"
                                       and len(frontier) < getattr(executor, "min_items", 0))
-        if inline:
+        if inline or executor is None:
             listed = _list_level_inline(spec, frontier, findings)
         else:
             listed = _list_level(spec, frontier, executor, batch_size, findings)

@@ -161,7 +161,7 @@ class _Bytes(_Node):
         length, start = read_varints(st.buf, pos)
         if length.size and int(length.min()) < 0:
             raise VectorDecodeError("a negative string length")
-        after = start + length
+        after: np.ndarray = start + length
         st.check(after)
         if self.sink is not None:
             st.sinks[self.sink].append((ids, start, length))
@@ -541,7 +541,8 @@ def _int32_be(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
     last = buf.size - 1
     b = [buf[np.minimum(pos + k, last)].astype(np.int64) for k in range(4)]
     v = (b[0] << 24) | (b[1] << 16) | (b[2] << 8) | b[3]
-    return v - ((v >> 31) << 32)
+    signed: np.ndarray = v - ((v >> 31) << 32)
+    return signed
 
 
 def datum_ranges_many(buf: np.ndarray, starts: Sequence[int], lengths: Sequence[int]
