@@ -565,12 +565,14 @@ def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> t
 
 
 def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
-               now: dt.datetime | None = None, view: FileSystemView | None = None) -> CleanPlan:
+               now: dt.datetime | None = None, view: FileSystemView | None = None,
+               heartbeat_now: dt.datetime | None = None) -> CleanPlan:
     """Plan the next clean of `table` as Hudi 1.1.x / 1.2.x would (`config.hudi_release`), without deleting anything.
 
     `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
     time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
-    against (the table's own by default).
+    against (the table's own by default); `heartbeat_now` the time heartbeats are judged at (`now` by default:
+    a played scenario's heartbeats follow the wall clock, its instants the scenario's).
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     derived: list[str] = []
@@ -580,7 +582,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     fs_view = view if view is not None else table.fs_view()
     moment = now or dt.datetime.now(dt.UTC)
     policy = config.cleaner_policy
-    first = rollbacks_first(table, config, moment)
+    first = rollbacks_first(table, config, heartbeat_now or moment)
     if first.rollbacks:
         # Hudi plans the clean after the rollbacks: the rolled-back instants no longer cap the ECTR.
         gone = {r.instant for r in first.rollbacks}
