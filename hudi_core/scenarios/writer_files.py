@@ -43,6 +43,8 @@ class WriterFilesWriter:
         #: Heartbeats are written by LAZY writers only (`BaseHoodieWriteClient.startCommit`).
         self.heartbeats = self.enabled and ServiceConfig.from_conf(scenario.conf).effective_failed_writes_policy \
             == "LAZY"
+        self.heartbeat_interval_ms = ServiceConfig.from_conf(scenario.conf).heartbeat_interval_ms \
+            if self.enabled else 60_000
         self.validity_ms = int(scenario.conf.get(LOCK_VALIDITY_KEY, DEFAULT_LOCK_VALIDITY_S)) * 1000
         #: Instants whose writer is alive and beating.
         self.live: set[str] = set()
