@@ -686,7 +686,7 @@ def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime
     """The rollbacks a clean makes before planning (`CleanerUtils.rollbackFailedWrites` for CLEAN_ACTION): LAZY
     only, the pending writes whose heartbeat expired (`getInstantsToRollbackForLazyCleanPolicy`, compaction and
     clustering excluded) and the pending rollbacks re-run (`getPendingRollbackInfos`), newest first."""
-    from hudi_core.services.writers import pending_writes
+    from hudi_core.services.writers import epoch_ms, pending_writes
     from hudi_core.table.facts import rollback_facts
     from hudi_core.table.writer_files import read_writer_files
 
@@ -699,7 +699,7 @@ def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime
                                       f"first ({'the next write does' if policy == 'EAGER' else 'nothing does'})")
     files = read_writer_files(table.storage)
     facts = rollback_facts(table.timeline)
-    rows = pending_writes(table.timeline, files, config, int(moment.timestamp() * 1000), facts)
+    rows = pending_writes(table.timeline, files, config, epoch_ms(moment), facts)
     chosen: dict[str, FailedWriteRollback] = {}
     for p in rows:
         if p.rollback is not None:

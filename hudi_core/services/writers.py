@@ -146,10 +146,18 @@ def heartbeat_verdict(files: WriterFiles, instant: str, now_ms: int, expiry_ms: 
     return HeartbeatVerdict(last, present, now_ms - last, now_ms - last > expiry_ms)
 
 
-def iso_ms(epoch_ms: int) -> str:
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+
+
+def epoch_ms(moment: dt.datetime) -> int:
+    """Epoch milliseconds of an aware datetime, exactly (no float rounding at a millisecond boundary)."""
+    return (moment - _EPOCH) // dt.timedelta(milliseconds=1)
+
+
+def iso_ms(ms: int) -> str:
     """UTC ISO 8601 with milliseconds."""
-    moment = dt.datetime.fromtimestamp(epoch_ms / 1000.0, tz=dt.UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{epoch_ms % 1000:03d}Z"
+    moment = dt.datetime.fromtimestamp(ms // 1000, tz=dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def human_ms(ms: int) -> str:
@@ -534,7 +542,7 @@ def analyse_writers(table: HudiTable, conf: ServiceConfig | None = None, *, now:
     """Read what writers left in `table` and judge it at `now` (the current time by default)."""
     config = conf or ServiceConfig()
     moment = now or dt.datetime.now(dt.UTC)
-    now_ms = int(moment.timestamp() * 1000)
+    now_ms = epoch_ms(moment)
     files = files if files is not None else read_writer_files(table.storage)
     timeline = table.timeline
     facts = rollback_facts(timeline)
@@ -547,4 +555,5 @@ def analyse_writers(table: HudiTable, conf: ServiceConfig | None = None, *, now:
 
 __all__ = ["AuditSummary", "HeartbeatSettings", "HeartbeatVerdict", "LockState", "MarkerState", "PendingKind",
            "PendingWrite", "RollbackBy", "WriterFinding", "WriterStatus", "WritersReport", "analyse_writers",
-           "heartbeat_settings", "heartbeat_verdict", "human_ms", "iso_ms", "lazy_rollbacks", "pending_writes"]
+           "epoch_ms", "heartbeat_settings", "heartbeat_verdict", "human_ms", "iso_ms", "lazy_rollbacks",
+           "pending_writes"]
