@@ -67,6 +67,13 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
                                   "--envelope"]),
     # Issue 29: schema versions (active, archived, the create schema) and their changes.
     ("schema-history", "schema", ["schema-history"]),
+    # Issue 37: pending writes and their heartbeats, locks, markers; the LAZY clean's rollbacks come first.
+    ("writers", "writers", ["writers", "--now", "20240101003000500", "--conf",
+                            "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL", "--conf",
+                            "hoodie.client.heartbeat.interval_in_ms=1000", "--conf", "hoodie.clean.automatic=false"]),
+    ("plan-clean (LAZY)", "writers", ["plan-clean", "--now", "20240101003000500", "--conf",
+                                      "hoodie.cleaner.policy.failed.writes=LAZY", "--conf",
+                                      "hoodie.client.heartbeat.interval_in_ms=1000"]),
 ]
 
 
@@ -97,7 +104,9 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     parquet[-1].unlink()
     hfile = sorted((mdt / ".hoodie" / "metadata" / "files").glob("*.hfile"))[-1]
     schema = Path(build_scenario(load_builtin("schema_evolution"), root / "schema", 9, None).path)
-    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema}
+    writers = Path(build_scenario(load_builtin("writers_dead_writer"), root / "writers", 9, 8).path)
+    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema,
+            "writers": writers}
 
 
 def _file_group(table: Path) -> str:
