@@ -570,7 +570,7 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
     # plan-archive takes the same file; its JSON lists the same ignored keys.
     assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
-    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 10
+    assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 8
 
 
 def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,
