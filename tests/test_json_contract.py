@@ -104,7 +104,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     parquet[-1].unlink()
     hfile = sorted((mdt / ".hoodie" / "metadata" / "files").glob("*.hfile"))[-1]
     schema = Path(build_scenario(load_builtin("schema_evolution"), root / "schema", 9, None).path)
-    writers = Path(build_scenario(load_builtin("writers_dead_writer"), root / "writers", 9, 8).path)
+    writers = Path(build_scenario(load_builtin("writers_dead_writer"), root / "writers", 9, 9).path)
     return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema,
             "writers": writers}
 

@@ -15,7 +15,7 @@ from hudi_core.scenarios.builtin import load_builtin
 @pytest.fixture(scope="module")
 def dead_writer_table(ui_env: dict[str, Path]) -> Path:  # noqa: F811
     """The built-in writers scenario up to the step before its clean: t20 dead, t22 aborted, t30 started."""
-    return build_scenario(load_builtin("writers_dead_writer"), ui_env["extra"] / "writers", 9, upto_step=8).path
+    return build_scenario(load_builtin("writers_dead_writer"), ui_env["extra"] / "writers", 9, upto_step=9).path
 
 
 def test_overview_writers_section(dead_writer_table: Path) -> None:
@@ -27,7 +27,7 @@ def test_overview_writers_section(dead_writer_table: Path) -> None:
     pending = next(d.value for d in at.dataframe if "last heartbeat" in d.value.columns)
     assert list(pending["instant"]) == ["20240101002000000", "20240101002200000", "20240101003000000"]
     assert set(pending["writer"]) == {"dead: heartbeat expired"}
-    assert pending["last heartbeat"].iloc[0].startswith("2024-01-01T00:23:00.300Z (")
+    assert pending["last heartbeat"].iloc[0].startswith("2024-01-01T00:23:00.200Z (")
     assert set(pending["rolled back by"]) == {"the next write"}  # EAGER: Hudi's default without the writers' conf
     assert "markers of `20240101003000000`: 1 direct" in texts(at.markdown)
 
@@ -37,7 +37,7 @@ def test_health_names_the_dead_writer_first(dead_writer_table: Path) -> None:
     first = at.warning[1].value  # after the verdict, before any finding
     assert first.startswith("**Dead writer holds the table back**: commit `20240101002000000` is inflight; its "
                             "heartbeat stopped ")
-    assert "last 2024-01-01T00:23:00.300Z, expiry 2 min" in first
+    assert "last 2024-01-01T00:23:00.200Z, expiry 2 min" in first
     assert "archival (guard A1: nothing from the completed commit before it is archived)" in first
     assert "Rolled back by **the next write**" in first
     assert sum(1 for w in at.warning if w.value.startswith("**Dead writer holds")) == 3

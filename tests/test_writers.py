@@ -52,7 +52,7 @@ def _heartbeat_mtime_ms(table: Path, instant: str) -> int:
 def before_clean(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
     """The built-in scenario up to the step before its clean (t20 dead, t22 aborted, t30 alive), v6 and v9."""
     root = tmp_path_factory.mktemp("writers")
-    return {v: build_scenario(load_builtin(SCENARIO), root / f"v{v}", v, upto_step=8).path for v in (6, 9)}
+    return {v: build_scenario(load_builtin(SCENARIO), root / f"v{v}", v, upto_step=9).path for v in (6, 9)}
 
 
 @pytest.mark.parametrize("version", [6, 9])
@@ -62,7 +62,8 @@ def test_expiry_at_the_boundary(before_clean: dict[int, Path], version: int) -> 
     table = open_table(str(path))
     t30 = _t("t30")
     last = _heartbeat_mtime_ms(path, t30)
-    assert last == time_to_epoch_ms(t30)  # the writer beat at the step that started it, the scenario clock
+    # Its last beat: when the step after it began (D's commit), on the scenario clock.
+    assert last == time_to_epoch_ms(t30) + 200
     config = ServiceConfig.from_conf(CONF)
     assert config.heartbeat_expiry_ms == 2000
     at_boundary = analyse_writers(table, config, now=_at(last + 2000))
@@ -73,9 +74,12 @@ def test_expiry_at_the_boundary(before_clean: dict[int, Path], version: int) -> 
     row = next(p for p in past.pending if p.instant == t30)
     assert (row.heartbeat.age_ms, row.heartbeat.expired, row.writer) == (2001, True, WriterStatus.EXPIRED)
     assert row.rollback is RollbackBy.NEXT_CLEAN
-    # The killed writer A beat last when the step before its kill ran (t23's clock), then stopped.
+    # The killed writer A beat last when its kill step began (the clock after t23 went inflight), then stopped;
+    # C's beat stopped when it aborted.
     a = next(p for p in past.pending if p.instant == _t("t20"))
-    assert a.heartbeat_time == "2024-01-01T00:23:00.300Z" and a.heartbeat.expired
+    assert a.heartbeat_time == "2024-01-01T00:23:00.200Z" and a.heartbeat.expired
+    c = next(p for p in past.pending if p.instant == _t("t22"))
+    assert c.heartbeat_time == "2024-01-01T00:22:00.300Z"
     assert [p.instant for p in past.pending] == [_t("t20"), _t("t22"), t30]
 
 
@@ -101,17 +105,17 @@ def test_files_writers_leave(before_clean: dict[int, Path]) -> None:
     """Heartbeats, direct markers, the released lock and three audited transactions, read back from storage."""
     path = before_clean[9]
     files = read_writer_files(open_table(str(path)).storage)
-    assert sorted(files.heartbeats) == [_t("t20"), _t("t22"), _t("t30")]
+    assert sorted(files.heartbeats) == [_t("t20"), _t("t22"), _t("t30")]  # D's t23 committed: its file went
     assert sorted(files.markers) == [_t("t20"), _t("t22"), _t("t30")]
     m = files.markers[_t("t30")]
     assert (m.marker_type, m.count) == ("DIRECT", 1) and m.markers[0].endswith(
         f"_{_t('t30')}.parquet.marker.MERGE") and m.markers[0].startswith("region=us/")
     lock = json.loads((path / ".hoodie/.locks/table_lock.json").read_text())
-    assert lock["expired"] is True and lock["owner"] == "writer-b"
+    assert lock["expired"] is True and lock["owner"] == "writer-d"
     assert files.lock is not None and (files.lock.owner, files.lock.expired, files.lock.valid_until_ms) == (
-        "writer-b", True, lock["validUntil"])
+        "writer-d", True, lock["validUntil"])
     assert [(a.records[0].owner_id, [r.state for r in a.records]) for a in files.audit] == [
-        ("writer-a", ["START", "END"]), ("writer-b", ["START", "END"]), ("writer-b", ["START", "END"])]
+        ("writer-a", ["START", "END"]), ("writer-b", ["START", "END"]), ("writer-d", ["START", "END"])]
 
 
 def test_cli_writers_json_and_exit_codes(before_clean: dict[int, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,7 +127,7 @@ def test_cli_writers_json_and_exit_codes(before_clean: dict[int, Path], capsys: 
     assert [(p["instant"], p["writer"], p["rollback"], p["heartbeat_expired"]) for p in out["pending"]] == [
         (_t("t20"), "expired", "next_clean", True), (_t("t22"), "expired", "next_clean", True),
         (_t("t30"), "alive", None, False)]
-    assert out["pending"][2]["heartbeat_age_ms"] == 500
+    assert out["pending"][2]["heartbeat_age_ms"] == 300  # beat at 00:30:00.200
     assert out["heartbeat"]["expiry_ms"] == 2000 and out["heartbeat"]["failed_writes_policy"] == "LAZY"
     assert [(m["instant"], m["type"], m["count"], m["completed"]) for m in out["markers"]] == [
         (_t("t20"), "DIRECT", 1, False), (_t("t22"), "DIRECT", 1, False), (_t("t30"), "DIRECT", 1, False)]
@@ -132,7 +136,7 @@ def test_cli_writers_json_and_exit_codes(before_clean: dict[int, Path], capsys: 
     # Cleaning off: nothing rolls the dead writers back: a problem (exit 2).
     assert main(["writers", path, "--now", now, *conf, "--conf", "hoodie.clean.automatic=false"]) == 2
     text = capsys.readouterr().out
-    assert "writer: dead (heartbeat expired); last heartbeat 2024-01-01T00:23:00.300Z, 7 min ago" in text
+    assert "writer: dead (heartbeat expired); last heartbeat 2024-01-01T00:23:00.200Z, 7 min ago" in text
     assert "PROBLEM [dead_writer_not_rolled_back] commit 20240101002000000" in text
     assert "PROBLEM [config_lazy_without_clean]" in text
 
@@ -145,8 +149,8 @@ def test_lazy_clean_plan_rolls_back_expired_writes_first(before_clean: dict[int,
     first = plan.rollbacks_first
     assert first is not None and first.failed_writes_policy == "LAZY"
     assert [(r.instant, r.writer, r.heartbeat_time) for r in first.rollbacks] == [
-        (_t("t22"), "expired", "2024-01-01T00:23:00.300Z"), (_t("t20"), "expired", "2024-01-01T00:23:00.300Z")]
-    assert "the heartbeat stopped 7 min ago, more than 2.0 s" in first.rollbacks[0].reason
+        (_t("t22"), "expired", "2024-01-01T00:22:00.300Z"), (_t("t20"), "expired", "2024-01-01T00:23:00.200Z")]
+    assert "the heartbeat stopped 8 min ago, more than 2.0 s" in first.rollbacks[0].reason
     assert plan.to_dict()["rollbacks_first"]["rollbacks"][0]["instant"] == _t("t22")
     # The same table under EAGER (no multi-writer mode): the clean rolls nothing back.
     eager = plan_clean(open_table(str(path)), {}, now=_at(last + 500))
@@ -169,7 +173,14 @@ def test_built_clean_rolls_back_and_leaves_the_live_writer(tmp_path: Path, versi
     files = read_writer_files(open_table(result.uri).storage)
     assert files.heartbeats == {} and files.markers == {}  # rolled back and completed writes leave nothing
     abort = next(r for r in result.results if r.op == "abort")
-    assert abort.detail["conflict_with"] == _t("t23") and len(abort.detail["file_groups"]) == 1
+    assert abort.detail["conflict_with"] == _t("t21") and len(abort.detail["file_groups"]) == 1
+    # Concurrency read back from the timeline: D's t23 and B's t30 ran at the same time on different file
+    # groups; the rolled-back t22 was pending when B's t21 committed on the file group both wrote.
+    conc = analyse_writers(open_table(result.uri), ServiceConfig.from_conf(CONF)).concurrency
+    assert [(c.first, c.second, c.shared_file_groups) for c in conc.concurrent] == [(_t("t23"), _t("t30"), ())]
+    fg2 = f"region=us/{result.file_id('fg2')}"
+    assert [(c.rolled_back, c.rollback, c.completed, c.file_groups) for c in conc.likely_conflicts] == [
+        (_t("t22"), "20240101004000001", _t("t21"), (fg2,))]
     # A healthy multi-writer table: none of the writer checks fires.
     report = run_doctor(open_table(result.uri), CONF, DoctorOptions(now=_at(time_to_epoch_ms(_t("t40")))),
                         only=WRITER_CHECKS)

@@ -23,6 +23,7 @@ unless given (`--conf`), and every answer says which.
 from __future__ import annotations
 
 import datetime as dt
+import posixpath
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -30,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import Instant, State
 from hudi_core.formats.timeline.records import RequestedReplaceMetadata
+from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.services.config import ServiceConfig
-from hudi_core.table.facts import RollbackFact, rollback_facts
+from hudi_core.table.facts import RollbackFact, rollback_facts, rollback_metadatas
 from hudi_core.table.writer_files import WriterFiles, read_writer_files
 
 if TYPE_CHECKING:
@@ -344,6 +346,7 @@ class WritersReport:
     markers: list[MarkerState]
     findings: list[WriterFinding] = field(default_factory=list)
     files: WriterFiles = field(default_factory=WriterFiles, repr=False)
+    concurrency: Concurrency = field(default_factory=lambda: Concurrency())
 
     @property
     def problems(self) -> list[WriterFinding]:
@@ -359,6 +362,7 @@ class WritersReport:
                           "lock_file": self.lock.to_dict() if self.lock else None,
                           "audit_files": [a.to_dict() for a in self.audit]},
                 "markers": [m.to_dict() for m in self.markers],
+                "concurrency": self.concurrency.to_dict(),
                 "findings": [f.to_dict() for f in self.findings]}
 
 
@@ -433,6 +437,88 @@ def _markers(files: WriterFiles, timeline: ActiveTimeline) -> list[MarkerState]:
         out.append(MarkerState(name, m.marker_type, m.type_source, m.count, inst.state.name if inst else None,
                                inst.completed_action if inst and inst.is_completed else
                                (inst.pending_action if inst else None)))
+    return out
+
+
+# -- concurrency on the timeline ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ConcurrentWrites:
+    """Two completed writes whose requested → completed spans overlap: they ran at the same time."""
+
+    first: str
+    second: str
+    #: File groups both wrote (``partition/file id``): a conflict Hudi's resolution strategy let through only if
+    #: empty (`SimpleConcurrentFileWritesConflictResolutionStrategy`) or the later one rebased on the earlier.
+    shared_file_groups: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"first": self.first, "second": self.second, "shared_file_groups": list(self.shared_file_groups)}
+
+
+@dataclass(frozen=True)
+class LikelyConflict:
+    """A rolled-back write that overlapped a completed write on a common file group: the likely reason it failed
+    (a write conflict at its commit) rather than a crash."""
+
+    rolled_back: str
+    rollback: str
+    completed: str
+    file_groups: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rolled_back": self.rolled_back, "rollback": self.rollback, "completed": self.completed,
+                "file_groups": list(self.file_groups)}
+
+
+@dataclass
+class Concurrency:
+    """Concurrent writes and likely conflicts on the active timeline."""
+
+    concurrent: list[ConcurrentWrites] = field(default_factory=list)
+    likely_conflicts: list[LikelyConflict] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"concurrent": [c.to_dict() for c in self.concurrent],
+                "likely_conflicts": [c.to_dict() for c in self.likely_conflicts]}
+
+
+def _group_of(partition: str, name: str) -> str | None:
+    parsed = parse_base_file_name(name) or parse_log_file_name(name)
+    return f"{partition}/{parsed.file_id}" if parsed is not None else None
+
+
+def concurrency(timeline: ActiveTimeline) -> Concurrency:
+    """Completed writes (commit, deltacommit, replacecommit) whose requested → completed spans overlap, and
+    rolled-back writes with a completed write on a common file group that committed while they were pending
+    (after their requested time, before the rollback's). Spans end at the completion time (file name on layout 2,
+    modification time on layout 1)."""
+    writes: list[tuple[str, str, set[str]]] = []
+    for inst in timeline.completed():
+        if inst.completed_action not in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT) or not inst.completion_time:
+            continue
+        meta = timeline.commit_metadata(inst)
+        groups = {f"{p}/{fid}" for p, fid, _path, _logs in (meta.write_refs() if meta is not None else []) if fid}
+        writes.append((inst.requested_time, inst.completion_time, groups))
+    out = Concurrency()
+    for i, (a_start, a_end, a_groups) in enumerate(writes):
+        for b_start, b_end, b_groups in writes[i + 1:]:
+            if a_start < b_end and b_start < a_end:
+                out.concurrent.append(ConcurrentWrites(a_start, b_start, tuple(sorted(a_groups & b_groups))))
+    for inst in timeline.filter([ia.ROLLBACK], [State.COMPLETED]):
+        for meta in rollback_metadatas(timeline.record(inst, State.COMPLETED)):
+            targets = [i.timestamp for i in meta.instants_rollback] or list(meta.commits_rollback)
+            groups = {g for p, pm in meta.partition_metadata.items()
+                      for f in [*pm.success_delete_files, *pm.failed_delete_files, *pm.rollback_log_files]
+                      if (g := _group_of(p, posixpath.basename(f))) is not None}
+            for target in targets:
+                for w_start, w_end, w_groups in writes:
+                    shared = groups & w_groups
+                    # Committed while the failed write was pending: what its commit's conflict check would meet.
+                    if shared and target < w_end < inst.requested_time:
+                        out.likely_conflicts.append(LikelyConflict(target, inst.requested_time, w_start,
+                                                                   tuple(sorted(shared))))
     return out
 
 
@@ -549,11 +635,12 @@ def analyse_writers(table: HudiTable, conf: ServiceConfig | None = None, *, now:
     report = WritersReport(table.uri, now_ms, heartbeat_settings(config),
                            pending_writes(timeline, files, config, now_ms, facts), _lock_state(files, now_ms),
                            _audit(files), config.lock_provider, _markers(files, timeline), files=files)
+    report.concurrency = concurrency(timeline)
     report.findings = _findings(report, timeline, facts, config)
     return report
 
 
-__all__ = ["AuditSummary", "HeartbeatSettings", "HeartbeatVerdict", "LockState", "MarkerState", "PendingKind",
-           "PendingWrite", "RollbackBy", "WriterFinding", "WriterStatus", "WritersReport", "analyse_writers",
-           "epoch_ms", "heartbeat_settings", "heartbeat_verdict", "human_ms", "iso_ms", "lazy_rollbacks",
-           "pending_writes"]
+__all__ = ["AuditSummary", "Concurrency", "ConcurrentWrites", "HeartbeatSettings", "HeartbeatVerdict",
+           "LikelyConflict", "LockState", "MarkerState", "PendingKind", "PendingWrite", "RollbackBy", "WriterFinding",
+           "WriterStatus", "WritersReport", "analyse_writers", "concurrency", "epoch_ms", "heartbeat_settings",
+           "heartbeat_verdict", "human_ms", "iso_ms", "lazy_rollbacks", "pending_writes"]
