@@ -67,7 +67,7 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
                                   "--envelope"]),
     # Issue 29: schema versions (active, archived, the create schema) and their changes.
     ("schema-history", "schema", ["schema-history"]),
-    # Issue 37: pending writes and their heartbeats, locks, markers; the LAZY clean's rollbacks come first.
+    # Writers: pending writes and their heartbeats, locks, markers; the LAZY clean's rollbacks come first.
     ("writers", "writers", ["writers", "--now", "20240101003000500", "--conf",
                             "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL", "--conf",
                             "hoodie.client.heartbeat.interval_in_ms=1000", "--conf", "hoodie.clean.automatic=false"]),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_ui_pages import CLEANER, HEALTH, OVERVIEW, assert_clean, open_page, texts, ui_env  # noqa: F401
+from test_ui_pages import CLEANER, HEALTH, INSTANT, OVERVIEW, assert_clean, open_page, texts, ui_env  # noqa: F401
 
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
@@ -52,3 +52,10 @@ def test_cleaner_page_lists_the_lazy_clean_rollbacks(dead_writer_table: Path) ->
     assert warning.startswith("**The clean first rolls back 3 failed write(s)** (LAZY): `20240101003000000` (expired")
     table = next(d.value for d in at.dataframe if "heartbeat_time" in d.value.columns)
     assert list(table["instant"]) == ["20240101003000000", "20240101002200000", "20240101002000000"]
+
+
+def test_instant_detail_of_a_pending_write_names_its_writer(dead_writer_table: Path) -> None:
+    at = open_page(INSTANT, dead_writer_table, instant="20240101002000000")
+    note = next(w.value for w in at.warning if w.value.startswith("**Writer:"))
+    assert note.startswith("**Writer: dead: heartbeat expired** · last heartbeat 2024-01-01T00:23:00.200Z (")
+    assert "rolled back by **the next write**" in note

@@ -65,6 +65,20 @@ def overview_section(report: WritersReport) -> None:
         st.markdown("\n".join(f"- {n}" for n in notes))
 
 
+def pending_instant_note(report: WritersReport, instant: str) -> None:
+    """On the Instant detail page of a pending write: its writer's heartbeat and who rolls it back."""
+    p = next((x for x in report.pending if x.instant == instant), None)
+    if p is None:
+        return
+    by = _BY.get(p.rollback.value, "") if p.rollback else "nobody"
+    text = (f"**Writer: {_WRITER[p.writer]}** · last heartbeat {_beat(p)} · rolled back by **{by}**: "
+            f"{p.rollback_reason}. {settings_line(report)}")
+    if p.writer is WriterStatus.ALIVE:
+        st.info(text, icon=":material/favorite:")
+    else:
+        st.warning(text, icon=":material/heart_broken:")
+
+
 def dead_writer_first(report: WritersReport, doctor: DoctorReport) -> None:
     """On the Health page, before the findings: each dead writer whose pending write holds back cleaning,
     compaction or archival (what the `pending_instant` check lists it blocks)."""

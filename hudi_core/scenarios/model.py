@@ -11,6 +11,7 @@ dependency is needed)::
       "partitions": ["region=us"],            # [] for a non-partitioned table
       "columns": [{"name": "qty", "type": "int", "default": 0}],   # data columns beyond id/value/ts (Avro)
       "conf": {"hoodie.cleaner.commits.retained": "4"},   # defaults for clean / archive steps
+      "writers": {"markers": "DIRECT", "lock": true},     # optional: heartbeats, markers, the storage lock
       "steps": [ {"op": "insert", "at": "t1", ...}, ... ],
       "expect": {...}                         # the seed's stated outcome, free-form, for tests/UI
     }
