@@ -328,6 +328,11 @@ def test_watch_sees_a_heartbeat_stop_while_a_scenario_plays(tmp_path: Path) -> N
         ("20240101002000000", "expired", "next_clean", 400)]
     assert expired[0].fields["age_ms"] > 400
     assert "heartbeat stopped at" in expired[0].text()
+    # The dashboard's live event log words it too.
+    from hudi_core.dashboard.live import event_detail
+
+    assert event_detail(expired[0]).startswith("writer expired: last heartbeat 20")
+    assert event_detail(expired[0]).endswith("; rolled back by next_clean")
 
 
 def test_scenario_without_writers_writes_no_writer_files(tmp_path: Path) -> None:
