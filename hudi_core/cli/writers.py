@@ -26,7 +26,7 @@ def cmd_writers(args: argparse.Namespace) -> int:
     from hudi_core.services.writers import analyse_writers, human_ms
 
     table = _cli()._open(args)
-    report = analyse_writers(table, _config(args), now=_now(args))
+    report = analyse_writers(table, _config(args), now=_now(args), with_concurrency=True)
     args._extra_findings = [*getattr(args, "_extra_findings", []), *report.files.findings]
     code = EXIT_PROBLEM if report.problems else 0
     payload = report.to_dict()

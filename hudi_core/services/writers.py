@@ -493,30 +493,34 @@ def concurrency(timeline: ActiveTimeline) -> Concurrency:
     """Completed writes (commit, deltacommit, replacecommit) whose requested → completed spans overlap, and
     rolled-back writes with a completed write on a common file group that committed while they were pending
     (after their requested time, before the rollback's). Spans end at the completion time (file name on layout 2,
-    modification time on layout 1)."""
-    writes: list[tuple[str, str, set[str]]] = []
-    for inst in timeline.completed():
-        if inst.completed_action not in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT) or not inst.completion_time:
-            continue
-        meta = timeline.commit_metadata(inst)
-        groups = {f"{p}/{fid}" for p, fid, _path, _logs in (meta.write_refs() if meta is not None else []) if fid}
-        writes.append((inst.requested_time, inst.completion_time, groups))
+    modification time on layout 1). Only the writes that take part are read (their commit metadata's file groups)."""
+    spans = sorted((inst.requested_time, inst.completion_time, inst) for inst in timeline.completed()
+                   if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT) and inst.completion_time)
+    groups_of: dict[str, set[str]] = {}
+
+    def groups(inst: Instant) -> set[str]:
+        if inst.requested_time not in groups_of:
+            meta = timeline.commit_metadata(inst)
+            refs = meta.write_refs() if meta is not None else []
+            groups_of[inst.requested_time] = {f"{p}/{fid}" for p, fid, _path, _logs in refs if fid}
+        return groups_of[inst.requested_time]
+
     out = Concurrency()
-    for i, (a_start, a_end, a_groups) in enumerate(writes):
-        for b_start, b_end, b_groups in writes[i + 1:]:
-            if a_start < b_end and b_start < a_end:
-                out.concurrent.append(ConcurrentWrites(a_start, b_start, tuple(sorted(a_groups & b_groups))))
+    for i, (a_start, a_end, a) in enumerate(spans):
+        for b_start, _b_end, b in spans[i + 1:]:
+            if b_start >= a_end:  # sorted by start: no later write overlaps this one
+                break
+            out.concurrent.append(ConcurrentWrites(a_start, b_start, tuple(sorted(groups(a) & groups(b)))))
     for inst in timeline.filter([ia.ROLLBACK], [State.COMPLETED]):
         for meta in rollback_metadatas(timeline.record(inst, State.COMPLETED)):
             targets = [i.timestamp for i in meta.instants_rollback] or list(meta.commits_rollback)
-            groups = {g for p, pm in meta.partition_metadata.items()
-                      for f in [*pm.success_delete_files, *pm.failed_delete_files, *pm.rollback_log_files]
-                      if (g := _group_of(p, posixpath.basename(f))) is not None}
+            gone = {g for p, pm in meta.partition_metadata.items()
+                    for f in [*pm.success_delete_files, *pm.failed_delete_files, *pm.rollback_log_files]
+                    if (g := _group_of(p, posixpath.basename(f))) is not None}
             for target in targets:
-                for w_start, w_end, w_groups in writes:
-                    shared = groups & w_groups
+                for w_start, w_end, w in spans:
                     # Committed while the failed write was pending: what its commit's conflict check would meet.
-                    if shared and target < w_end < inst.requested_time:
+                    if target < w_end < inst.requested_time and (shared := gone & groups(w)):
                         out.likely_conflicts.append(LikelyConflict(target, inst.requested_time, w_start,
                                                                    tuple(sorted(shared))))
     return out
@@ -624,8 +628,9 @@ def _writer_words(p: PendingWrite) -> str:
 
 
 def analyse_writers(table: HudiTable, conf: ServiceConfig | None = None, *, now: dt.datetime | None = None,
-                    files: WriterFiles | None = None) -> WritersReport:
-    """Read what writers left in `table` and judge it at `now` (the current time by default)."""
+                    files: WriterFiles | None = None, with_concurrency: bool = False) -> WritersReport:
+    """Read what writers left in `table` and judge it at `now` (the current time by default); with
+    `with_concurrency`, also the concurrent writes and likely conflicts (reads the commit bodies involved)."""
     config = conf or ServiceConfig()
     moment = now or dt.datetime.now(dt.UTC)
     now_ms = epoch_ms(moment)
@@ -635,7 +640,8 @@ def analyse_writers(table: HudiTable, conf: ServiceConfig | None = None, *, now:
     report = WritersReport(table.uri, now_ms, heartbeat_settings(config),
                            pending_writes(timeline, files, config, now_ms, facts), _lock_state(files, now_ms),
                            _audit(files), config.lock_provider, _markers(files, timeline), files=files)
-    report.concurrency = concurrency(timeline)
+    if with_concurrency:
+        report.concurrency = concurrency(timeline)
     report.findings = _findings(report, timeline, facts, config)
     return report
 
