@@ -340,3 +340,13 @@ def test_scenario_without_writers_writes_no_writer_files(tmp_path: Path) -> None
     for folder in (".heartbeat", ".temp", ".locks"):
         assert not (path / ".hoodie" / folder).exists()
     shutil.rmtree(path)
+
+
+def test_postmortem_report_has_the_writers(before_clean: dict[int, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(before_clean[9])
+    assert main(["report", path, "--now", "20240101003000500", "--format", "json",
+                 *[x for k, v in CONF.items() for x in ("--conf", f"{k}={v}")]]) in (0, 1, 2)
+    doc = json.loads(capsys.readouterr().out)
+    assert [(p["instant"], p["writer"], p["rollback"]) for p in doc["writers"]["pending"]] == [
+        (_t("t20"), "expired", "next_clean"), (_t("t22"), "expired", "next_clean"), (_t("t30"), "alive", None)]
+    assert doc["writers"]["heartbeat"]["expiry_ms"] == 2000
