@@ -177,6 +177,7 @@ def test_built_clean_rolls_back_and_leaves_the_live_writer(tmp_path: Path, versi
     # Concurrency read back from the timeline: D's t23 and B's t30 ran at the same time on different file
     # groups; the rolled-back t22 was pending when B's t21 committed on the file group both wrote.
     conc = analyse_writers(open_table(result.uri), ServiceConfig.from_conf(CONF), with_concurrency=True).concurrency
+    assert conc is not None
     assert [(c.first, c.second, c.shared_file_groups) for c in conc.concurrent] == [(_t("t23"), _t("t30"), ())]
     fg2 = f"region=us/{result.file_id('fg2')}"
     assert [(c.rolled_back, c.rollback, c.completed, c.file_groups) for c in conc.likely_conflicts] == [

@@ -71,10 +71,11 @@ def cmd_writers(args: argparse.Namespace) -> int:
     for m in report.markers:
         status = f"{m.instant_action} {m.instant_state.lower()}" if m.instant_state else "not on the timeline"
         print(f"Markers {m.instant}: {m.count} {m.marker_type.lower()} ({status})")
-    for c in report.concurrency.concurrent:
+    conc = report.concurrency
+    for c in conc.concurrent if conc is not None else []:
         shared = f"both wrote {', '.join(c.shared_file_groups)}" if c.shared_file_groups else "no common file group"
         print(f"Concurrent: {c.first} and {c.second} ran at the same time ({shared})")
-    for c in report.concurrency.likely_conflicts:
+    for c in conc.likely_conflicts if conc is not None else []:
         print(f"Likely conflict: {c.rolled_back} (rolled back by {c.rollback}) was pending when {c.completed} "
               f"committed on {', '.join(c.file_groups)}")
     if report.findings:

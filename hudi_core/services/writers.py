@@ -346,7 +346,8 @@ class WritersReport:
     markers: list[MarkerState]
     findings: list[WriterFinding] = field(default_factory=list)
     files: WriterFiles = field(default_factory=WriterFiles, repr=False)
-    concurrency: Concurrency = field(default_factory=lambda: Concurrency())
+    #: Computed on request only (``with_concurrency``): ``None`` means not looked at, not "none found".
+    concurrency: Concurrency | None = None
 
     @property
     def problems(self) -> list[WriterFinding]:
@@ -362,7 +363,7 @@ class WritersReport:
                           "lock_file": self.lock.to_dict() if self.lock else None,
                           "audit_files": [a.to_dict() for a in self.audit]},
                 "markers": [m.to_dict() for m in self.markers],
-                "concurrency": self.concurrency.to_dict(),
+                "concurrency": self.concurrency.to_dict() if self.concurrency is not None else None,
                 "findings": [f.to_dict() for f in self.findings]}
 
 
