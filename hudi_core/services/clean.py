@@ -688,7 +688,7 @@ def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime
     clustering excluded) and the pending rollbacks re-run (`getPendingRollbackInfos`), newest first."""
     from hudi_core.services.writers import epoch_ms, pending_writes
     from hudi_core.table.facts import rollback_facts
-    from hudi_core.table.writer_files import read_writer_files
+    from hudi_core.table.writer_files import read_heartbeats
 
     policy = config.effective_failed_writes_policy
     if table.is_metadata_table:
@@ -697,7 +697,7 @@ def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime
     if policy != "LAZY":
         return RollbacksFirst(policy, f"hoodie.cleaner.policy.failed.writes={policy}: the clean rolls back nothing "
                                       f"first ({'the next write does' if policy == 'EAGER' else 'nothing does'})")
-    files = read_writer_files(table.storage)
+    files = read_heartbeats(table.storage)
     facts = rollback_facts(table.timeline)
     rows = pending_writes(table.timeline, files, config, epoch_ms(moment), facts)
     chosen: dict[str, FailedWriteRollback] = {}

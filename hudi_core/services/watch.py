@@ -462,10 +462,10 @@ class TableWatcher:
         expired now, by Hudi's rule (or whose file went while the write is still pending). Heartbeats age with
         the clock, so this runs on every poll, changed table or not."""
         from hudi_core.services.writers import PendingKind, WriterStatus, iso_ms, pending_writes
-        from hudi_core.table.writer_files import read_writer_files
+        from hudi_core.table.writer_files import read_heartbeats
 
         now_ms = int(time.time() * 1000)
-        rows = [p for p in pending_writes(state.timeline, read_writer_files(state.table.storage), self.config, now_ms)
+        rows = [p for p in pending_writes(state.timeline, read_heartbeats(state.table.storage), self.config, now_ms)
                 if p.kind is PendingKind.WRITE]
         alive = {p.instant for p in rows if p.writer is WriterStatus.ALIVE}
         before, self._beating = self._beating, alive

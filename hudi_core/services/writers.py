@@ -382,13 +382,15 @@ def pending_writes(timeline: ActiveTimeline, files: WriterFiles, config: Service
     """Every pending instant of the commits timeline, oldest first, with the heartbeat verdict and the rollback."""
     settings = heartbeat_settings(config)
     expiry = f"{human_ms(settings.expiry_ms)} ({settings.interval_ms} ms x {settings.tolerable_misses} misses)"
-    planned = _pending_rollbacks(rollback_facts(timeline) if facts is None else facts)
+    planned: dict[str, str] | None = None
     out = []
     for inst in timeline.pending():
         if inst.pending_action not in _COMMITS_ACTIONS and inst.action not in _COMMITS_ACTIONS:
             continue
         if inst.requested_time <= ia.FULL_BOOTSTRAP_INSTANT_TS:
             continue  # a failed bootstrap is rolled back by its own path (rollbackFailedBootstrap)
+        if planned is None:  # rollback bodies are read only when there is a pending write
+            planned = _pending_rollbacks(rollback_facts(timeline) if facts is None else facts)
         kind = pending_kind(timeline, inst)
         verdict = heartbeat_verdict(files, inst.requested_time, now_ms, settings.expiry_ms)
         by, reason = _decide(kind, verdict, settings, expiry)

@@ -225,13 +225,19 @@ def read_markers(storage: ReadOnlyStorage, instant: str, path: str, findings: li
     return MarkerDir(instant, path, marker_type, source, len(markers), tuple(sorted(set(markers))))
 
 
-def read_writer_files(storage: ReadOnlyStorage) -> WriterFiles:
-    """Heartbeats, the lock file, lock audit files and marker folders of the table at `storage`'s root."""
-    out = WriterFiles()
+def read_heartbeats(storage: ReadOnlyStorage, out: WriterFiles | None = None) -> WriterFiles:
+    """The heartbeat files only (one listing): what the clean's rollbacks and a watch's poll need."""
+    out = out if out is not None else WriterFiles()
     for info in _list(storage, HEARTBEAT_DIR, out.findings):
         name = posixpath.basename(info.path)
         if not info.is_dir and _INSTANT.match(name):
             out.heartbeats[name] = Heartbeat(name, info.path, info.mtime_ms)
+    return out
+
+
+def read_writer_files(storage: ReadOnlyStorage) -> WriterFiles:
+    """Heartbeats, the lock file, lock audit files and marker folders of the table at `storage`'s root."""
+    out = read_heartbeats(storage)
     for info in _list(storage, LOCKS_DIR, out.findings):
         if info.path == LOCK_FILE and not info.is_dir:
             data = _read(storage, info, out.findings)
@@ -252,4 +258,4 @@ def read_writer_files(storage: ReadOnlyStorage) -> WriterFiles:
 
 __all__ = ["AUDIT_DIR", "DIRECT", "HEARTBEAT_DIR", "LOCKS_DIR", "LOCK_FILE", "MARKERS_TYPE_FILE", "TEMP_DIR",
            "TIMELINE_SERVER_BASED", "AuditFile", "AuditRecord", "Heartbeat", "LockFile", "MarkerDir", "WriterFiles",
-           "parse_audit", "parse_lock", "read_markers", "read_writer_files"]
+           "parse_audit", "parse_lock", "read_heartbeats", "read_markers", "read_writer_files"]
