@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.dashboard import loaders, overview, picker, render
+from hudi_core.dashboard import loaders, overview, picker, render, writers
 from hudi_core.errors import Severity
 
 uri, eng = picker.require_table()
@@ -24,6 +24,9 @@ status = report.worst.value if report.worst else "healthy"
 tone = {"error": "bad", "warning": "warn", "healthy": "good"}.get(status, "info")
 render.verdict(f"**{status}**: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
                f"{counts[Severity.INFO]} info ({len(report.checks)} checks)", tone)
+
+with render.guard():
+    writers.dead_writer_first(loaders.load_writers(uri, eng), report)
 
 ICONS = {Severity.ERROR: ":material/dangerous:", Severity.WARNING: ":material/warning:",
          Severity.INFO: ":material/info:"}

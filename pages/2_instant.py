@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hudi_core.dashboard import loaders, overview, picker, render, state
+from hudi_core.dashboard import loaders, overview, picker, render, state, writers
 
 uri, eng = picker.require_table()
 overview.hold_until_complete(uri, eng, "every commit body and the archived timeline (any instant, active or archived)",
@@ -76,6 +76,9 @@ st.caption(f"{inst['source']} · planned as `{inst['pending_action']}`, complete
            f"`{inst['completed_action']}` · files: " + ", ".join(f"`{f}`" for f in inst["files"]))
 for err in inst["errors"]:
     st.warning(err, icon=":material/dangerous:")
+if inst["state"] != "COMPLETED" and row["source"] == "active":
+    with render.guard():  # a pending write: is its writer alive, and who rolls it back
+        writers.pending_instant_note(loaders.load_writers(uri, eng), inst["requested_time"])
 
 # Tab labels carry their counts; the first tab with content opens (a clean opens on its deleted files).
 n_replaced, n_rollback = len(detail.replaced) + len(detail.deleted), len(detail.rolls_back) + len(

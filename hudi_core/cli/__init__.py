@@ -51,6 +51,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "hudi_core.cli.sql",
     "hudi_core.cli.schema",
     "hudi_core.cli.watch",
+    "hudi_core.cli.writers",
 )
 
 

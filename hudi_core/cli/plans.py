@@ -110,6 +110,11 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     print(f"trigger: {'yes' if plan.triggered else 'no'} ({plan.trigger_detail})")
     for p in plan.pending_cleans:
         print(f"pending clean {p.requested_time} ({p.state}, {p.files} files) runs first")
+    first = plan.rollbacks_first
+    if first is not None and first.failed_writes_policy == "LAZY":
+        print(f"failed writes first: {first.detail}")
+        for r in first.rollbacks:
+            print(f"  rollback of {r.action or 'instant'} {r.instant}: {r.reason}")
     if plan.empty_clean is not None:
         print(f"empty clean: {'yes' if plan.empty_clean.would_write else 'no'} ({plan.empty_clean.detail})")
     if plan.would_schedule:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
-from hudi_core.dashboard import frames, render
+from hudi_core.dashboard import frames, render, writers
 from hudi_core.dashboard.loaders import DryRun
 from hudi_core.dashboard.sources import Conf, TableSource
 from hudi_core.services.releases import ListComparison
@@ -103,6 +103,7 @@ def _cleaner(clean: CleanPlan) -> None:
     ])
     st.markdown(f"- **Trigger**: {clean.trigger_detail}\n"
                 f"- **Partitions** ({clean.partition_mode}): {clean.partition_detail}")
+    writers.clean_rollbacks(clean)
     for pending in clean.pending_cleans:
         st.warning(f"A {pending.state} clean {pending.requested_time} runs first ({pending.files} files).")
     empty = clean.empty_clean

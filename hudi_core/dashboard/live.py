@@ -321,6 +321,9 @@ def event_detail(event: WatchEvent) -> str:
     if kind is EventKind.GUARD:
         where = f" archival at {f['boundary']}" if f.get("boundary") else ""
         return f"{f['guard']} {f['status']}{where}: {f['detail']}"
+    if kind is EventKind.HEARTBEAT_EXPIRED:
+        last = f"last heartbeat {f['last_heartbeat']}" if f.get("last_heartbeat") else "heartbeat file gone"
+        return f"writer {f['writer']}: {last}; rolled back by {f.get('rollback') or 'nobody'}"
     return f"{f['severity']} {f['status']} [{f['check']}] {f['title']}"
 
 

@@ -53,6 +53,7 @@ from hudi_core.services.markers import Marker, Markers, compute_markers, markers
 from hudi_core.services.phase_summary import PhaseSummary, phase_summary
 from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
+from hudi_core.services.writers import WritersReport, analyse_writers
 from hudi_core.table.discovery import TableSearch
 from hudi_core.table.discovery import find_tables as _find_tables
 
@@ -410,6 +411,13 @@ def find_tables(root: str) -> TableSearch:
 def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> DoctorReport:
     """The doctor's report (`services.doctor.run_doctor`) under a scenario table's own config."""
     return run_doctor(get_table(uri, engine_name), _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard))
+
+
+@st.cache_data(show_spinner="Reading heartbeats, locks and markers…", max_entries=16, ttl=TTL_SECONDS)
+def load_writers(uri: str, engine_name: str = "local") -> WritersReport:
+    """Pending writes, their writers' heartbeats, the lock and markers (`services.writers.analyse_writers`), at now,
+    under a scenario table's own config."""
+    return analyse_writers(get_table(uri, engine_name), _conf_for(uri, None))
 
 
 @st.cache_data(show_spinner="Comparing the metadata table's listing with storage…", max_entries=16, ttl=TTL_SECONDS)

@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from hudi_core.dashboard import charts, loaders, markers, page_path, phases, render, state
+from hudi_core.dashboard import charts, loaders, markers, page_path, phases, render, state, writers
 from hudi_core.dashboard.sources import TableSource
 from hudi_core.errors import Finding, Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
@@ -26,6 +26,8 @@ def page(src: TableSource) -> None:
     lanes, counts = src.lanes_and_counts()
     _phases(src)
     _markers(src)
+    with render.guard():
+        writers.overview_section(loaders.load_writers(src.uri))
     shown, newest = _timeline(src, lanes, counts, len(instants))
     _instant_picker(shown, newest)
 

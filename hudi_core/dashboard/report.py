@@ -101,6 +101,8 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
         "exposed_file_groups": {"with_guard": [e.to_dict() for e in guarded.exposed_file_groups],
                                 "without_guard": [e.to_dict() for e in bare.exposed_file_groups]},
         "duplicate_sequences": duplicates,
+        # Pending writes with their writers' heartbeats, the lock and markers (computed by the doctor's context).
+        "writers": ctx.writers.to_dict(),
         "histories": [file_group_history(table, fid).to_dict() for fid in histories],
         "timeline": {"source": source, "timezone": table.properties.timezone,
                      "replaced": frames.replaced_by_instant(table),
@@ -255,6 +257,13 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         _archive_html(document["dry_runs"]["archive_with_guard"]),
         f"<h2>Archival dry-run (Hudi {release}), without the guard (as Hudi before HUDI-7779)</h2>",
         _archive_html(document["dry_runs"]["archive_without_guard"]),
+        "<h2>Writers</h2>",
+        f"<p class='muted'>heartbeat every {document['writers']['heartbeat']['interval_ms']} ms, expired after "
+        f"{document['writers']['heartbeat']['expiry_ms']} ms; failed writes "
+        f"{_e(document['writers']['heartbeat']['failed_writes_policy'])}; judged at "
+        f"{_e(document['writers']['now'])}</p>",
+        _table(document["writers"]["pending"], ["instant", "action", "state", "writer", "heartbeat_time",
+                                                "heartbeat_age_ms", "rollback", "rollback_reason"], "no pending write"),
         "<h2>Duplicate log-block sequences</h2>",
         _table([{"partition": d["partition"], "file_id": d["file_id"], "instant": d["instant_time"],
                  "attempts": len(d["attempts"]), "risk": d["risk"]["level"]} for d in document["duplicate_sequences"]],

@@ -23,9 +23,10 @@ from hudi_core.formats.timeline import encode
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
 from hudi_core.scenarios.mdt_writer import MetadataTableWriter
-from hudi_core.scenarios.model import Scenario, ScenarioError, Step, epoch_ms_to_time
+from hudi_core.scenarios.model import Scenario, ScenarioError, Step, epoch_ms_to_time, time_to_epoch_ms
 from hudi_core.scenarios.scratch import FileObserver, ScratchDir
 from hudi_core.scenarios.writer import FileGroupState, InstantState, SliceState, TableWriter
+from hudi_core.scenarios.writer_files import WriterFilesWriter
 
 _WRITE_ACTIONS = (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT, ia.CLUSTERING, ia.COMPACTION,
                   ia.LOG_COMPACTION)
@@ -156,7 +157,8 @@ class ScenarioBuilder:
     """
 
     def __init__(self, scenario: Scenario, out_dir: str | Path, table_version: int,
-                 metadata_table: bool = False, observer: FileObserver | None = None) -> None:
+                 metadata_table: bool = False, observer: FileObserver | None = None,
+                 heartbeat_clock: Callable[[], int] | None = None) -> None:
         if table_version not in scenario.table_versions:
             versions = ", ".join(map(str, scenario.table_versions))
             raise ScenarioError(f"scenario {scenario.name} is written for table versions {versions}, "
@@ -177,12 +179,14 @@ class ScenarioBuilder:
         first = next((s.at for s in scenario.steps if s.at), "20240101000000000")
         self.w.create_table(first)
         self.results: list[StepResult] = []
+        self.writers = WriterFilesWriter(self.scratch, scenario, heartbeat_clock or (lambda: self.w.clock_ms))
 
     # -- driving ----------------------------------------------------------------------------------
 
     def apply(self, step: Step) -> StepResult:
         """Apply one step; raises :class:`ScenarioError` naming the step when it cannot be applied."""
         handler: Callable[[Step], dict[str, Any]] | None = getattr(self, f"_op_{step.op}", None)
+        self.writers.beat()  # live writers beat while the scenario moves on
         if handler is None:
             raise ScenarioError(f"{self.scenario.origin}: step {step.index}: op {step.op} is not supported")
         try:
@@ -202,6 +206,11 @@ class ScenarioBuilder:
                inflight: dict[str, Any] | None = None, replaces: list[str] | None = None) -> InstantState:
         assert step.at is not None
         inst = self.w.new_instant(step.at, step.label or step.at, action, operation)
+        inst.extra["writer"] = str(step.get("writer") or f"writer-{inst.label}")
+        inst.extra["keep_markers"] = bool(step.get("keep_markers", False))
+        if operation != "CLUSTER" and action != ia.COMPACTION:
+            # BaseHoodieWriteClient.startCommit: a LAZY writer starts its heartbeat before the requested file.
+            self.writers.start_heartbeat(inst.time)
         inst.plan = plan
         inst.extra["replaces"] = list(replaces or [])
         inst.extra["execute"] = execute
@@ -228,10 +237,18 @@ class ScenarioBuilder:
         if inst.state is not State.INFLIGHT:
             raise ScenarioError(f"instant {inst.label} is {inst.state.name}, not INFLIGHT")
         record = inst.extra["commit"](inst)
+        owner = str(inst.extra.get("writer") or f"writer-{inst.label}")
+        self.writers.acquire_lock(owner)  # the commit runs in a transaction (conflict check, then complete)
         if self.mdt is not None:  # the metadata table commits before the data table's instant completes
             self._mdt_ready()
             self.mdt.apply_commit(inst.time, _written_files(record))
         self.w.write_state(inst, State.COMPLETED, record)
+        self.writers.release_lock(owner)
+        # After the commit: the heartbeat file goes (HoodieHeartbeatClient.stop), then the markers
+        # (WriteMarkers.quietDeleteMarkerDir), unless the scenario keeps them to show a failed cleanup.
+        self.writers.stop_heartbeat(inst.time)
+        if not inst.extra.get("keep_markers"):
+            self.writers.delete_markers(inst.time)
         for fg in self.w.groups.values():
             if fg.name in inst.extra.get("replaces", ()):
                 fg.replaced_by = inst.time
@@ -291,6 +308,8 @@ class ScenarioBuilder:
 
     def _add_file(self, inst: InstantState, partition: str, name: str) -> None:
         inst.data_files.append(self.w.rel_path(partition, name))
+        io_type = "APPEND" if ".log." in name else ("MERGE" if inst.operation == "UPSERT" else "CREATE")
+        self.writers.marker(inst.time, partition, name, io_type)
 
     def _write_new_file_group(self, inst: InstantState, name: str, partition: str,
                               keys: list[Any]) -> dict[str, Any]:
@@ -514,8 +533,39 @@ class ScenarioBuilder:
 
     def _op_complete(self, step: Step) -> dict[str, Any]:
         inst = self._pending(step)
+        if step.get("keep_markers") is not None:
+            inst.extra["keep_markers"] = bool(step.get("keep_markers"))
         self._complete(inst)
         return {"action": inst.action, "state": inst.state.name, "completion_time": inst.completion_time}
+
+    # -- writers ----------------------------------------------------------------------------------
+
+    def _op_kill(self, step: Step) -> dict[str, Any]:
+        """The writer of a pending write dies: its heartbeat file stays with its last beat; with `holding_lock` it
+        dies inside a transaction, leaving the storage lock unreleased (and its audit file without END)."""
+        inst = self._pending(step)
+        last = self.writers.kill(inst.time)
+        owner = str(inst.extra.get("writer") or f"writer-{inst.label}")
+        if step.get("holding_lock"):
+            self.writers.acquire_lock(owner)
+        return {"instant": inst.time, "writer": owner, "last_heartbeat_ms": last,
+                "holding_lock": bool(step.get("holding_lock"))}
+
+    def _op_abort(self, step: Step) -> dict[str, Any]:
+        """A write fails its commit's conflict check (`SimpleConcurrentFileWritesConflictResolutionStrategy`): an
+        instant that completed after it started wrote one of its file groups. The writer gives up: the instant
+        stays pending and its heartbeat stops (the client closes its timers), for LAZY cleaning to roll back."""
+        inst = self._pending(step)
+        other_time: str = step.get("conflict_with")
+        other = self.w.find_instant(other_time, _WRITE_ACTIONS)
+        if other is None or other.state is not State.COMPLETED:
+            raise ScenarioError(f"conflict_with {step.get('conflict_with_label')} is not a completed write")
+        mine = {_file_id(p) for p in inst.data_files}
+        shared = sorted(mine & {_file_id(p) for p in other.data_files})
+        if not shared:
+            raise ScenarioError(f"{inst.label} and {other.label} wrote no common file group: no conflict")
+        last = self.writers.kill(inst.time)
+        return {"instant": inst.time, "conflict_with": other.time, "file_groups": shared, "last_heartbeat_ms": last}
 
     # -- savepoints -------------------------------------------------------------------------------
 
@@ -569,8 +619,27 @@ class ScenarioBuilder:
 
         assert step.at is not None
         now = dt.datetime.fromtimestamp(max(self.w.clock_ms, 0) / 1000.0, tz=dt.UTC)
-        plan = plan_clean(self._open(), self._conf(step), now=now)
+        self.writers.beat()
+        beat_now = dt.datetime.fromtimestamp(self.writers.clock() / 1000.0, tz=dt.UTC)
+        plan = plan_clean(self._open(), self._conf(step), now=now, heartbeat_now=beat_now)
+        rolled: list[dict[str, Any]] = []
+        first = plan.rollbacks_first
+        if first is not None and first.rollbacks:
+            # BaseHoodieTableServiceClient.clean: LAZY failed writes are rolled back first, newest first, each
+            # rollback with a new instant time (here the clean's time plus a millisecond each); then the clean
+            # is planned on the timeline without them.
+            for n, r in enumerate(first.rollbacks, start=1):
+                target = self.w.find_instant(r.instant, _WRITE_ACTIONS)
+                if target is None:
+                    continue
+                at = epoch_ms_to_time(time_to_epoch_ms(step.at) + n)
+                done = self._rollback(target, at, f"{step.label or step.at}+{n}")
+                self.writers.stop_heartbeat(target.time)  # HeartbeatUtils.deleteHeartbeatFile
+                self.writers.delete_markers(target.time)
+                rolled.append({**done, "rollback": at, "reason": r.reason})
+            plan = plan_clean(self._open(), self._conf(step), now=now, heartbeat_now=beat_now)
         detail: dict[str, Any] = {
+            **({"rolled_back_first": rolled} if rolled else {}),
             "earliest_commit_to_retain": plan.ectr,
             "savepointed_timestamps": list(plan.savepointed_timestamps),
             "partition_mode": plan.partition_mode,
@@ -666,7 +735,11 @@ class ScenarioBuilder:
         target = self.w.find_instant(target_time, _WRITE_ACTIONS)
         if target is None:
             raise ScenarioError(f"no write instant {step.get('target_label')} to roll back")
-        inst = self.w.new_instant(step.at, step.label or step.at, ia.ROLLBACK)
+        return self._rollback(target, step.at, step.label or step.at)
+
+    def _rollback(self, target: InstantState, at: str, label: str) -> dict[str, Any]:
+        """Roll `target` back with a rollback instant at `at`, as `BaseRollbackActionExecutor` does."""
+        inst = self.w.new_instant(at, label, ia.ROLLBACK)
         # The plan lists what will go; it is computed from the model before anything is deleted.
         preview = [encode.rollback_request(posixpath.dirname(p), None, None, [f"{self.scratch.uri}/{p}"])
                    for p in target.data_files]
@@ -750,6 +823,12 @@ def build_scenario(scenario: Scenario, out_dir: str | Path, table_version: int,
     return BuildResult(scenario=scenario, path=builder.scratch.root, table_version=table_version,
                        steps_applied=last + 1, results=builder.results, writer=builder.w,
                        seconds=time.perf_counter() - started, metadata=builder.mdt)
+
+
+def _file_id(path: str) -> str:
+    """The file id of a base or log file's table-relative path."""
+    name = posixpath.basename(path)
+    return name[1:].split("_", 1)[0] if name.startswith(".") else name.split("_", 1)[0]
 
 
 def _written_files(record: dict[str, Any] | None) -> dict[str, dict[str, int]]:

@@ -11,6 +11,7 @@ dependency is needed)::
       "partitions": ["region=us"],            # [] for a non-partitioned table
       "columns": [{"name": "qty", "type": "int", "default": 0}],   # data columns beyond id/value/ts (Avro)
       "conf": {"hoodie.cleaner.commits.retained": "4"},   # defaults for clean / archive steps
+      "writers": {"markers": "DIRECT", "lock": true},     # optional: heartbeats, markers, the storage lock
       "steps": [ {"op": "insert", "at": "t1", ...}, ... ],
       "expect": {...}                         # the seed's stated outcome, free-form, for tests/UI
     }
@@ -42,8 +43,9 @@ MOR = "MERGE_ON_READ"
 #: Every step kind, with its required and optional fields (besides `op`, `note`).
 STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # writes: requested → inflight (data files written) → completed, or stop at `state`
-    "insert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "schema"})),
-    "upsert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "keys", "schema"})),
+    "insert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "schema", "writer", "keep_markers"})),
+    "upsert": (frozenset({"at", "file_groups"}), frozenset({"state", "operation", "keys", "schema", "writer",
+                                                           "keep_markers"})),
     # a schema change committed alone (Spark SQL's ALTER TABLE: an ALTER_SCHEMA commit without data); `schema`
     # on insert / upsert changes the schema that write records (schema evolution on write)
     "evolve_schema": (frozenset({"at"}), frozenset({"add", "promote", "narrow", "drop", "nullable", "required",
@@ -54,7 +56,12 @@ STEP_FIELDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "run_compaction": (frozenset({"at"}), frozenset({"state"})),
     # move a pending instant on: `start` (requested → inflight), `complete` (→ completed)
     "start": (frozenset({"at"}), frozenset()),
-    "complete": (frozenset({"at"}), frozenset()),
+    "complete": (frozenset({"at"}), frozenset({"keep_markers"})),
+    # writers (scenarios with "writers"): the writer of a pending write dies (its heartbeat stops; with
+    # `holding_lock` it dies inside a transaction, its lock never released), or aborts on a write conflict
+    # with a completed instant that wrote the same file group (optimistic concurrency control)
+    "kill": (frozenset({"at"}), frozenset({"holding_lock"})),
+    "abort": (frozenset({"at", "conflict_with"}), frozenset()),
     "savepoint": (frozenset({"at"}), frozenset({"comments"})),
     "delete_savepoint": (frozenset({"at"}), frozenset()),
     "clean": (frozenset({"at"}), frozenset({"conf"})),
@@ -135,6 +142,9 @@ class Scenario:
     origin: str = "<dict>"
     #: Data columns beyond the builder's `id`, `value`, `ts` (Avro field definitions), as the table is created.
     columns: tuple[dict[str, Any], ...] = ()
+    #: What writers leave beside the timeline (heartbeats, markers, the storage lock); ``None``: nothing, as
+    #: before. Keys: ``markers`` (``DIRECT`` or ``TIMELINE_SERVER_BASED``), ``lock`` (bool).
+    writers: dict[str, Any] | None = None
 
     @property
     def is_mor(self) -> bool:
@@ -200,7 +210,7 @@ def _validate_step(raw: Any, index: int, where: str, partitions: tuple[str, ...]
         _need(isinstance(raw["replace"], list) and raw["replace"], where, f"step {index}: replace must list groups")
         _need(isinstance(raw["into"], str), where, f"step {index}: into must name the new file group")
     args = {k: v for k, v in raw.items() if k not in ("op", "note", "at")}
-    for key in ("target", "to"):
+    for key in ("target", "to", "conflict_with"):
         if key in args:
             args[key] = label_to_time(args[key])
             args[key + "_label"] = raw[key]
@@ -255,6 +265,10 @@ def scenario_from_dict(data: Any, origin: str = "<dict>") -> Scenario:
     _need(bool(versions) and all(v in (6, 8, 9) for v in versions), origin, "table_versions must be among 6, 8, 9")
     partitions = tuple(str(p) for p in data.get("partitions", []))
     columns = _validate_columns(data.get("columns", []), origin)
+    writers = data.get("writers")
+    _need(writers is None or (isinstance(writers, dict) and set(writers) <= {"markers", "lock"}
+                              and writers.get("markers", "DIRECT") in ("DIRECT", "TIMELINE_SERVER_BASED")), origin,
+          'writers must be {"markers": "DIRECT" | "TIMELINE_SERVER_BASED", "lock": true | false}')
     conf = {str(k): str(v) for k, v in (data.get("conf") or {}).items()}
     steps_raw = data["steps"]
     _need(isinstance(steps_raw, list) and steps_raw, origin, "steps must be a non-empty list")
@@ -272,6 +286,7 @@ def scenario_from_dict(data: Any, origin: str = "<dict>") -> Scenario:
         expect=dict(data.get("expect") or {}),
         origin=origin,
         columns=columns,
+        writers=dict(writers) if writers is not None else None,
     )
 
 

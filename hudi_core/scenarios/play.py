@@ -10,6 +10,10 @@ as it happens, in the order Hudi 1.1 writes them (spec `01`, `02`):
 * a clean: ``clean.requested``, ``clean.inflight``, the deletes, then the completed clean;
 * a rollback: ``rollback.requested``, ``rollback.inflight``, the target's completed file
   (``revertToInflight``), its data files, its inflight and requested files, then the completed rollback;
+* writers (scenarios with ``"writers"``): heartbeat, marker and lock files follow the wall clock, not the
+  scenario's, and a live writer beats every ``hoodie.client.heartbeat.interval_in_ms`` between steps (a ``kill``
+  step stops it), so a reader sees heartbeats and lock expiries as on a running table; instants keep the
+  scenario's times;
 * archival: the archive log block (layout 1) or the L0 parquet file, manifest and ``_version_`` (layout 2), then
   the archived instants' active files (every pending state first, then the completed files in ascending
   order), then (layout 2) the LSM compaction and cleaning (``TimelineArchiverV1/V2.archiveIfRequired``).
@@ -137,7 +141,10 @@ def play_scenario(scenario: Scenario, out_dir: str | Path, table_version: int | 
         if on_file is not None:
             on_file(path, kind)
 
-    builder = ScenarioBuilder(scenario, out_dir, version, metadata_table, observer=observe)
+    # Heartbeats follow the wall clock while playing (a reader judges them at its own now), and live writers beat
+    # every heartbeat interval between steps; a killed one stops.
+    builder = ScenarioBuilder(scenario, out_dir, version, metadata_table, observer=observe,
+                              heartbeat_clock=lambda: int(time.time() * 1000))
     result = PlayResult(scenario, builder.scratch.root, version, created=tuple(pending))
     pending.clear()
     if on_start is not None:
@@ -145,7 +152,7 @@ def play_scenario(scenario: Scenario, out_dir: str | Path, table_version: int | 
     stop = stop or threading.Event()
     for step in scenario.steps:
         # Event.wait returns at once when `stop` is set meanwhile (a signal handler or another thread).
-        if stop.is_set() or (interval > 0 and stop.wait(interval)):
+        if stop.is_set() or (interval > 0 and _wait_beating(builder, stop, interval)):
             result.stopped = True
             break
         began = time.perf_counter()
@@ -157,6 +164,22 @@ def play_scenario(scenario: Scenario, out_dir: str | Path, table_version: int | 
             on_step(played)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _wait_beating(builder: ScenarioBuilder, stop: threading.Event, interval: float) -> bool:
+    """Wait `interval` seconds (True when `stop` is set meanwhile), live writers beating every heartbeat interval."""
+    writers = builder.writers
+    if not (writers.heartbeats and writers.live):
+        return stop.wait(interval)
+    beat_s = max(writers.heartbeat_interval_ms / 1000.0, 0.05)
+    deadline = time.monotonic() + interval
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if stop.wait(min(beat_s, left)):
+            return True
+        writers.beat()
 
 
 def default_table_version(scenario: Scenario) -> int:

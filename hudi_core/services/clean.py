@@ -137,6 +137,42 @@ class EmptyClean:
                 "detail": self.detail, "next_eligible_after": self.next_eligible_after}
 
 
+@dataclass(frozen=True)
+class FailedWriteRollback:
+    """A rollback the clean makes before planning (LAZY failed writes): the instant, the heartbeat that decided it
+    and the pending rollback re-run for it, if one exists."""
+
+    instant: str
+    action: str | None
+    state: str | None
+    heartbeat_time: str | None
+    heartbeat_age_ms: int | None
+    heartbeat_expired: bool | None
+    writer: str | None
+    pending_rollback: str | None
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"instant": self.instant, "action": self.action, "state": self.state,
+                "heartbeat_time": self.heartbeat_time, "heartbeat_age_ms": self.heartbeat_age_ms,
+                "heartbeat_expired": self.heartbeat_expired, "writer": self.writer,
+                "pending_rollback": self.pending_rollback, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class RollbacksFirst:
+    """`BaseHoodieTableServiceClient.clean` → `CleanerUtils.rollbackFailedWrites(policy, CLEAN_ACTION, ...)`: under
+    LAZY the clean first rolls back failed writes (newest first); under EAGER and NEVER it rolls back nothing."""
+
+    failed_writes_policy: str
+    detail: str
+    rollbacks: tuple[FailedWriteRollback, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"failed_writes_policy": self.failed_writes_policy, "detail": self.detail,
+                "rollbacks": [r.to_dict() for r in self.rollbacks]}
+
+
 @dataclass
 class CleanPlan:
     """The dry-run result: a `HoodieCleanerPlan` plus the explanation of every decision."""
@@ -170,6 +206,8 @@ class CleanPlan:
     planning_failure: str | None = None
     #: On a metadata table: how its cleaner settings derive from the data table's (one line each).
     metadata_table_config: list[str] = field(default_factory=list)
+    #: The failed writes the clean rolls back before it plans (LAZY), each with the heartbeat that decided it.
+    rollbacks_first: RollbacksFirst | None = None
 
     @property
     def incomplete(self) -> bool:
@@ -386,6 +424,7 @@ class CleanPlan:
             "incomplete": self.incomplete,
             "missing_inputs": [m.to_dict() for m in self.missing_inputs],
             "ignored_config_keys": self.config.ignored_dicts(),
+            "rollbacks_first": self.rollbacks_first.to_dict() if self.rollbacks_first is not None else None,
         }
 
 
@@ -526,12 +565,14 @@ def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> t
 
 
 def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
-               now: dt.datetime | None = None, view: FileSystemView | None = None) -> CleanPlan:
+               now: dt.datetime | None = None, view: FileSystemView | None = None,
+               heartbeat_now: dt.datetime | None = None) -> CleanPlan:
     """Plan the next clean of `table` as Hudi 1.1.x / 1.2.x would (`config.hudi_release`), without deleting anything.
 
     `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
     time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
-    against (the table's own by default).
+    against (the table's own by default); `heartbeat_now` the time heartbeats are judged at (`now` by default:
+    a played scenario's heartbeats follow the wall clock, its instants the scenario's).
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     derived: list[str] = []
@@ -541,6 +582,12 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     fs_view = view if view is not None else table.fs_view()
     moment = now or dt.datetime.now(dt.UTC)
     policy = config.cleaner_policy
+    first = rollbacks_first(table, config, heartbeat_now or moment)
+    if first.rollbacks:
+        # Hudi plans the clean after the rollbacks: the rolled-back instants no longer cap the ECTR.
+        gone = {r.instant for r in first.rollbacks}
+        timeline = timeline.without(i for i in timeline.all_instants if i.requested_time in gone and (
+            i.action in ia.WRITE_ACTIONS or i.pending_action in ia.WRITE_ACTIONS))
 
     # 1. Trigger (NUM_COMMITS).
     completed = tls.completed_commits(timeline)
@@ -621,6 +668,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         is_metadata_table=table.is_metadata_table,
         planning_failure=failure,
         metadata_table_config=derived,
+        rollbacks_first=first,
     )
     plan.earliest_commit_to_not_archive_proposed = proposed_ectna(ectr.requested_time if ectr else None,
                                                                   current_savepoints)
@@ -632,6 +680,45 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     if config.hudi_release == "1.2" and config.empty_clean_interval_hours > 0:
         plan.empty_clean = _empty_clean(plan, config, last_clean, prev_ectr, moment, table.properties.timezone)
     return plan
+
+
+def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime) -> RollbacksFirst:
+    """The rollbacks a clean makes before planning (`CleanerUtils.rollbackFailedWrites` for CLEAN_ACTION): LAZY
+    only, the pending writes whose heartbeat expired (`getInstantsToRollbackForLazyCleanPolicy`, compaction and
+    clustering excluded) and the pending rollbacks re-run (`getPendingRollbackInfos`), newest first."""
+    from hudi_core.services.writers import epoch_ms, pending_writes
+    from hudi_core.table.facts import rollback_facts
+    from hudi_core.table.writer_files import read_heartbeats
+
+    policy = config.effective_failed_writes_policy
+    if table.is_metadata_table:
+        return RollbacksFirst("EAGER", "the metadata table's writer rolls back failed writes eagerly, before each "
+                                       "write; its clean rolls back nothing")
+    if policy != "LAZY":
+        return RollbacksFirst(policy, f"hoodie.cleaner.policy.failed.writes={policy}: the clean rolls back nothing "
+                                      f"first ({'the next write does' if policy == 'EAGER' else 'nothing does'})")
+    files = read_heartbeats(table.storage)
+    facts = rollback_facts(table.timeline)
+    rows = pending_writes(table.timeline, files, config, epoch_ms(moment), facts)
+    chosen: dict[str, FailedWriteRollback] = {}
+    for p in rows:
+        if p.rollback is not None:
+            chosen[p.instant] = FailedWriteRollback(
+                p.instant, p.action, p.state, p.heartbeat_time,
+                p.heartbeat.age_ms if p.heartbeat.file_present else None, p.heartbeat.expired, p.writer.value,
+                p.pending_rollback, p.rollback_reason)
+    for fact in facts:  # pending rollbacks are re-run whatever their target's heartbeat says
+        if fact.action == ia.ROLLBACK and fact.state != State.COMPLETED.name:
+            for target, action in zip(fact.rolled_back, fact.rolled_back_actions or [None] * len(fact.rolled_back),
+                                      strict=False):
+                chosen.setdefault(target, FailedWriteRollback(
+                    target, action or None, None, None, None, None, None, fact.instant_time,
+                    f"pending rollback {fact.instant_time} of {target} is re-run (getPendingRollbackInfos)"))
+    ordered = tuple(chosen[k] for k in sorted(chosen, reverse=True))
+    settings = f"{config.heartbeat_interval_ms} ms x {config.heartbeat_tolerable_misses} misses"
+    detail = (f"LAZY: the clean first rolls back {len(ordered)} failed write(s), newest first; a pending write "
+              f"counts as failed when its heartbeat is older than {settings} at {format_instant_time(moment)}")
+    return RollbacksFirst("LAZY", detail, ordered)
 
 
 def next_clean_ectr(timeline: ActiveTimeline, config: ServiceConfig, moment: dt.datetime, timezone: str,

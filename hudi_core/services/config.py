@@ -108,6 +108,17 @@ KNOWN_KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("hoodie.cleaner.policy.failed.writes", "failed_writes_policy", "str", "EAGER",
               "how failed writes are cleaned (EAGER, LAZY, NEVER)", ("hoodie.clean.failed.writes.policy",),
               ("EAGER", "LAZY", "NEVER")),
+    # -- writers (HoodieWriteConfig, HoodieLockConfig): heartbeats decide which failed writes LAZY rolls back ----
+    ConfigKey("hoodie.client.heartbeat.interval_in_ms", "heartbeat_interval_ms", "int", 60_000,
+              "how often a writer touches its heartbeat file (HoodieHeartbeatClient)", int_rule="positive"),
+    ConfigKey("hoodie.client.heartbeat.tolerable.misses", "heartbeat_tolerable_misses", "int", 2,
+              "heartbeats missed before the write counts as failed (expiry = interval x misses)",
+              int_rule="positive"),
+    ConfigKey("hoodie.write.concurrency.mode", "write_concurrency_mode", "str", "SINGLE_WRITER",
+              "single writer or multi-writer concurrency control (multi-writer modes make failed writes LAZY)", (),
+              ("SINGLE_WRITER", "OPTIMISTIC_CONCURRENCY_CONTROL", "NON_BLOCKING_CONCURRENCY_CONTROL")),
+    ConfigKey("hoodie.write.lock.provider", "lock_provider", "str", None,
+              "lock provider class (multi-writer)"),
     # -- archiver (HoodieArchivalConfig) ------------------------------------------------------------
     ConfigKey("hoodie.keep.min.commits", "keep_min_commits", "int", 20,
               "completed commits the archiver always keeps active"),
@@ -339,6 +350,10 @@ class ServiceConfig:
     clean_async: bool = False
     clean_allow_multiple: bool = False
     failed_writes_policy: str = "EAGER"
+    heartbeat_interval_ms: int = 60_000
+    heartbeat_tolerable_misses: int = 2
+    write_concurrency_mode: str = "SINGLE_WRITER"
+    lock_provider: str | None = None
     keep_min_commits: int = 20
     keep_max_commits: int = 30
     archival_batch: int = 10
@@ -440,6 +455,22 @@ class ServiceConfig:
                 "under KEEP_LATEST_COMMITS)"
             )
         return config
+
+    @property
+    def multi_writer(self) -> bool:
+        """`WriteConcurrencyMode.supportsMultiWriter`: optimistic or non-blocking concurrency control."""
+        return self.write_concurrency_mode != "SINGLE_WRITER"
+
+    @property
+    def effective_failed_writes_policy(self) -> str:
+        """The failed-writes policy a writer runs with: multi-writer modes force LAZY
+        (`HoodieWriteConfig.Builder.autoAdjustConfigsForConcurrencyMode`), whatever was set."""
+        return "LAZY" if self.multi_writer else self.failed_writes_policy
+
+    @property
+    def heartbeat_expiry_ms(self) -> int:
+        """`HoodieHeartbeatClient.maxAllowableHeartbeatIntervalInMs`: interval x tolerable misses."""
+        return self.heartbeat_interval_ms * self.heartbeat_tolerable_misses
 
     def ignored_dicts(self) -> list[dict[str, str]]:
         """The plans' `ignored_config_keys`."""

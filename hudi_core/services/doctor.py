@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from hudi_core.services.archive import ArchivePlan
     from hudi_core.services.clean import CleanPlan
     from hudi_core.services.markers import Markers
+    from hudi_core.services.writers import WritersReport
     from hudi_core.table import HudiTable
     from hudi_core.table.fsview import FileSystemView
 
@@ -224,6 +225,13 @@ class DoctorContext:
         from hudi_core.services.markers import compute_markers
 
         return compute_markers(self.table, self.config, now=self.now)
+
+    @cached_property
+    def writers(self) -> WritersReport:
+        """Heartbeats, locks and markers judged at `now` (:mod:`hudi_core.services.writers`)."""
+        from hudi_core.services.writers import analyse_writers
+
+        return analyse_writers(self.table, self.config, now=self.now)
 
     @cached_property
     def mdt(self) -> HudiTable | None:
@@ -871,6 +879,49 @@ def _properties_backup(ctx: DoctorContext) -> Iterable[Result]:
             files=(PROPERTIES_BACKUP_PATH,))
 
 
+def _dead_writers(ctx: DoctorContext) -> Iterable[Result]:
+    report = ctx.writers
+    dead = {f.instants[0] for f in report.of("dead_writer_not_rolled_back")}
+    for p in report.pending:
+        if p.instant not in dead:
+            continue
+        inst = ctx.timeline.get(p.instant, p.action)
+        blocks = ctx.blocks_of(inst) if inst is not None else ()
+        beat = (f"last heartbeat {p.heartbeat_time}" if p.heartbeat.file_present else "no heartbeat file")
+        yield Severity.WARNING, (f"{p.action} {p.instant}: writer dead ({beat}); no configured service rolls it "
+                                 "back"), Evidence(
+            instants=(p.instant,), files=((f".hoodie/.heartbeat/{p.instant}",) if p.heartbeat.file_present else ()),
+            blocks=blocks, age_hours=round(p.heartbeat.age_ms / 3_600_000, 1) if p.heartbeat.file_present else None,
+            detail=p.rollback_reason)
+
+
+def _lazy_rollback_of_completed(ctx: DoctorContext) -> Iterable[Result]:
+    for f in ctx.writers.of("rollback_of_completed"):
+        yield Severity.ERROR, f.message, Evidence(instants=f.instants, detail=f.why)
+
+
+def _markers_left(ctx: DoctorContext) -> Iterable[Result]:
+    for f in ctx.writers.of("markers_left"):
+        m = next(x for x in ctx.writers.markers if x.instant == f.instants[0])
+        yield Severity.INFO, f.message, Evidence(instants=f.instants, files=(f.path,), count=m.count,
+                                                 detail=f"{m.marker_type} markers ({m.type_source})")
+
+
+def _lock_expired(ctx: DoctorContext) -> Iterable[Result]:
+    report = ctx.writers
+    for f in report.of("lock_held_past_expiry"):
+        lock = report.lock
+        yield Severity.WARNING, f.message, Evidence(
+            files=(f.path,), detail=f"owner {lock.owner if lock else '?'}; validUntil "
+                                    f"{lock.valid_until_ms if lock else '?'}; not released")
+
+
+def _writer_config(ctx: DoctorContext) -> Iterable[Result]:
+    for code in ("config_multi_writer_not_lazy", "config_lazy_without_clean"):
+        for f in ctx.writers.of(code):
+            yield Severity.WARNING, f.message, Evidence(detail=f"{f.why} {f.what_to_do}")
+
+
 def _small_files(ctx: DoctorContext) -> Iterable[Result]:
     if ctx.table.is_metadata_table:
         return  # HFiles sized per index partition by design
@@ -1011,6 +1062,32 @@ CHECKS: tuple[Check, ...] = (
           "leftover backup means an update was interrupted, and Hudi reads the backup when the main file is bad.",
           "Compare the keys listed; keep the correct file and remove the other with writers stopped.",
           _properties_backup),
+    Check("dead_writer", "Pending writes whose writer is dead and that nothing will roll back",
+          "A write whose heartbeat stopped is a failed write, but only a configured service rolls it back: the next "
+          "write under EAGER, the next clean under LAZY (HoodieHeartbeatClient, CleanerUtils.rollbackFailedWrites). "
+          "With LAZY and no clean running, or NEVER, it stays pending and holds archival (A1), the cleaner's ECTR "
+          "and the metadata table's compaction.",
+          "Run a clean (under LAZY it rolls the write back first) or the rollback procedure; enable "
+          "hoodie.clean.automatic or the async cleaner.", _dead_writers),
+    Check("lazy_rollback_of_completed", "A rollback targets a completed write (#7826)",
+          "LAZY cleaning takes a pending write whose heartbeat is missing for a failed one; a write that completes "
+          "(and deletes its heartbeat) between the cleaner's listing and its check was rolled back in #7826. A "
+          "pending rollback of a completed write deletes committed data when it runs.",
+          "Stop writers and table services; check the completed write's files; delete the pending rollback's "
+          "files before any writer re-runs it.", _lazy_rollback_of_completed),
+    Check("markers_left", "Markers left for completed instants",
+          "Hudi deletes an instant's marker folder (.hoodie/.temp/<instant>) after it commits; one left behind "
+          "means the writer died after committing, before its cleanup.",
+          "Delete the marker folder with no writer running.", _markers_left),
+    Check("lock_expired", "The storage lock is held past its expiry",
+          "The storage-based lock provider's holder renews validUntil while it runs and marks the lock expired when "
+          "it releases it; an unreleased lock past validUntil means its holder died inside a transaction.",
+          "Check the owner's writer; the next writer takes the expired lock over.", _lock_expired),
+    Check("writer_config", "Writer configuration that cannot work",
+          "Multi-writer concurrency needs LAZY failed-writes cleaning (EAGER rolls back the other writers' running "
+          "writes), and LAZY needs cleans to run, since only a clean rolls failed writes back.",
+          "Set hoodie.cleaner.policy.failed.writes=LAZY on every writer; keep hoodie.clean.automatic on or run the "
+          "async cleaner.", _writer_config),
     Check("small_files", "Small files per partition",
           "Many base files below hoodie.parquet.small.file.limit slow down reads and listing.",
           "Enable small-file handling or schedule clustering for the partition.", _small_files),
@@ -1019,7 +1096,7 @@ CHECKS: tuple[Check, ...] = (
 CHECK_IDS = tuple(c.id for c in CHECKS)
 #: Checks cheap enough to run when a table is opened (no log scan, no full listing, no decoding of
 #: every body): the dashboard opens the Health page first when one of them reports an error.
-TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "properties_backup",
+TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "dead_writer", "properties_backup",
                                   "metadata_blocks_archival", "replaced_visible_again", "archival_exposes_replaced")
 
 

@@ -18,13 +18,15 @@ leads from the previous state to this one:
   active split) appeared, moved or went (`from` / `to`);
 * ``guard``: a guard started (`holding`) or stopped (`released`) holding archival back: the binding guard of
   the archive dry run while archival would be triggered (more completed commits than hoodie.keep.max.commits);
+* ``heartbeat_expired``: a pending write's heartbeat, alive at the previous poll, has expired by Hudi's rule
+  (`HoodieHeartbeatClient`: older than interval x tolerable misses, or its file gone): its writer stopped;
 * ``alert``: a warning or error of the doctor's cheap checks (:data:`ALERT_CHECKS`) was `raised` or `cleared`:
   the next archival would expose a replaced file group (HUDI-7779), a pending clean or write beyond its stale
   age, a rollback failing, the metadata table behind or holding archival. Ages grow while nothing changes, so
   these checks run again every `recheck_s` seconds on an unchanged table too.
 
 Events of one poll come in this order: instant transitions in timeline order, rolled back, archived, markers,
-guards, alerts.
+guards, alerts, expired heartbeats.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ class EventKind(StrEnum):
     MARKER_MOVED = "marker_moved"
     GUARD = "guard"
     ALERT = "alert"
+    HEARTBEAT_EXPIRED = "heartbeat_expired"
 
 
 _STATE_EVENT = {State.REQUESTED: EventKind.REQUESTED, State.INFLIGHT: EventKind.INFLIGHT,
@@ -111,6 +114,9 @@ class WatchEvent:
         elif self.event is EventKind.MARKER_MOVED:
             what = f"{f['label']}: {f['from'] or '-'} -> {f['to'] or '-'}"
             extra = f"({f['source']})"
+        elif self.event is EventKind.HEARTBEAT_EXPIRED:
+            extra = (f"heartbeat stopped at {f['last_heartbeat']} ({f['age_ms']} ms ago, expiry {f['expiry_ms']} ms); "
+                     f"rolled back by {f['rollback'] or 'nobody'}")
         elif self.event is EventKind.GUARD:
             what = f"{f['guard']} {f['status']}"
             extra = f"archival at {f['boundary']}: {f['detail']}" if f.get("boundary") else f["detail"]
@@ -394,6 +400,8 @@ class TableWatcher:
         self._next_seq = 0
         self._lock = threading.Lock()
         self._last: WatchUpdate | None = None
+        #: Pending writes whose heartbeat was alive at the previous poll.
+        self._beating: set[str] | None = None
 
     @property
     def analysis(self) -> LiveAnalysis | None:
@@ -440,6 +448,7 @@ class TableWatcher:
             events += removal_events([i for k, i in old.items() if k not in now], result.state, when)
         if self.analyse:
             events += self._analysis_events(before, analysis, previous is None, when)
+            events += self._heartbeat_events(result.state, when)
         self._analysis = analysis
         first = self._next_seq
         for event in events:
@@ -447,6 +456,31 @@ class TableWatcher:
             self._next_seq += 1
         self._last = WatchUpdate(result, analysis, events, first)
         return self._last
+
+    def _heartbeat_events(self, state: TableState, when: str) -> list[WatchEvent]:
+        """`heartbeat_expired` for each pending write whose heartbeat was alive at the previous poll and has
+        expired now, by Hudi's rule (or whose file went while the write is still pending). Heartbeats age with
+        the clock, so this runs on every poll, changed table or not."""
+        from hudi_core.services.writers import PendingKind, WriterStatus, iso_ms, pending_writes
+        from hudi_core.table.writer_files import read_heartbeats
+
+        now_ms = int(time.time() * 1000)
+        rows = [p for p in pending_writes(state.timeline, read_heartbeats(state.table.storage), self.config, now_ms)
+                if p.kind is PendingKind.WRITE]
+        alive = {p.instant for p in rows if p.writer is WriterStatus.ALIVE}
+        before, self._beating = self._beating, alive
+        if before is None and not self.from_start:
+            return []
+        was = before if before is not None else {p.instant for p in rows if p.heartbeat.file_present}
+        out = []
+        for p in rows:
+            if p.instant in was and p.writer is not WriterStatus.ALIVE:
+                out.append(WatchEvent(when, EventKind.HEARTBEAT_EXPIRED, p.instant, p.action, {
+                    "last_heartbeat": iso_ms(p.heartbeat.heartbeat_ms) if p.heartbeat.file_present else None,
+                    "age_ms": p.heartbeat.age_ms if p.heartbeat.file_present else None,
+                    "expiry_ms": self.config.heartbeat_expiry_ms, "writer": p.writer.value,
+                    "rollback": p.rollback.value if p.rollback else None}))
+        return out
 
     def _analysis_events(self, before: LiveAnalysis | None, after: LiveAnalysis, first: bool,
                          when: str) -> list[WatchEvent]:

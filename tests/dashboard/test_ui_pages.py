@@ -337,7 +337,7 @@ def test_every_page_renders_on_the_demo_scenario(ui_env: dict[str, Path], page: 
 
 def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
     at = open_page(HEALTH)
-    assert "**warning**: 0 errors, 4 warnings, 0 info (28 checks)" in texts(at.warning)
+    assert "**warning**: 0 errors, 4 warnings, 0 info (33 checks)" in texts(at.warning)
     titles = [e.label for e in at.main.expander]
     assert [t.split(" · ")[:2] for t in titles] == [
         ["WARNING", "archival_blocked"], ["WARNING", "active_timeline_size"], ["WARNING", "deleted_savepoint"],
@@ -346,7 +346,7 @@ def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
     # Without the guard the archival would expose fg2: an error, first and expanded.
     at.toggle[0].set_value(False).run()
     assert_clean(at)
-    assert "**error**: 1 errors, 3 warnings, 0 info (28 checks)" in texts(at.warning)
+    assert "**error**: 1 errors, 3 warnings, 0 info (33 checks)" in texts(at.warning)
     assert at.main.expander[0].label.startswith("ERROR · archival_exposes_replaced · the next archival (without the "
                                            "HUDI-7779 guard) takes replacecommit 20240101000400000")
     at.button[0].click().run()

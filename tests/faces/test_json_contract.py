@@ -67,6 +67,14 @@ COMMANDS: list[tuple[str, str, list[str]]] = [
                                   "--envelope"]),
     # Schema versions (active, archived, the create schema) and their changes.
     ("schema-history", "schema", ["schema-history"]),
+    # Writers: pending writes and their heartbeats, locks, markers; the LAZY clean's rollbacks come first.
+    ("writers", "writers", ["writers", "--now", "20240101003000500", "--conf",
+                            "hoodie.write.concurrency.mode=OPTIMISTIC_CONCURRENCY_CONTROL", "--conf",
+                            "hoodie.client.heartbeat.interval_in_ms=1000", "--conf", "hoodie.clean.automatic=false"]),
+    ("writers (after the clean)", "writers_done", ["writers", "--now", "20240101004100000"]),
+    ("plan-clean (LAZY)", "writers", ["plan-clean", "--now", "20240101003000500", "--conf",
+                                      "hoodie.cleaner.policy.failed.writes=LAZY", "--conf",
+                                      "hoodie.client.heartbeat.interval_in_ms=1000"]),
 ]
 
 
@@ -97,7 +105,10 @@ def tables(tmp_path_factory: pytest.TempPathFactory, builtin_table: Any) -> dict
     parquet[-1].unlink()
     hfile = sorted((mdt / ".hoodie" / "metadata" / "files").glob("*.hfile"))[-1]
     schema = builtin_table("schema_evolution", 9)
-    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema}
+    writers = Path(build_scenario(load_builtin("writers_dead_writer"), root / "writers", 9, 9).path)
+    writers_done = Path(build_scenario(load_builtin("writers_dead_writer"), root / "writers_done", 9, None).path)
+    return {"case_b": case_b, "logs": logs, "case_b_mdt": mdt, "mdt_hfile": hfile, "schema": schema,
+            "writers": writers, "writers_done": writers_done}
 
 
 def _file_group(table: Path) -> str:

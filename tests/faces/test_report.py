@@ -180,7 +180,7 @@ def test_report_opens_offline_in_chromium(case_b: BuildResult, tmp_path: Path) -
     assert {t[2] for t in traces if t[0] == "scatter"} >= {"ECTR (recorded)", "Archival boundary (next archival)"}
     assert canvases > 0
     assert embedded == json.loads(json_path.read_text())
-    assert status.startswith("Health: warning (0 errors, 4 warnings, 0 info; 28 checks)")
+    assert status.startswith("Health: warning (0 errors, 4 warnings, 0 info; 33 checks)")
     assert [t.split(" ", 2)[1] for t in titles] == [f["check"] for f in embedded["doctor"]["health_findings"]]
 
 

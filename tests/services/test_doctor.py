@@ -580,6 +580,7 @@ def test_small_files(tables: dict[str, BuildResult]) -> None:
 
 #: (severity, check) of every finding of the built-in scenarios, fully built at table version 9.
 SEED_OUTPUT = {
+    "writers_dead_writer": [],  # the failed writes were rolled back by the clean; the live writer completed
     "blog_async_compaction": [],
     "blog_clean_t1_t4": [],
     "blog_clustering_t5": [],
