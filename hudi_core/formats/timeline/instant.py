@@ -41,6 +41,10 @@ WRITE_ACTIONS = frozenset(
     {COMMIT, DELTA_COMMIT, REPLACE_COMMIT, CLUSTERING, COMPACTION, LOG_COMPACTION}
 )
 
+#: `HoodieTimeline.FULL_BOOTSTRAP_INSTANT_TS`: the last of the reserved instant times of a table's initialisation
+#: and bootstraps; instants at or before it are never treated as failed writes.
+FULL_BOOTSTRAP_INSTANT_TS = "00000000000002"
+
 
 
 class State(IntEnum):
