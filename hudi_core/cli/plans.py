@@ -67,7 +67,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
                 rows.extend({"marker": f"{key}.{k}", "value": v} for k, v in value.items())
             else:
                 rows.append({"marker": key, "value": value})
-        print(render_table(rows, ["marker", "value"], max_width=100))
+        print(render_table(rows, ["marker", "value"]))
     return 0
 
 
@@ -150,7 +150,7 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     print(f"boundary: {plan.boundary_instant} set by {plan.boundary_guard}")
     for g in plan.guards:
         print(f"  {g.name}: {g.instant or '-'} — {g.detail}")
-    print(render_table(rows, ["requested_time", "action", "state", "decision", "reasons"], max_width=110))
+    print(render_table(rows, ["requested_time", "action", "state", "decision", "reasons"]))
     for e in plan.exposed_file_groups:
         print(f"EXPOSED: {e.partition}/{e.file_id} (replaced by {e.replaced_by}) would be read again next to "
               f"{', '.join(e.replacement_file_ids)}: duplicate data")
@@ -233,7 +233,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             status = report.worst.value if report.worst else "healthy"
             print(f"{len(report.checks)} checks; status {status}; {len(report.findings)} findings")
             if rows:
-                print(render_table(rows, ["severity", "check", "title", "instants", "files"], max_width=100))
+                print(render_table(rows, ["severity", "check", "title", "instants", "files"]))
     # Findings of the engine itself are a check (`engine_findings`): they do not turn the code into 1.
     args._findings_reported = True
     return report.exit_code
@@ -254,7 +254,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         what = history.path or f"{history.partition + '/' if history.partition else ''}{history.file_id}"
         print(f"history of {what}: {len(rows)} events in {history.instants_read} instants (active and archived)")
-        print(render_table(rows, columns, max_width=100))
+        print(render_table(rows, columns))
     return 0
 
 
@@ -280,7 +280,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             _cli()._emit(args, rows, columns=columns)
             return 0
         print(f"{args.against} (saved copy) against {table.uri}: {len(rows)} instants changed")
-        print(render_table(rows, columns, max_width=100))
+        print(render_table(rows, columns))
         for key, (before, after) in sorted(changes.properties.items()):
             print(f"hoodie.properties {key}: {before!r} -> {after!r}")
         if changes.since is not None:

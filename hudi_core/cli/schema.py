@@ -45,10 +45,10 @@ def cmd_schema_history(args: argparse.Namespace) -> int:
                  "source": s["source"], "commits": s["commits"], "last_instant": s["last_instant"],
                  "fields": len(s["fields"]), "changed": summary.get(s["instant"], "")} for s in schemas]
         print(f"schemas ({history.commits_with_schema} of {history.commits} commits recorded one)")
-        print(render_table(rows, max_width=80))
+        print(render_table(rows))
         print()
         print("changes")
-        print(render_table(changes, CHANGE_COLUMNS, max_width=40))
+        print(render_table(changes, CHANGE_COLUMNS))
         for f in findings:
             print(f"{f['severity']}: {f['message']} ({f['path']})")
     return cli.EXIT_OK

@@ -40,8 +40,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         else:
             for name, doc in VIEW_DOCS.items():
                 print(f"{name}: {doc}")
-                print(render_table([r for r in rows if r["view"] == name], ["column", "type", "doc"],
-                                   max_width=110))
+                print(render_table([r for r in rows if r["view"] == name], ["column", "type", "doc"]))
                 print()
             for _, doc in MACROS.values():
                 print(f"macro {doc}")

@@ -7,7 +7,9 @@ partitions as typed fields), why it matters in Hudi's terms and what to do. Noth
 
 Severities: ``error`` = readers get wrong data or fail, now or at the next table service;
 ``warning`` = a table service is stuck or falling behind; ``info`` = worth knowing.
-The CLI exits 0 (healthy), 1 (warnings) or 2 (errors). Ages are measured from `DoctorOptions.now`
+The CLI follows every command's exit-code contract: 0 nothing wrong (info findings only), 2 warnings or errors
+(the table has a problem; `status` tells which), 1 a check could not run or lacked its input and nothing was
+found (the answer is incomplete). Ages are measured from `DoctorOptions.now`
 (the current time unless given), so a result is reproducible.
 """
 
@@ -48,8 +50,10 @@ if TYPE_CHECKING:
     from hudi_core.table.fsview import FileSystemView
 
 EXIT_HEALTHY = 0
-EXIT_WARNINGS = 1
-EXIT_ERRORS = 2
+#: A check could not run, or its input could not be read, and nothing wrong was found.
+EXIT_INCOMPLETE = 1
+#: Warnings or errors: the table has a problem.
+EXIT_PROBLEMS = 2
 
 #: `HoodieMetadataConfig.COMPACT_NUM_DELTA_COMMITS` default: metadata-table delta commits between compactions.
 MDT_COMPACT_MAX_DELTA_COMMITS = 10
@@ -135,6 +139,8 @@ class DoctorReport:
     savepoint_guard: bool
     checks: list[str]
     findings: list[HealthFinding]
+    #: Checks that could not run, or could not read what they need (their answer is missing).
+    incomplete_checks: list[str] = field(default_factory=list)
 
     @property
     def worst(self) -> Severity | None:
@@ -143,10 +149,10 @@ class DoctorReport:
 
     @property
     def exit_code(self) -> int:
-        """0 healthy (or only info), 1 warnings, 2 errors."""
-        if self.worst is Severity.ERROR:
-            return EXIT_ERRORS
-        return EXIT_WARNINGS if self.worst is Severity.WARNING else EXIT_HEALTHY
+        """2 warnings or errors, else 1 when a check could not run or read its input, else 0."""
+        if self.worst in (Severity.ERROR, Severity.WARNING):
+            return EXIT_PROBLEMS
+        return EXIT_INCOMPLETE if self.incomplete_checks else EXIT_HEALTHY
 
     def of(self, check: str) -> list[HealthFinding]:
         """The findings of one check."""
@@ -729,12 +735,16 @@ def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:
             Evidence(instants=(inst.requested_time,), files=(ctx.relative(f.path),), detail=f.code)
 
 
+#: How the title of a check that lacked its input starts.
+NOT_CHECKED = "not checked: "
+
+
 def _not_checked(ctx: DoctorContext, actions: Iterable[str], what: str) -> Result | None:
     """An info result when bodies this check needs are unreadable: no answer rather than a wrong one."""
     bad = ctx.unreadable_of(actions)
     if not bad:
         return None
-    title = f"not checked: {', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
+    title = f"{NOT_CHECKED}{', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
     return Severity.INFO, title, Evidence(instants=tuple(bad))
 
 
@@ -1023,6 +1033,11 @@ TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "proper
                                   "metadata_blocks_archival", "replaced_visible_again", "archival_exposes_replaced")
 
 
+#: Checks that compare every file any commit named with storage, or scan every log file: what `watch` leaves to
+#: `doctor` (they cost a full listing or log scan at each poll).
+SLOW_CHECKS: tuple[str, ...] = ("files_missing", "orphan_files", "small_files", "duplicate_log_blocks")
+
+
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                options: DoctorOptions | None = None, only: Iterable[str] | None = None,
                context: DoctorContext | None = None) -> DoctorReport:
@@ -1043,6 +1058,7 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         ctx.timeline.decode_all(table.executor)
     findings: list[HealthFinding] = []
     ran: list[str] = []
+    incomplete: list[str] = []
     for check in CHECKS:
         if wanted is not None and check.id not in wanted:
             continue
@@ -1052,8 +1068,12 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         except HudiInspectError as exc:
             # One check that cannot read its input must not hide the others: it reports that instead.
             results = [(Severity.ERROR, f"check could not run: {exc}", Evidence(detail=type(exc).__name__))]
+            incomplete.append(check.id)
+        if any(title.startswith(NOT_CHECKED) for _, title, _ in results):
+            incomplete.append(check.id)
         findings.extend(HealthFinding(check.id, sev, title, ev, check.why, check.what_to_do)
                         for sev, title, ev in results)
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: order[f.severity])
-    return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings)
+    return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings,
+                        incomplete)
