@@ -13,7 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.engine_options import add_engine_options, executor_from_args
-from hudi_core.cli.output import render_csv, render_json, render_table, write_arrow_json_list, write_json
+from hudi_core.cli.output import (
+    render_csv,
+    render_json,
+    render_table,
+    wrap_lines,
+    write_arrow_json_list,
+    write_json,
+)
 from hudi_core.errors import EXIT_CODES_EPILOG, Finding, HudiInspectError, Severity, exit_code_for
 from hudi_core.formats.timeline.instant import Instant
 
@@ -238,8 +245,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         args._extra_findings = [*getattr(args, "_extra_findings", []), *config.findings]
         info = {**info, "config": [e.to_dict() for e in config.entries],
                 "backup_differences": [d.to_dict() for d in config.backup_differences]}
-    # The verdict first: the doctor's triage checks and what the file listing found (the table, not its
-    # metadata table, when --metadata-table is given: the verdict is about what readers of this table see).
+    # The verdict first: the doctor's triage checks and what the file listing found.
     verdict = compute_verdict(table)
     findings = with_findings(args, {})["findings"]
     if args.format == "json":
@@ -251,7 +257,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
     else:
-        print("\n".join(verdict.text_lines()))
+        print(wrap_lines(verdict.text_lines()))
         print()
         facts = {k: v for k, v in info.items() if k not in ("config", "backup_differences")}
         print(render_table([{"key": k, "value": v} for k, v in facts.items()]))

@@ -55,6 +55,19 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines
 
 
+def wrap_lines(lines: Iterable[str], width: int | None = None) -> str:
+    """Lines of prose as wide as the terminal: each longer line continues on more lines indented four more
+    spaces than it, broken at spaces only (names stay whole)."""
+    width = width or terminal_width()
+    out: list[str] = []
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        body = _wrap(line[indent:], max(20, width - indent - 4))
+        out.append(" " * indent + body[0])
+        out.extend(" " * (indent + 4) + b for b in body[1:])
+    return "\n".join(out)
+
+
 def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None,
                  width: int | None = None) -> str:
     """An aligned plain-text table as wide as the terminal (`width`, default :func:`terminal_width`). Values are

@@ -167,6 +167,19 @@ class DoctorReport:
                 "health_findings": [f.to_dict() for f in self.findings]}
 
 
+def age_text(hours: float | None) -> str:
+    """An age for people: minutes under an hour, hours under two days, days beyond (`age_hours` keeps the
+    number); "unknown age" when the instant time does not parse."""
+    if hours is None:
+        return "unknown age"
+    if hours < 1:
+        return f"{round(hours * 60)} min"
+    if hours < 48:
+        return f"{hours:.1f} hours"
+    days = hours / 24
+    return f"{days:,.1f} days" if days < 100 else f"{days:,.0f} days"
+
+
 # -- the context every check reads -------------------------------------------------------------------
 
 
@@ -375,7 +388,8 @@ def _pending_instants(ctx: DoctorContext) -> Iterable[Result]:
         severity = Severity.ERROR if inst.action == ia.RESTORE else (
             Severity.WARNING if stale and blocks else Severity.INFO)
         yield severity, (f"{inst.pending_action} {inst.requested_time} is {inst.state.name.lower()} "
-                         f"({age} h old)"), Evidence(instants=(inst.requested_time,), blocks=blocks, age_hours=age)
+                         f"({age_text(age)} old)"), Evidence(instants=(inst.requested_time,), blocks=blocks,
+                                                             age_hours=age)
 
 
 def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
@@ -397,8 +411,8 @@ def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
         elif pending:
             age = ctx.age_hours(pending[0].instant_time)
             sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
-            yield sev, f"rollback {pending[0].instant_time} of {target} has not completed ({age} h old)", Evidence(
-                instants=(target, *times), age_hours=age)
+            yield sev, (f"rollback {pending[0].instant_time} of {target} has not completed ({age_text(age)} "
+                        "old)"), Evidence(instants=(target, *times), age_hours=age)
         if done and still_there:
             yield Severity.ERROR, f"{target} was rolled back by {done[0].instant_time} but is still on the timeline", \
                 Evidence(instants=(target, done[0].instant_time),
@@ -415,7 +429,7 @@ def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
     if len(since) <= retained:
         return
     age = ctx.age_hours(last.requested_time) if last else None
-    what = f"last clean {last.requested_time} ({age} h ago)" if last else "no clean on the active timeline"
+    what = f"last clean {last.requested_time} ({age_text(age)} ago)" if last else "no clean on the active timeline"
     yield Severity.WARNING, f"cleaner not running: {what}; {len(since)} completed commits since", Evidence(
         instants=tuple(x for x in (last.requested_time if last else None, plan.ectr) if x),
         files=tuple(d.path for d in plan.files_to_delete), count=len(since), limit=retained, age_hours=age,
@@ -458,7 +472,7 @@ def _archival_blocked(ctx: DoctorContext) -> Iterable[Result]:
     since = plan.boundary_instant
     age = ctx.age_hours(since) if since else None
     detail = guard.detail if guard else str(plan.boundary_guard or "")
-    where = f" at {since} ({age} h old)" if since else ""
+    where = f" at {since} ({age_text(age)} old)" if since else ""
     yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard}{where}; {completed} completed "
                              f"commits > hoodie.keep.max.commits {plan.max_to_keep}"), Evidence(
         instants=tuple(x for x in (since,) if x), count=completed, limit=plan.max_to_keep, age_hours=age,
@@ -494,7 +508,8 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
         if held:
             blocks.append(f"cleaning of {len(held)} files the next clean would otherwise delete")
         sev = Severity.WARNING if blocks else Severity.INFO
-        yield sev, f"savepoint {sp.savepoint_time} ({age} h old) pins {len(files)} files, {size} bytes", Evidence(
+        yield sev, f"savepoint {sp.savepoint_time} ({age_text(age)} old) pins {len(files)} files, {size:,} bytes", \
+            Evidence(
             instants=(sp.savepoint_time,), files=files, bytes=size, count=len(files), age_hours=age,
             blocks=tuple(blocks))
 
@@ -618,7 +633,7 @@ def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterabl
         log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
                      for p, f, files in ops}
         sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
-        yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age} h old", Evidence(
+        yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age_text(age)} old", Evidence(
             instants=(inst.requested_time,), file_groups=groups, age_hours=age, count=len(groups),
             files=tuple(x for _, _, files in ops for x in files), bytes=sum(log_bytes.values()),
             detail=", ".join(f"{k}: {v} log bytes" for k, v in log_bytes.items()))
