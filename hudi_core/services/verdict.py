@@ -227,19 +227,22 @@ def unread_findings(table: HudiTable) -> list[Finding]:
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                     options: DoctorOptions | None = None, checks: Iterable[str] = TRIAGE_CHECKS,
                     triage: DoctorReport | None = None, view: FileSystemView | None = None) -> Verdict:
-    """The verdict of `table`: the doctor's `checks` (the triage checks unless given; `triage` when the caller ran
-    them already) and the file listing (`view`, the table's own view unless given). Errors first, then
-    warnings; info findings are not part of a verdict."""
+    """The verdict of `table`: the doctor's `checks` (the triage checks unless given; `triage`: a report the
+    caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
+    own view unless given). Errors first, then warnings; info findings are not part of a verdict."""
     options = options or DoctorOptions()
-    report = triage if triage is not None else run_doctor(table, conf, options, only=tuple(checks))
+    checks = tuple(checks)
+    report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
     view = view if view is not None else table.fs_view()
-    items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO]
+    # A full doctor report may be given: the verdict keeps to its own checks.
+    items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO and f.check in checks]
     items += listing_items(view)
     unread = unread_findings(table)
-    incomplete = bool(unread) or view.listing_incomplete or bool(report.incomplete_checks)
+    incomplete = bool(unread) or view.listing_incomplete or any(c in checks for c in report.incomplete_checks)
     order = {Severity.ERROR: 0, Severity.WARNING: 1}
     items.sort(key=lambda i: order[i.severity])  # stable: checks in catalogue order, then the listing's items
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     judged = {"hudi_release": config.hudi_release, "savepoint_guard": options.savepoint_guard,
               "stale_hours": options.stale_hours, "listing": view.listing.value}
-    return Verdict(table.uri, tuple(items), incomplete, tuple(report.checks), view.storage_checked, judged)
+    ran = tuple(c for c in report.checks if c in checks)
+    return Verdict(table.uri, tuple(items), incomplete, ran, view.storage_checked, judged)
