@@ -7,14 +7,17 @@ import streamlit as st
 
 from hudi_core.dashboard import loaders, overview, picker, render
 from hudi_core.errors import Severity
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 
 uri, eng = picker.require_table()
 st.title("Health")
 overview.hold_until_complete(uri, eng, "every commit body, the archived timeline and the table's files"
                              " (every health check)")
+with render.guard():
+    render.table_verdict(loaders.load_verdict(uri, eng), health_link=False)
 st.caption("Health checks computed read-only from the table (the same as `hudi-inspect doctor`). Ages are "
            "measured from now.")
-guard = st.toggle("HUDI-7779 guard (Hudi 1.1's archiver)", value=True,
+guard = st.toggle(f"HUDI-7779 guard (Hudi {DEFAULT_HUDI_RELEASE}.x's archiver, as the dry runs emulate)", value=True,
                   help="Off: plan archival as Hudi releases without the guard would (the risk for older writers).")
 with render.or_stop():
     report = loaders.load_doctor(uri, eng, guard)
