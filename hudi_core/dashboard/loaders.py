@@ -434,11 +434,13 @@ def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
 
 @st.cache_data(show_spinner="Judging the table…", max_entries=16, ttl=TTL_SECONDS)
 def load_verdict(uri: str, engine_name: str = "local") -> Verdict:
-    """The table's verdict (`services.verdict`): the triage checks run when the table is opened (reused) and what
-    the table's file listing found; the Overview opens with it and it decides whether Health opens first."""
+    """The table's verdict (`services.verdict`) under a scenario table's own config: the Overview opens with it and
+    it decides whether Health opens first. On a heavy timeline (issue 26) from the quick triage checks only."""
     table = get_table(uri, engine_name)
-    triage = load_triage(uri, engine_name)
-    return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage)
+    if load_weight(uri, engine_name).heavy:
+        triage = load_triage(uri, engine_name)
+        return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage)
+    return compute_verdict(table, _conf_for(uri, None), DoctorOptions())
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)

@@ -1051,6 +1051,11 @@ TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "proper
 #: Checks that compare every file any commit named with storage, or scan every log file: what `watch` leaves to
 #: `doctor` (they cost a full listing or log scan at each poll).
 SLOW_CHECKS: tuple[str, ...] = ("files_missing", "orphan_files", "small_files", "duplicate_log_blocks")
+#: The checks a table's verdict rests on (`services.verdict`): all but the slow ones, the metadata-table listing
+#: check (the verdict reads the view's own check against storage) and the engine's findings (what could not be
+#: read makes a verdict incomplete, not wrong).
+VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
+                                        if c not in (*SLOW_CHECKS, "metadata_listing", "engine_findings"))
 
 
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,

@@ -3,9 +3,10 @@ face (the Overview and Health pages, `info`, the report, `watch`) and behind eve
 
 It rests on two cheap sources, never on the full doctor:
 
-* the doctor's triage checks (:data:`~hudi_core.services.doctor.TRIAGE_CHECKS`: a pending restore, failing
-  rollbacks, a leftover ``hoodie.properties.backup``, the metadata table holding archival back, a replaced file
-  group visible again or exposed by the next archival);
+* the doctor's checks that need no full comparison of every file with storage and no log scan
+  (:data:`~hudi_core.services.doctor.VERDICT_CHECKS`: pending and failing instants, archival exposing or having
+  exposed replaced file groups, savepoints, the cleaner and archiver falling behind, the metadata table's
+  timeline, ``hoodie.properties.backup``...), the same `watch` alerts on;
 * what the file listing found: files a Hudi reader lists and then fails on (the metadata table lists a file of a
   latest file slice that storage lacks), other drift between the metadata table and storage, and inputs that
   could not be read (the answer is then incomplete).
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM, Finding, Severity, exit_code_for
 from hudi_core.services.config import ServiceConfig
-from hudi_core.services.doctor import CHECKS, TRIAGE_CHECKS, DoctorOptions, HealthFinding, run_doctor
+from hudi_core.services.doctor import CHECKS, VERDICT_CHECKS, DoctorOptions, HealthFinding, run_doctor
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class Verdict:
             return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}" + (" …" if n > 1 else "")
         if self.incomplete:
             return "nothing wrong found, but some input could not be read: the answer is incomplete"
-        return "nothing wrong found by the triage checks and the file listing"
+        return f"nothing wrong found by {len(self.checks)} of the doctor's checks and the file listing"
 
     def counts(self) -> dict[str, int]:
         return {"error": len(self.errors), "warning": len(self.warnings)}
@@ -225,9 +226,9 @@ def unread_findings(table: HudiTable) -> list[Finding]:
 
 
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
-                    options: DoctorOptions | None = None, checks: Iterable[str] = TRIAGE_CHECKS,
+                    options: DoctorOptions | None = None, checks: Iterable[str] = VERDICT_CHECKS,
                     triage: DoctorReport | None = None, view: FileSystemView | None = None) -> Verdict:
-    """The verdict of `table`: the doctor's `checks` (the triage checks unless given; `triage`: a report the
+    """The verdict of `table`: the doctor's `checks` (:data:`VERDICT_CHECKS` unless given; `triage`: a report the
     caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
     own view unless given). Errors first, then warnings; info findings are not part of a verdict."""
     options = options or DoctorOptions()
