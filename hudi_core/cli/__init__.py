@@ -148,11 +148,21 @@ def problem_found(args: argparse.Namespace, findings: Sequence[Finding] | None =
     findings = command_findings(args) if findings is None else findings
     if getattr(args, "_table_problem", False):
         return True
-    if not findings:
-        return False
+    if not findings or listing_incomplete(args):
+        return False  # differences from a listing not read whole are no proof: the answer is incomplete instead
     from hudi_core.services.verdict import is_problem_finding  # the doctor's modules: only when needed
 
     return any(is_problem_finding(f) for f in findings)
+
+
+def listing_incomplete(args: argparse.Namespace) -> bool:
+    """Whether a view the command built lists files from a metadata table it could not read whole."""
+    for table in getattr(args, "_opened_tables", []):
+        views = [table.__dict__.get(name) for name in ("_fs_view", "_replaced_view")]
+        views += list(table.__dict__.get("_partition_views", {}).values())
+        if any(view is not None and view.listing_incomplete for view in views):
+            return True
+    return False
 
 
 def _report_findings(args: argparse.Namespace) -> bool:

@@ -159,6 +159,8 @@ class Verdict:
                 lines.append(f"    what to do: {item.what_to_do}")
         if not self.listing_checked:
             lines.append("  note: the metadata table's listing was not checked against storage (--storage-check)")
+        lines.append(f"  judged by {len(self.checks)} of the doctor's checks and the file listing; `hudi-inspect "
+                     "doctor` runs every check")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -177,9 +179,9 @@ def _rel(partition: str, name: str) -> str:
 def listing_items(view: FileSystemView) -> list[VerdictItem]:
     """What the metadata-table listing's check against storage found, one item per kind: a file of a latest file
     slice listed but missing on storage is an error (a snapshot query opens it and fails), every other
-    difference Hudi's validator does not tolerate a warning."""
+    difference Hudi's validator does not tolerate a warning. None from a listing that could not be read whole."""
     diffs = [d for d in (view.listing_differences or []) if d.tolerated is None]
-    if not diffs:
+    if not diffs or view.listing_incomplete:  # a listing not read whole proves no difference: incomplete instead
         return []
     latest = {(s.partition, n) for s in view.latest_slices() for n in s.file_names}
     check = _CATALOGUE[LISTING_CHECK]
@@ -225,14 +227,23 @@ def unread_findings(table: HudiTable) -> list[Finding]:
     return list(seen.values())
 
 
+def verdict_checks(table: HudiTable) -> tuple[str, ...]:
+    """The checks a verdict of `table` runs: :data:`VERDICT_CHECKS`, or on a heavy timeline (many commit bodies or a
+    big archive to decode, :func:`~hudi_core.services.first_look.timeline_weight`) the quick triage checks only,
+    which need neither (the verdict then names the checks it ran; `doctor` runs them all)."""
+    from hudi_core.services.first_look import QUICK_TRIAGE_CHECKS, timeline_weight
+
+    return QUICK_TRIAGE_CHECKS if timeline_weight(table).heavy else VERDICT_CHECKS
+
+
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
-                    options: DoctorOptions | None = None, checks: Iterable[str] = VERDICT_CHECKS,
+                    options: DoctorOptions | None = None, checks: Iterable[str] | None = None,
                     triage: DoctorReport | None = None, view: FileSystemView | None = None) -> Verdict:
     """The verdict of `table`: the doctor's `checks` (:data:`VERDICT_CHECKS` unless given; `triage`: a report the
     caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
     own view unless given). Errors first, then warnings; info findings are not part of a verdict."""
     options = options or DoctorOptions()
-    checks = tuple(checks)
+    checks = tuple(checks) if checks is not None else verdict_checks(table)
     report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
     view = view if view is not None else table.fs_view()
     # A full doctor report may be given: the verdict keeps to its own checks.

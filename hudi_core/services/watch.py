@@ -144,9 +144,18 @@ class HoldingGuard:
         return {"guard": self.guard, "boundary": self.boundary, "detail": self.detail}
 
 
+#: Checks whose finding is a condition of the table (the cleaner behind, archival held, too many commits) rather
+#: than a fact about one instant: their evidence instants move with every commit while the condition lasts.
+_CONDITION_CHECKS = frozenset({"cleaner_not_running", "ectr_lag", "archival_blocked", "active_timeline_size",
+                               "compaction_cadence", "metadata_blocks_archival", "metadata_compaction_stalled"})
+
+
 def alert_key(finding: HealthFinding) -> tuple[Any, ...]:
-    """What makes an alert the same alert from one poll to the next (titles carry ages that grow)."""
+    """What makes an alert the same alert from one poll to the next (titles carry ages that grow; a condition's
+    evidence instants move while it lasts)."""
     ev = finding.evidence
+    if finding.check in _CONDITION_CHECKS:
+        return (finding.check, finding.severity.value)
     return (finding.check, finding.severity.value, ev.instants, ev.file_groups)
 
 
