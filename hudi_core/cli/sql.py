@@ -3,8 +3,8 @@
 Views (each computed only when the query names it): ``instants``, ``write_stats``, ``file_slices``,
 ``log_blocks``, ``clean_plan``, ``archive_plan``, ``findings``, ``metadata_files``; ``--schema`` lists them
 with their documented columns (no table needed). A query that does not run (not one SELECT, a syntax error,
-an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 2. The rows
-print as a table, JSON (a list of objects, streamed) or CSV; findings go to stderr as for every list-shaped
+an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 1 (no answer). The
+rows print as a table, JSON (a list of objects, streamed) or CSV; findings go to stderr as for every list-shaped
 answer (``--envelope`` keeps them in the JSON document). The dry-run views take ``--conf``, ``--conf-file``,
 ``--hudi-release``, ``--now`` and ``--without-savepoint-guard`` as `plan-clean` and `plan-archive` do.
 """
