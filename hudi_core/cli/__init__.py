@@ -273,7 +273,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         print(render_table([{"key": k, "value": v} for k, v in facts.items()]))
         if config is not None:
             print()
-            print(render_table([e.to_dict() for e in config.entries], _CONFIG_COLUMNS, wrap=("meaning",)))
+            print(render_table([e.to_dict() for e in config.entries], _CONFIG_COLUMNS))
             if config.backup_differences:
                 print(f"\nhoodie.properties differs from hoodie.properties.backup in "
                       f"{len(config.backup_differences)} key(s):")
