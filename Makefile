@@ -23,8 +23,11 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
+# As `hudi-inspect ui` serves it (hudi_core/cli/ui.py, streamlit_argv): loopback, no usage statistics sent, no
+# "Deploy" button or developer menu.
 run: install
-	$(VENV)/bin/streamlit run app.py --server.address $(DASHBOARD_HOST) --server.port $(PORT) --server.headless true
+	$(VENV)/bin/streamlit run app.py --server.address $(DASHBOARD_HOST) --server.port $(PORT) --server.headless true \
+		--browser.gatherUsageStats false --client.toolbarMode minimal
 
 # A writer plays the HUDI-7779 scenario into a new folder under the inspector's cache
 # (demo-live/<time>) while the dashboard follows it live; the URL with ?follow=1 is printed, the writer starts

@@ -85,3 +85,26 @@ class Finding:
             "path": self.path,
             "message": self.message,
         }
+
+
+# -- the exit-code contract of every command ------------------------------------------------------------
+
+#: Read completely and nothing wrong found.
+EXIT_OK = 0
+#: The answer is incomplete: something the command needed could not be read (or no answer at all).
+EXIT_INCOMPLETE = 1
+#: The table has a problem the command found (a file readers fail on, an exposure, a drift, a doctor finding).
+EXIT_PROBLEM = 2
+
+#: The exit-code contract, in words, for every command's --help and the docs.
+EXIT_CODES_EPILOG = ("exit codes: 0 = read completely, nothing wrong found; 1 = the answer is incomplete "
+                     "(something could not be read) or there is no answer (the table cannot be opened, bad "
+                     "arguments); 2 = the table has a problem this command found (a file readers fail on, "
+                     "replaced data exposed, metadata-table drift, a health finding). 2 wins over 1.")
+
+
+def exit_code_for(problem: bool, incomplete: bool) -> int:
+    """The contract: a problem found is 2 (even when the answer is also incomplete), an incomplete answer 1."""
+    if problem:
+        return EXIT_PROBLEM
+    return EXIT_INCOMPLETE if incomplete else EXIT_OK

@@ -7,26 +7,30 @@ import streamlit as st
 
 from hudi_core.dashboard import loaders, overview, picker, render, writers
 from hudi_core.errors import Severity
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 
 uri, eng = picker.require_table()
 st.title("Health")
 overview.hold_until_complete(uri, eng, "every commit body, the archived timeline and the table's files"
                              " (every health check)")
+with render.guard():
+    render.table_verdict(loaders.load_verdict(uri, eng), health_link=False)
 st.caption("Health checks computed read-only from the table (the same as `hudi-inspect doctor`). Ages are "
            "measured from now.")
-guard = st.toggle("HUDI-7779 guard (Hudi 1.1's archiver)", value=True,
+guard = st.toggle(f"HUDI-7779 guard (Hudi {DEFAULT_HUDI_RELEASE}.x's archiver, as the dry runs emulate)", value=True,
                   help="Off: plan archival as Hudi releases without the guard would (the risk for older writers).")
 with render.or_stop():
     report = loaders.load_doctor(uri, eng, guard)
+
+# A dead writer that holds cleaning, compaction or archival back is named right after the verdict.
+with render.guard():
+    writers.dead_writer_first(loaders.load_writers(uri, eng), report)
 
 counts = {s: sum(1 for f in report.findings if f.severity is s) for s in Severity}
 status = report.worst.value if report.worst else "healthy"
 tone = {"error": "bad", "warning": "warn", "healthy": "good"}.get(status, "info")
 render.verdict(f"**{status}**: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
                f"{counts[Severity.INFO]} info ({len(report.checks)} checks)", tone)
-
-with render.guard():
-    writers.dead_writer_first(loaders.load_writers(uri, eng), report)
 
 ICONS = {Severity.ERROR: ":material/dangerous:", Severity.WARNING: ":material/warning:",
          Severity.INFO: ":material/info:"}

@@ -16,20 +16,31 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.engine_options import add_engine_options, executor_from_args
-from hudi_core.cli.output import render_csv, render_json, render_table, write_arrow_json_list, write_json
-from hudi_core.errors import Finding, HudiInspectError, Severity
+from hudi_core.cli.output import (
+    render_csv,
+    render_json,
+    render_table,
+    wrap_lines,
+    write_arrow_json_list,
+    write_json,
+)
+from hudi_core.errors import EXIT_CODES_EPILOG, Finding, HudiInspectError, Severity, exit_code_for
 from hudi_core.formats.timeline.instant import Instant
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
 
 EXIT_OK = 0
+#: No answer: the table cannot be opened, the arguments or the query are wrong.
 EXIT_ERROR = 1
-EXIT_USAGE = 2
+#: Bad arguments or a bad query: no answer, as any other failure (the contract keeps 2 for table problems).
+EXIT_USAGE = 1
 #: The answer was printed but is incomplete: some input could not be read (a finding of severity
 #: ``error`` bears on it, or a plan lists `missing_inputs`). Same code as an error, on purpose: a
 #: script that checks `$?` must not take a partial answer for a complete one.
 EXIT_INCOMPLETE = 1
+#: The table has a problem the command found (:data:`hudi_core.errors.EXIT_PROBLEM`).
+EXIT_PROBLEM = 2
 #: Rows encoded at a time when a long JSON list is streamed (:func:`~hudi_core.cli.output.write_json_list`).
 JSON_CHUNK_ROWS = 20_000
 
@@ -135,6 +146,29 @@ def with_findings(args: argparse.Namespace, payload: dict[str, Any]) -> dict[str
     return {**payload, **extra, "findings": merged, "incomplete": incomplete}
 
 
+def problem_found(args: argparse.Namespace, findings: Sequence[Finding] | None = None) -> bool:
+    """Whether the command found a problem of the table itself: a finding the verdict counts as one (metadata-table
+    drift), or what the command flagged (`args._table_problem`: an exposure in a plan, a health finding)."""
+    findings = command_findings(args) if findings is None else findings
+    if getattr(args, "_table_problem", False):
+        return True
+    if not findings or listing_incomplete(args):
+        return False  # differences from a listing not read whole are no proof: the answer is incomplete instead
+    from hudi_core.services.verdict import is_problem_finding  # the doctor's modules: only when needed
+
+    return any(is_problem_finding(f) for f in findings)
+
+
+def listing_incomplete(args: argparse.Namespace) -> bool:
+    """Whether a view the command built lists files from a metadata table it could not read whole."""
+    for table in getattr(args, "_opened_tables", []):
+        views = [table.__dict__.get(name) for name in ("_fs_view", "_replaced_view")]
+        views += list(table.__dict__.get("_partition_views", {}).values())
+        if any(view is not None and view.listing_incomplete for view in views):
+            return True
+    return False
+
+
 def _report_findings(args: argparse.Namespace) -> bool:
     """After a command: print the findings its output did not carry (stderr), say if it is incomplete."""
     findings = command_findings(args)
@@ -153,7 +187,9 @@ def _report_findings(args: argparse.Namespace) -> bool:
     else:
         for f in shown:
             print(f"hudi-inspect: {f.severity.value}: {f.message} ({f.path})", file=sys.stderr)
-        if incomplete:
+        if problem_found(args, findings):
+            print("hudi-inspect: the table has a problem (see above; exit 2)", file=sys.stderr)
+        elif incomplete:
             print("hudi-inspect: the answer above is incomplete: some input could not be read (exit 1)",
                   file=sys.stderr)
     return incomplete
@@ -210,6 +246,8 @@ def print_listing_line(args: argparse.Namespace) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from hudi_core.services.verdict import compute_verdict
+
     table = _open(args)
     info = table.describe()
     config = None
@@ -221,27 +259,33 @@ def cmd_info(args: argparse.Namespace) -> int:
         args._extra_findings = [*getattr(args, "_extra_findings", []), *config.findings]
         info = {**info, "config": [e.to_dict() for e in config.entries],
                 "backup_differences": [d.to_dict() for d in config.backup_differences]}
+    # The verdict first: the doctor's triage checks and what the file listing found.
+    verdict = compute_verdict(table)
     findings = with_findings(args, {})["findings"]
     if args.format == "json":
-        print(render_json({**info, "findings": findings, "incomplete": is_incomplete(args)}))
+        print(render_json({"verdict": verdict.to_dict(), **info, "findings": findings,
+                           "incomplete": is_incomplete(args)}))
     elif args.format == "csv":
         if config is not None:
             sys.stdout.write(render_csv([e.to_dict() for e in config.entries], _CONFIG_COLUMNS))
         else:
             sys.stdout.write(render_csv([{"key": k, "value": v} for k, v in info.items()]))
     else:
+        print(wrap_lines(verdict.text_lines()))
+        print()
         facts = {k: v for k, v in info.items() if k not in ("config", "backup_differences")}
-        print(render_table([{"key": k, "value": v} for k, v in facts.items()], max_width=100))
+        print(render_table([{"key": k, "value": v} for k, v in facts.items()]))
         if config is not None:
             print()
-            print(render_table([e.to_dict() for e in config.entries], _CONFIG_COLUMNS, max_width=48))
+            print(render_table([e.to_dict() for e in config.entries], _CONFIG_COLUMNS))
             if config.backup_differences:
                 print(f"\nhoodie.properties differs from hoodie.properties.backup in "
                       f"{len(config.backup_differences)} key(s):")
                 print(render_table([d.to_dict() for d in config.backup_differences],
-                                   ["key", "change", "value", "backup_value"], max_width=48))
+                                   ["key", "change", "value", "backup_value"]))
         for f in findings:
             print(f"{f['severity']}: {f['message']} ({f['path']})")
+    args._table_problem = verdict.severity is not None
     return EXIT_OK
 
 
@@ -436,8 +480,21 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the exit-code contract: bad arguments give no answer (1), never 2 (a table problem); every
+    command's --help ends with the contract."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("epilog", EXIT_CODES_EPILOG)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> Any:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hudi-inspect",
         description="Read-only inspection of Apache Hudi tables (emulates Hudi 1.1.x readers).",
     )
@@ -505,8 +562,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     _library_logging()
     try:
         code = int(args.func(args))
-        if _report_findings(args) and code == EXIT_OK:
-            return EXIT_INCOMPLETE
+        incomplete = _report_findings(args)
+        if code == EXIT_OK:
+            return exit_code_for(problem_found(args), incomplete)
         return code
     except HudiInspectError as exc:
         print(f"hudi-inspect: {_one_line(str(exc))}", file=sys.stderr)

@@ -156,14 +156,14 @@ def cmd_hfile(args: argparse.Namespace) -> int:
         return EXIT_OK
     rows = [{"field": k, "value": v} for k, v in summary.items()
             if k not in ("file_info", "records", "trailer", "missing_keys")]
-    print(render_table(rows, ["field", "value"], max_width=100))
+    print(render_table(rows, ["field", "value"]))
     print()
     print(render_table([{"file_info": k, "encoding": v["encoding"], "value": _short(v["data"])}
-                        for k, v in summary["file_info"].items()], ["file_info", "encoding", "value"], max_width=100))
+                        for k, v in summary["file_info"].items()], ["file_info", "encoding", "value"]))
     if wants_records:
         print()
         print(render_table([{"key": r["key"], "encoding": r["value"]["encoding"], "value": _short(r["value"]["data"])}
-                            for r in records], ["key", "encoding", "value"], max_width=100))
+                            for r in records], ["key", "encoding", "value"]))
         if missing:
             print("not found: " + ", ".join(str(k) for k in summary["missing_keys"]))
     return EXIT_OK

@@ -50,7 +50,7 @@ def cmd_validate_metadata(args: argparse.Namespace) -> int:
             more = " …" if len(result.unapplied_instants) > 10 else ""
             print(f"  data-table instants the metadata table has not applied: {shown}{more}")
         if result.differences:
-            print(render_table(payload["differences"], DIFFERENCE_COLUMNS, max_width=70))
+            print(render_table(payload["differences"], DIFFERENCE_COLUMNS))
         if result.tolerated:
             print("tolerated:")
             print(render_table(payload["tolerated"], ["kind", "partition", "file", "tolerated", "tolerated_by"]))
@@ -96,8 +96,8 @@ def cmd_metadata_files(args: argparse.Namespace) -> int:
           f"latest instant {read.latest_instant or '-'}")
     if payload["blocks"]:
         print(render_table(payload["blocks"], ["log_file", "offset", "block_type", "instant_time", "decision",
-                                               "records"], max_width=70))
-    print(render_table(rows, ["partition", "file", "size"], max_width=90))
+                                               "records"]))
+    print(render_table(rows, ["partition", "file", "size"]))
     return cli.EXIT_OK
 
 

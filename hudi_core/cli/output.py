@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -14,6 +15,7 @@ from hudi_core.services.lazy_rows import LazyRows
 
 
 def _cell(value: Any) -> str:
+    """A value as CSV writes it: lists joined by commas, dicts as JSON, None empty."""
     if value is None:
         return ""
     if isinstance(value, (list, tuple)):
@@ -23,18 +25,83 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def _text_cell(value: Any) -> str:
+    """A value for people: list items separated by ", " (a line may break after each), None empty."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_cell(v) for v in value)
+    return _cell(value)
+
+
+def terminal_width() -> int:
+    """The terminal's width (`COLUMNS` when set; 200 when output is not a terminal)."""
+    return shutil.get_terminal_size((200, 24)).columns
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken at spaces only: a word longer than `width` (a file
+    name, a path, an instant time) stays whole on a line of its own."""
+    if len(text) <= width:
+        return [text]
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            if line and len(line) + 1 + len(word) > width:
+                lines.append(line)
+                line = word
+            else:
+                line = f"{line} {word}" if line else word
+        lines.append(line)
+    return lines
+
+
+def wrap_lines(lines: Iterable[str], width: int | None = None) -> str:
+    """Lines of prose as wide as the terminal: each longer line continues on more lines indented four more
+    spaces than it, broken at spaces only (names stay whole)."""
+    width = width or terminal_width()
+    out: list[str] = []
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        body = _wrap(line[indent:], max(20, width - indent - 4))
+        out.append(" " * indent + body[0])
+        out.extend(" " * (indent + 4) + b for b in body[1:])
+    return "\n".join(out)
+
+
 def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None,
-                 max_width: int = 60) -> str:
-    """An aligned plain-text table; long cells are shortened with an ellipsis."""
+                 width: int | None = None) -> str:
+    """An aligned plain-text table as wide as the terminal (`width`, default :func:`terminal_width`). Values are
+    never cut: when the table is too wide, cells with spaces (sentences, lists) wrap at spaces onto more lines,
+    widest column first; names (files, paths, instant times) stay whole, so a table of long names may be wider
+    than the terminal."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
-    cells = [[_cell(r.get(c)) for c in cols] for r in rows]
-    cells = [[c if len(c) <= max_width else c[: max_width - 1] + "…" for c in row] for row in cells]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    cells = [[_text_cell(r.get(c)) for c in cols] for r in rows]
+    natural = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+    # A column may shrink to its longest unbreakable word (or its header).
+    floor = [max(len(c), *(max((len(w) for w in row[i].split(" ")), default=0) for row in cells))
+             for i, c in enumerate(cols)]
+    widths = list(natural)
+    budget = (width or terminal_width()) - 2 * (len(cols) - 1)
+    excess = sum(widths) - budget
+    while excess > 0:
+        slack = [(widths[i] - floor[i], i) for i in range(len(cols)) if widths[i] > floor[i]]
+        if not slack:
+            break
+        _, i = max(slack)
+        # Shrink the widest-slack column down to the next one's slack (or by what is needed), at least one.
+        others = sorted((s for s, j in slack if j != i), reverse=True)
+        step = max(1, min(excess, widths[i] - floor[i] - (others[0] if others else 0)))
+        widths[i] -= step
+        excess -= step
     lines = ["  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()]
     lines.append("  ".join("-" * w for w in widths))
-    lines.extend("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in cells)
+    for row in cells:
+        wrapped = [_wrap(v, w) for v, w in zip(row, widths, strict=True)]
+        for n in range(max(len(x) for x in wrapped)):
+            lines.append("  ".join((x[n] if n < len(x) else "").ljust(w)
+                                   for x, w in zip(wrapped, widths, strict=True)).rstrip())
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.cli.output import render_json, render_table, write_json
+from hudi_core.cli.output import render_json, render_table, wrap_lines, write_json
 from hudi_core.errors import HudiInspectError
 from hudi_core.formats.timeline.instant import parse_instant_time
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
@@ -67,7 +67,7 @@ def cmd_markers(args: argparse.Namespace) -> int:
                 rows.extend({"marker": f"{key}.{k}", "value": v} for k, v in value.items())
             else:
                 rows.append({"marker": key, "value": value})
-        print(render_table(rows, ["marker", "value"], max_width=100))
+        print(render_table(rows, ["marker", "value"]))
     return 0
 
 
@@ -100,7 +100,8 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
         return 0
-    print(f"Hudi {plan.config.release_label}; policy {plan.policy}; ECTR {plan.ectr} ({plan.ectr_detail})")
+    ectr = f"ECTR {plan.ectr} ({plan.ectr_detail})" if plan.ectr else f"no ECTR: {plan.ectr_detail}"
+    print(f"Hudi {plan.config.release_label}; policy {plan.policy}; {ectr}")
     _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
@@ -138,6 +139,8 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
     plan = plan_archive(table, _config(args), savepoint_guard=not args.without_savepoint_guard)
     payload = plan.to_dict()
     args._plan_incomplete = plan.incomplete
+    # Replaced file groups the archival would expose: a problem of the table (exit 2).
+    args._table_problem = bool(plan.exposed_file_groups)
     if args.format == "json":
         print(render_json(_cli().with_findings(args, payload)))
         return 0
@@ -152,10 +155,13 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
         print(f"UNVERIFIED KEY: {item['key']}={item['value']}: {item['reason']}")
     print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep} "
           f"({plan.min_max_detail})")
-    print(f"boundary: {plan.boundary_instant} set by {plan.boundary_guard}")
+    if plan.boundary_instant:
+        print(f"boundary: {plan.boundary_instant}" + (f", set by {plan.boundary_guard}" if plan.boundary_guard else ""))
+    else:
+        print("boundary: none (no guard or limit stops archival)")
     for g in plan.guards:
         print(f"  {g.name}: {g.instant or '-'} — {g.detail}")
-    print(render_table(rows, ["requested_time", "action", "state", "decision", "reasons"], max_width=110))
+    print(render_table(rows, ["requested_time", "action", "state", "decision", "reasons"]))
     for e in plan.exposed_file_groups:
         print(f"EXPOSED: {e.partition}/{e.file_id} (replaced by {e.replaced_by}) would be read again next to "
               f"{', '.join(e.replacement_file_ids)}: duplicate data")
@@ -220,7 +226,7 @@ def cmd_compare_releases(args: argparse.Namespace) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    """`hudi-inspect doctor TABLE [--conf K=V ...] [--check ID ...]`: exit 0 healthy, 1 warnings, 2 errors."""
+    """`hudi-inspect doctor TABLE [--conf K=V ...] [--check ID ...]` (exit 0 healthy, 2 problems, 1 incomplete)."""
     from hudi_core.services.doctor import DoctorOptions, run_doctor
 
     table = _cli()._open(args)
@@ -236,12 +242,53 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             _cli()._emit(args, rows, columns=["severity", "check", "title", "instants", "files"])
         else:
             status = report.worst.value if report.worst else "healthy"
-            print(f"{len(report.checks)} checks; status {status}; {len(report.findings)} findings")
-            if rows:
-                print(render_table(rows, ["severity", "check", "title", "instants", "files"], max_width=100))
-    # Findings of the engine itself are a check (`engine_findings`): they do not turn the code into 1.
+            guard = "with" if report.savepoint_guard else "without"
+            print(f"{len(report.checks)} checks; status {status}; {len(report.findings)} findings (Hudi "
+                  f"{_config(args).release_label} cleaner/archiver {guard} the HUDI-7779 savepoint guard)")
+            for n, f in enumerate(report.findings, 1):
+                print()
+                print(wrap_lines(finding_lines(n, f)))
+    # Findings of the engine itself are a check (`engine_findings`): they count in the report's own exit code.
     args._findings_reported = True
     return report.exit_code
+
+
+#: Evidence items listed in full up to this many; more are counted (`--format json` lists them all).
+EVIDENCE_SHOWN = 20
+
+
+def _listed(label: str, values: list[str]) -> list[str]:
+    if not values:
+        return []
+    if len(values) == 1:
+        return [f"  {label}: {values[0]}"]
+    out = [f"  {label} ({len(values)}):"] + [f"    {v}" for v in values[:EVIDENCE_SHOWN]]
+    if len(values) > EVIDENCE_SHOWN:
+        out.append(f"    and {len(values) - EVIDENCE_SHOWN} more (--format json lists them all)")
+    return out
+
+
+def finding_lines(n: int, f: Any) -> list[str]:
+    """One doctor finding for a terminal: severity, check and title, then its evidence (files, file groups,
+    instants, partitions, what it blocks, measured values), why it matters and what to do."""
+    ev = f.evidence
+    lines = [f"{n}. {f.severity.value.upper()} [{f.check}] {f.title}"]
+    lines += _listed("files", list(ev.files))
+    lines += _listed("file groups", [f"{g.partition}/{g.file_id}" if g.partition else g.file_id
+                                     for g in ev.file_groups])
+    lines += _listed("instants", list(ev.instants))
+    lines += _listed("partitions", list(ev.partitions))
+    lines += _listed("blocks", list(ev.blocks))
+    measured = [x for x in (f"{ev.count:,} counted" if ev.count is not None else "",
+                            f"limit {ev.limit:,}" if ev.limit is not None else "",
+                            f"{ev.bytes:,} bytes" if ev.bytes is not None else "") if x]
+    if measured:
+        lines.append(f"  measured: {', '.join(measured)}")
+    if ev.detail:
+        lines.append(f"  detail: {ev.detail}")
+    lines.append(f"  why: {f.why}")
+    lines.append(f"  what to do: {f.what_to_do}")
+    return lines
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -259,7 +306,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     else:
         what = history.path or f"{history.partition + '/' if history.partition else ''}{history.file_id}"
         print(f"history of {what}: {len(rows)} events in {history.instants_read} instants (active and archived)")
-        print(render_table(rows, columns, max_width=100))
+        print(render_table(rows, columns))
     return 0
 
 
@@ -285,7 +332,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             _cli()._emit(args, rows, columns=columns)
             return 0
         print(f"{args.against} (saved copy) against {table.uri}: {len(rows)} instants changed")
-        print(render_table(rows, columns, max_width=100))
+        print(render_table(rows, columns))
         for key, (before, after) in sorted(changes.properties.items()):
             print(f"hoodie.properties {key}: {before!r} -> {after!r}")
         if changes.since is not None:
@@ -344,8 +391,8 @@ def register(add: AddFn, sub: Any) -> None:
                                                      "same configuration, and every point where they differ")
     _add_conf(p, "cleaner/archiver", release=False)  # both releases are planned
     p.add_argument("--now", metavar="INSTANT", help="planning time for KEEP_LATEST_BY_HOURS (UTC instant time)")
-    p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 1 warnings, "
-                                  "2 errors)")
+    p = add("doctor", cmd_doctor, "health checks with evidence, why and what to do (exit 0 healthy, 2 warnings "
+                                  "or errors, 1 a check could not read its input)")
     _add_conf(p, "cleaner/archiver")
     p.add_argument("--now", metavar="INSTANT", help="measure ages from this instant time (UTC) instead of now")
     p.add_argument("--check", action="append", metavar="ID", help="run only this check; repeatable")

@@ -24,6 +24,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         _refuse_inside(args.out, table.uri)
     document = build_report(table, _config(args), now=_now(args), histories=args.history or ())
     document = cli.with_findings(args, document)
+    args._table_problem = document["verdict"]["severity"] is not None
     if args.redact:
         document = redact(document, table.uri)
     if args.format == "json":
@@ -36,7 +37,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.out:
         raise HudiInspectError("report needs --out FILE for HTML (or --format json)")
     _write(args.out, report_html(document))
-    print(f"wrote {args.out}: {document['doctor']['status']}, {len(document['doctor']['health_findings'])} findings")
+    print(f"wrote {args.out}: verdict {document['verdict']['status']} — {document['verdict']['headline']}; doctor "
+          f"{document['doctor']['status']}, {len(document['doctor']['health_findings'])} findings")
     return 0
 
 

@@ -24,7 +24,7 @@ CHANGE_COLUMNS = ["instant", "action", "operation", "source", "field", "change",
 def cmd_schema_history(args: argparse.Namespace) -> int:
     """`schema-history`: the schema versions and their changes, active and archived."""
     from hudi_core import cli
-    from hudi_core.cli.output import render_csv, render_json, render_table
+    from hudi_core.cli.output import render_csv, render_json, render_table, wrap_lines
     from hudi_core.services.schema_history import schema_history
 
     table = cli._open(args)
@@ -45,10 +45,13 @@ def cmd_schema_history(args: argparse.Namespace) -> int:
                  "source": s["source"], "commits": s["commits"], "last_instant": s["last_instant"],
                  "fields": len(s["fields"]), "changed": summary.get(s["instant"], "")} for s in schemas]
         print(f"schemas ({history.commits_with_schema} of {history.commits} commits recorded one)")
-        print(render_table(rows, max_width=80))
+        print(render_table(rows))
+        for s in schemas:
+            if s["note"]:
+                print(wrap_lines([f"note on {s['instant'] or 'table_config'}: {s['note']}"]))
         print()
         print("changes")
-        print(render_table(changes, CHANGE_COLUMNS, max_width=40))
+        print(render_table(changes, CHANGE_COLUMNS))
         for f in findings:
             print(f"{f['severity']}: {f['message']} ({f['path']})")
     return cli.EXIT_OK

@@ -3,8 +3,8 @@
 Views (each computed only when the query names it): ``instants``, ``write_stats``, ``file_slices``,
 ``log_blocks``, ``clean_plan``, ``archive_plan``, ``findings``, ``metadata_files``; ``--schema`` lists them
 with their documented columns (no table needed). A query that does not run (not one SELECT, a syntax error,
-an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 2. The rows
-print as a table, JSON (a list of objects, streamed) or CSV; findings go to stderr as for every list-shaped
+an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 1 (no answer). The
+rows print as a table, JSON (a list of objects, streamed) or CSV; findings go to stderr as for every list-shaped
 answer (``--envelope`` keeps them in the JSON document). The dry-run views take ``--conf``, ``--conf-file``,
 ``--hudi-release``, ``--now`` and ``--without-savepoint-guard`` as `plan-clean` and `plan-archive` do.
 """
@@ -40,8 +40,7 @@ def cmd_sql(args: argparse.Namespace) -> int:
         else:
             for name, doc in VIEW_DOCS.items():
                 print(f"{name}: {doc}")
-                print(render_table([r for r in rows if r["view"] == name], ["column", "type", "doc"],
-                                   max_width=110))
+                print(render_table([r for r in rows if r["view"] == name], ["column", "type", "doc"]))
                 print()
             for _, doc in MACROS.values():
                 print(f"macro {doc}")

@@ -6,7 +6,9 @@ inflight, completed, rolled back, archived; markers moved; a guard starting or s
 alerts raised or cleared (:mod:`hudi_core.services.watch`).
 
 It stops on Ctrl-C, after `--until-idle` seconds without a change, or when the table is removed (one line on
-stderr, exit 1). Its exit code is then `doctor`'s for the alerts in force: 0 none, 1 warnings, 2 errors.
+stderr, exit 1). Its exit code is then `doctor`'s for the alerts in force: 0 none, 2 a warning or error in force.
+It first says what it judges alerts with (release, savepoint guard, stale age, conf; on stderr with jsonl): with
+the same configuration `doctor` raises the same findings of those checks.
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
     watcher = TableWatcher(follower, _config(args), savepoint_guard=not args.without_savepoint_guard,
                            stale_hours=args.stale_hours, from_start=args.from_start)
     out = sys.stdout
+    judged = watcher.judged_with()
+    if args.format == "jsonl":
+        print(_line({"watching": args.table, "judged_with": judged}), file=sys.stderr, flush=True)
+    else:
+        conf = ", ".join(f"{k}={v}" for k, v in judged["conf"].items()) or "defaults"
+        guard = "with" if judged["savepoint_guard"] else "without"
+        out.write(f"watching {args.table}: alerts judged as doctor judges them, with Hudi {judged['hudi_release']} "
+                  f"cleaner/archiver {guard} the HUDI-7779 savepoint guard, pending instants stale after "
+                  f"{judged['stale_hours']:g} h, conf {conf}; doctor's checks except "
+                  f"{', '.join(judged['left_to_doctor'])}\n")
+        out.flush()
     last_change = time.monotonic()
     failures = 0
     try:

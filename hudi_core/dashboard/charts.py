@@ -555,7 +555,7 @@ def timeline_figure(instants: pd.DataFrame, markers: Sequence[Marker] = (),
     _time_axis(fig, x_range, timezone)
     top = (30 if title else 8) + LABEL_ROW_PX * label_rows + 6
     fig.update_layout(title={"text": title, "y": 1, "yanchor": "top", "pad": {"t": 6}} if title else None,
-                      height=max(300, 150 + 48 * len(lanes) + top), hovermode="closest",
+                      height=max(420, 180 + 56 * len(lanes) + top), hovermode="closest",
                       margin={"l": 10, "r": 10, "t": top, "b": 10}, legend=LEGEND, uirevision="timeline")
     return fig
 

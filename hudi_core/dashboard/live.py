@@ -39,6 +39,7 @@ from hudi_core.dashboard.sources import Conf
 from hudi_core.errors import HudiInspectError, Severity, TableNotFoundError
 from hudi_core.io.table_config import read_table_configuration
 from hudi_core.services.releases import compare_releases
+from hudi_core.services.verdict import Verdict, compute_verdict
 from hudi_core.services.watch import EventKind, HoldingGuard, TableWatcher, WatchEvent, WatchUpdate
 from hudi_core.table.follow import TableFollower, TableRemovedError
 
@@ -123,7 +124,7 @@ def follow_controls(page: str, guard_widget: bool = True) -> FollowSettings:
     ss, qp = st.session_state, st.query_params
     _seed("follow", f"follow::{page}", False, parse_flag, lambda v: isinstance(v, bool))
     _seed("interval", f"interval::{page}", DEFAULT_INTERVAL_S, parse_interval, lambda v: v in INTERVALS)
-    c1, c2, c3, _ = st.columns([1.1, 1.1, 2.4, 3])
+    c1, c2, c3, _ = st.columns([1.6, 1.1, 2.4, 2.5])  # wide enough for "Follow live" whole at 1,400 px
     on = c1.toggle("Follow live", key=f"follow::{page}",
                    help="Follow the table while it is written: the page updates in place as commits arrive (no "
                         "reload); new instants are circled, events are logged above.")
@@ -226,6 +227,9 @@ class LiveSource:
 
     def instants(self) -> tuple[pd.DataFrame, str]:
         return self._memo("instants", lambda: loaders.instants_frame_of(self._hudi))
+
+    def verdict(self) -> Verdict:
+        return self._memo("verdict", lambda: compute_verdict(self._hudi, self.update.analysis.config))
 
     def table_config(self) -> TableConfiguration:
         return self._memo("config", lambda: read_table_configuration(self._hudi.storage))

@@ -53,6 +53,7 @@ from hudi_core.services.markers import Marker, Markers, compute_markers, markers
 from hudi_core.services.phase_summary import PhaseSummary, phase_summary
 from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
+from hudi_core.services.verdict import Verdict, compute_verdict
 from hudi_core.services.writers import WritersReport, analyse_writers
 from hudi_core.table.discovery import TableSearch
 from hudi_core.table.discovery import find_tables as _find_tables
@@ -437,6 +438,18 @@ def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
     table = get_table(uri, engine_name)
     checks = QUICK_TRIAGE_CHECKS if load_weight(uri, engine_name).heavy else TRIAGE_CHECKS
     return run_doctor(table, _conf_for(uri, None), DoctorOptions(), only=checks)
+
+
+@st.cache_data(show_spinner="Judging the table…", max_entries=16, ttl=TTL_SECONDS)
+def load_verdict(uri: str, engine_name: str = "local") -> Verdict:
+    """The table's verdict (`services.verdict`) under a scenario table's own config: the Overview opens with it and
+    it decides whether Health opens first. On a heavy timeline (issue 26) from the quick triage checks only (run
+    when the table was opened: reused)."""
+    table = get_table(uri, engine_name)
+    if load_weight(uri, engine_name).heavy:
+        triage = load_triage(uri, engine_name)
+        return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage)
+    return compute_verdict(table, _conf_for(uri, None), DoctorOptions())
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)

@@ -1,5 +1,6 @@
-"""The Overview's view: table facts and configuration, findings, phase timings, markers, the timeline chart,
-counts and instants, drawn from a :class:`~hudi_core.dashboard.sources.TableSource` (the table as opened, or the current
+"""The Overview's view, the story first: the table's verdict, the timeline chart with its markers, the markers
+table; then, in tabs, phase timings, counts, instants, configuration and facts, and what decoding the timeline
+found. Drawn from a :class:`~hudi_core.dashboard.sources.TableSource` (the table as opened, or the current
 state of a followed table: the Overview page runs it inside "Follow live"'s fragment then)."""
 
 from __future__ import annotations
@@ -21,15 +22,29 @@ def page(src: TableSource) -> None:
         facts, findings = src.facts()
         instants, source_note = src.instants()
     _header(facts, findings, instants, source_note)
-    _configuration(src)
-    _findings(findings)
+    with render.guard():
+        render.table_verdict(src.verdict())
     lanes, counts = src.lanes_and_counts()
-    _phases(src)
+    shown = _timeline(src, lanes, len(instants))
     _markers(src)
     with render.guard():
         writers.overview_section(loaders.load_writers(src.uri))
-    shown, newest = _timeline(src, lanes, counts, len(instants))
-    _instant_picker(shown, newest)
+    timings, counted, listed, configuration, decoded = st.tabs(
+        ["Phase timings", "Counts", f"Instants ({len(shown)})", "Configuration and facts",
+         f"Timeline decode findings ({len(findings)})"])
+    with timings:
+        _phases(src)
+    with counted:
+        _counts(counts)
+    with listed:
+        newest = _instants(shown)
+        _instant_picker(shown, newest)
+    with configuration:
+        with st.expander(f"Table facts ({len(facts)})"):
+            st.json(facts, expanded=False)
+        _configuration(src)
+    with decoded:
+        _findings(findings)
 
 
 def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.FirstLookProgress) -> None:
@@ -133,9 +148,6 @@ def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFra
                                                if facts["listing"] == "metadata" else ""))
     _fact_metrics(facts, int((instants["source"] != "active").sum()))
 
-    with st.expander(f"Table facts ({len(facts)})"):
-        st.json(facts, expanded=False)
-
 
 def _fact_metrics(facts: dict[str, Any], archived: int | str, archived_help: str | None = None) -> None:
     """The row of headline metrics; `archived`: the archived instants' count, or "…" while the archive is read."""
@@ -186,8 +198,10 @@ def _configuration(src: TableSource) -> None:
 
 
 def _findings(findings: list[Finding]) -> None:
+    """What decoding the timeline noticed (unreadable or surprising timeline files): never the table's health,
+    which the verdict above and the Health page give."""
     if findings:
-        with st.expander(f"Findings ({len(findings)})", expanded=len(findings) <= 5):
+        with st.expander(f"Timeline decode findings ({len(findings)})", expanded=len(findings) <= 5):
             for f in findings[:50]:
                 icon = ":material/dangerous:" if f.severity is Severity.ERROR else ":material/warning:"
                 st.warning(f"**{f.code}** — {f.message} — `{f.path}`", icon=icon)
@@ -195,7 +209,8 @@ def _findings(findings: list[Finding]) -> None:
                 render.table(render.frame([f.to_dict() for f in findings]), "findings", "findings",
                              caption=f"all {len(findings)} findings")
     else:
-        st.success("No findings: every timeline file was read as expected.")
+        st.caption("No timeline decode findings: every timeline file was read as expected. This covers reading the "
+                   "timeline only; the table's health is the verdict above.")
 
 
 def _phases(src: TableSource) -> None:
@@ -244,10 +259,8 @@ def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> No
         st.caption(when_none)
 
 
-def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: int
-              ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The filters, the timeline chart, the counts and the instants table; returns the filtered instants and the
-    newest of them (the rows the table shows)."""
+def _timeline(src: TableSource, lanes: list[str], total: int) -> pd.DataFrame:
+    """The filters and the timeline chart with its markers, full width; returns the filtered instants."""
     ss, qp = st.session_state, st.query_params
     st.subheader("Timeline")
     states = list(charts.STATE_COLOURS)
@@ -272,8 +285,10 @@ def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: i
                "action's colour, light until the instant went inflight where that time is known; pending instants are "
                "dashed to the chart's end · times in the table's timezone · hover an instant for its instant times and "
                "phases, a replacecommit for the groups it replaced, a marker label for its explanation.")
+    return shown
 
-    # -- counts --------------------------------------------------------------------------------------
+
+def _counts(counts: pd.DataFrame) -> None:
     left, right = st.columns([2, 3])
     with left:
         st.subheader("Counts by action and state")
@@ -281,16 +296,17 @@ def _timeline(src: TableSource, lanes: list[str], counts: pd.DataFrame, total: i
     with right:
         st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
 
-    # -- instants table ------------------------------------------------------------------------------
+
+def _instants(shown: pd.DataFrame) -> pd.DataFrame:
+    """The instants table (the newest rows; the CSV holds every row); returns the rows shown."""
     # A browser holds a few thousand rows and options well; a 100k-instant timeline sent whole made every
     # reload of this page take seconds. The newest rows are shown; the CSV holds every row.
     newest = shown.tail(render.MAX_SHOWN_ROWS)
-    with st.expander(f"Instants ({len(shown)})", expanded=len(shown) <= 200):
-        render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,
-                     caption=None if len(newest) == len(shown) else
-                     f"The newest {len(newest):,} of {len(shown):,} instants: narrow the filters above to see "
-                     f"older ones; the CSV holds all {len(shown):,}.")
-    return shown, newest
+    render.table(newest, "instants", "instants", height=min(600, 45 + 35 * max(len(newest), 1)), csv_frame=shown,
+                 caption=None if len(newest) == len(shown) else
+                 f"The newest {len(newest):,} of {len(shown):,} instants: narrow the filters above to see "
+                 f"older ones; the CSV holds all {len(shown):,}.")
+    return newest
 
 
 def _instant_picker(shown: pd.DataFrame, newest: pd.DataFrame) -> None:

@@ -15,7 +15,7 @@ import streamlit as st
 from hudi_core.dashboard import loaders, page_path, recent, roots, state
 from hudi_core.dashboard.demo import demo_table_path
 from hudi_core.engines.engine import ENGINES, spark_unavailable_reason
-from hudi_core.errors import HudiInspectError, Severity
+from hudi_core.errors import HudiInspectError
 
 SCENARIOS_PAGE = page_path("scenarios")
 
@@ -52,8 +52,8 @@ def resolve_table(session: state.Session, query_params: MutableMapping[str, Any]
 
 
 def table_has_errors() -> bool:
-    """Whether the table in the URL or session has an error among the doctor's cheap checks (decides
-    which page opens first). Settles the table first, as the sidebar does; a table that cannot be
+    """Whether the table's verdict says readers would fail or data is exposed (decides which page opens first).
+    Settles the table first, as the sidebar does; a table that cannot be
     opened is the pages' to report, so it counts as no error here."""
     # The sidebar shows this run's refusal (a pasted path outside the roots): settling twice would lose it.
     st.session_state["_refusal"] = resolve_table(st.session_state, st.query_params)
@@ -61,10 +61,10 @@ def table_has_errors() -> bool:
     if not uri:
         return False
     try:
-        triage = loaders.load_triage(uri, st.session_state.get("engine", "local"))
+        verdict = loaders.load_verdict(uri, st.session_state.get("engine", "local"))
     except Exception:  # the page opened next shows the error readably
         return False
-    return any(f.severity is Severity.ERROR for f in triage.findings)
+    return verdict.opens_health
 
 
 def current() -> tuple[str | None, str]:

@@ -21,6 +21,7 @@ import streamlit as st
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
 from hudi_core.services.inputs import MissingInput
+from hudi_core.services.verdict import Verdict
 
 log = logging.getLogger("hudi_core.dashboard")
 
@@ -226,6 +227,38 @@ def verdict(text: str, tone: str = "info") -> None:
         st.warning(text, icon=":material/warning:")
     else:
         st.info(text, icon=":material/info:")
+
+
+def table_verdict(v: Verdict, health_link: bool = True) -> None:
+    """The table's verdict, the same on every page that shows it: errors in red naming the first error and its
+    file (with a link to the Health page), warnings as a count, else that nothing was found (and what was
+    judged)."""
+    from hudi_core.dashboard import page_path
+
+    judged = (f"{len(v.checks)} of the doctor's checks and the file listing"
+              + ("" if v.listing_checked else " (not checked against storage)"))
+    first = v.first_error
+    if first is not None:
+        more = len(v.errors) - 1
+        st.error(f"**Readers of this table fail or see wrong data.** {first.title}"
+                 + (f" — `{first.file}`" if first.file else "")
+                 + (f" (and {more} more error{'s' if more != 1 else ''})" if more else "")
+                 + (f"; {len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''}" if v.warnings else ""),
+                 icon=":material/dangerous:")
+        st.markdown(f"**What to do.** {first.what_to_do}")
+    elif v.warnings:
+        n = len(v.warnings)
+        st.warning(f"**{n} warning{'s' if n != 1 else ''}**: {v.warnings[0].title}" + (" …" if n > 1 else ""),
+                   icon=":material/warning:")
+    elif v.incomplete:
+        st.warning("**Nothing wrong found, but some input could not be read**: the answer is incomplete.",
+                   icon=":material/warning:")
+    else:
+        st.success("**Nothing wrong found** by the " + judged + ".", icon=":material/check_circle:")
+    if health_link and v.items:
+        st.page_link(page_path("health"), label="Open the Health page: every check, evidence, why, what to do",
+                     icon=":material/health_and_safety:")
+    st.caption(f"Verdict from the {judged}; the Health page runs every check.")
 
 
 def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:

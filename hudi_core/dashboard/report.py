@@ -72,6 +72,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
     from hudi_core.services.archive import plan_archive
     from hudi_core.services.doctor import DoctorContext, DoctorOptions, run_doctor
     from hudi_core.services.history import file_group_history
+    from hudi_core.services.verdict import compute_verdict
 
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(dict(conf or {}))
     moment = now or dt.datetime.now(dt.UTC)
@@ -79,6 +80,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
     # once; the report reads them from it rather than computing them again.
     ctx = DoctorContext(table, config, DoctorOptions(now=moment))
     doctor = run_doctor(table, config, context=ctx)
+    verdict = compute_verdict(table, config, ctx.options, triage=doctor, view=ctx.view)
     clean = ctx.clean_plan
     guarded = ctx.archive_plan
     bare = plan_archive(table, config, savepoint_guard=False)
@@ -90,6 +92,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
     duplicates = [r.to_dict() for r in ctx.duplicates]
     return {
         "report_version": REPORT_VERSION,
+        "verdict": verdict.to_dict(),
         "generated_at": moment.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "redacted": False,
         "conf": {k: str(v) for k, v in config.explicit.items()},
@@ -194,6 +197,19 @@ def _finding_html(f: Mapping[str, Any]) -> str:
             f"<p><b>Why:</b> {_e(f['why'])}</p><p><b>What to do:</b> {_e(f['what_to_do'])}</p></details>")
 
 
+def verdict_html(verdict: Mapping[str, Any]) -> str:
+    """The verdict first: status and headline, then each item with its files, why and what to do."""
+    status = verdict["status"]
+    css = {"ok": "healthy", "incomplete": "warning"}.get(status, status)
+    items = "".join(
+        f"<li><span class='sev {i['severity']}'>{_e(i['severity'])}</span> {_e(i['title'])}"
+        + ("<br>" + "<br>".join(f"<code>{_e(f)}</code>" for f in i["files"][:20]) if i["files"] else "")
+        + (f"<br><b>Why:</b> {_e(i['why'])}<br><b>What to do:</b> {_e(i['what_to_do'])}" if i["why"] else "")
+        + "</li>" for i in verdict["items"])
+    return (f"<div id='verdict'><h2>Verdict: <span class='sev {css}'>{_e(status)}</span></h2>"
+            f"<p><b>{_e(verdict['headline'])}</b></p>" + (f"<ul>{items}</ul>" if items else "") + "</div>")
+
+
 def _archive_html(plan: Mapping[str, Any]) -> str:
     boundary = plan["boundary"]
     archived = [d["requested_time"] for d in plan["instants"] if d["decision"] == "archive"]
@@ -233,6 +249,7 @@ def render_html(document: Mapping[str, Any], figure_html: str) -> str:
         f"<p class='muted'>{_e(facts.get('uri'))} · generated {_e(document['generated_at'])} by Hudi Timeline "
         f"Inspector (read as Hudi {_e(facts.get('emulated_hudi_release'))} reads it; dry runs emulate Hudi {release})"
         + (" · redacted" if document.get("redacted") else "") + "</p>",
+        verdict_html(document["verdict"]),
         f"<p id='status'>Health: <span class='sev {status}'>{_e(status)}</span> "
         f"({doctor['counts']['error']} errors, {doctor['counts']['warning']} warnings, "
         f"{doctor['counts']['info']} info; {len(doctor['checks'])} checks)</p>",

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from hudi_core.services.markers import Marker
     from hudi_core.services.phase_summary import PhaseSummary
     from hudi_core.services.releases import ReleaseComparison
+    from hudi_core.services.verdict import Verdict
 
 #: A dry run's configuration as the loaders key it: sorted (key, value) pairs.
 Conf = tuple[tuple[str, str], ...]
@@ -37,6 +38,9 @@ class TableSource(Protocol):
 
     def instants(self) -> tuple[pd.DataFrame, str]:
         """Active and archived instants and a note on their source (`loaders.load_instants`)."""
+
+    def verdict(self) -> Verdict:
+        """The table's verdict (`services.verdict`)."""
 
     def table_config(self) -> TableConfiguration:
         """Every `hoodie.properties` key with its meaning (`loaders.load_table_config`)."""
@@ -78,6 +82,9 @@ class SnapshotSource:
 
     def instants(self) -> tuple[pd.DataFrame, str]:
         return loaders.load_instants(self.uri, self.engine_name)
+
+    def verdict(self) -> Verdict:
+        return loaders.load_verdict(self.uri, self.engine_name)
 
     def table_config(self) -> TableConfiguration:
         return loaders.load_table_config(self.uri, self.engine_name)

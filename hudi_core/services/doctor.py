@@ -7,7 +7,9 @@ partitions as typed fields), why it matters in Hudi's terms and what to do. Noth
 
 Severities: ``error`` = readers get wrong data or fail, now or at the next table service;
 ``warning`` = a table service is stuck or falling behind; ``info`` = worth knowing.
-The CLI exits 0 (healthy), 1 (warnings) or 2 (errors). Ages are measured from `DoctorOptions.now`
+The CLI follows every command's exit-code contract: 0 nothing wrong (info findings only), 2 warnings or errors
+(the table has a problem; `status` tells which), 1 a check could not run or lacked its input and nothing was
+found (the answer is incomplete). Ages are measured from `DoctorOptions.now`
 (the current time unless given), so a result is reproducible.
 """
 
@@ -49,8 +51,10 @@ if TYPE_CHECKING:
     from hudi_core.table.fsview import FileSystemView
 
 EXIT_HEALTHY = 0
-EXIT_WARNINGS = 1
-EXIT_ERRORS = 2
+#: A check could not run, or its input could not be read, and nothing wrong was found.
+EXIT_INCOMPLETE = 1
+#: Warnings or errors: the table has a problem.
+EXIT_PROBLEMS = 2
 
 #: `HoodieMetadataConfig.COMPACT_NUM_DELTA_COMMITS` default: metadata-table delta commits between compactions.
 MDT_COMPACT_MAX_DELTA_COMMITS = 10
@@ -136,6 +140,8 @@ class DoctorReport:
     savepoint_guard: bool
     checks: list[str]
     findings: list[HealthFinding]
+    #: Checks that could not run, or could not read what they need (their answer is missing).
+    incomplete_checks: list[str] = field(default_factory=list)
 
     @property
     def worst(self) -> Severity | None:
@@ -144,10 +150,10 @@ class DoctorReport:
 
     @property
     def exit_code(self) -> int:
-        """0 healthy (or only info), 1 warnings, 2 errors."""
-        if self.worst is Severity.ERROR:
-            return EXIT_ERRORS
-        return EXIT_WARNINGS if self.worst is Severity.WARNING else EXIT_HEALTHY
+        """2 warnings or errors, else 1 when a check could not run or read its input, else 0."""
+        if self.worst in (Severity.ERROR, Severity.WARNING):
+            return EXIT_PROBLEMS
+        return EXIT_INCOMPLETE if self.incomplete_checks else EXIT_HEALTHY
 
     def of(self, check: str) -> list[HealthFinding]:
         """The findings of one check."""
@@ -160,6 +166,19 @@ class DoctorReport:
                 "counts": counts, "checks": list(self.checks),
                 # Not `findings`: in every command's JSON that key holds what the engine noticed while reading.
                 "health_findings": [f.to_dict() for f in self.findings]}
+
+
+def age_text(hours: float | None) -> str:
+    """An age for people: minutes under an hour, hours under two days, days beyond (`age_hours` keeps the
+    number); "unknown age" when the instant time does not parse."""
+    if hours is None:
+        return "unknown age"
+    if hours < 1:
+        return f"{round(hours * 60)} min"
+    if hours < 48:
+        return f"{hours:.1f} hours"
+    days = hours / 24
+    return f"{days:,.1f} days" if days < 100 else f"{days:,.0f} days"
 
 
 # -- the context every check reads -------------------------------------------------------------------
@@ -377,7 +396,8 @@ def _pending_instants(ctx: DoctorContext) -> Iterable[Result]:
         severity = Severity.ERROR if inst.action == ia.RESTORE else (
             Severity.WARNING if stale and blocks else Severity.INFO)
         yield severity, (f"{inst.pending_action} {inst.requested_time} is {inst.state.name.lower()} "
-                         f"({age} h old)"), Evidence(instants=(inst.requested_time,), blocks=blocks, age_hours=age)
+                         f"({age_text(age)} old)"), Evidence(instants=(inst.requested_time,), blocks=blocks,
+                                                             age_hours=age)
 
 
 def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
@@ -399,8 +419,8 @@ def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
         elif pending:
             age = ctx.age_hours(pending[0].instant_time)
             sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
-            yield sev, f"rollback {pending[0].instant_time} of {target} has not completed ({age} h old)", Evidence(
-                instants=(target, *times), age_hours=age)
+            yield sev, (f"rollback {pending[0].instant_time} of {target} has not completed ({age_text(age)} "
+                        "old)"), Evidence(instants=(target, *times), age_hours=age)
         if done and still_there:
             yield Severity.ERROR, f"{target} was rolled back by {done[0].instant_time} but is still on the timeline", \
                 Evidence(instants=(target, done[0].instant_time),
@@ -417,7 +437,7 @@ def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
     if len(since) <= retained:
         return
     age = ctx.age_hours(last.requested_time) if last else None
-    what = f"last clean {last.requested_time} ({age} h ago)" if last else "no clean on the active timeline"
+    what = f"last clean {last.requested_time} ({age_text(age)} ago)" if last else "no clean on the active timeline"
     yield Severity.WARNING, f"cleaner not running: {what}; {len(since)} completed commits since", Evidence(
         instants=tuple(x for x in (last.requested_time if last else None, plan.ectr) if x),
         files=tuple(d.path for d in plan.files_to_delete), count=len(since), limit=retained, age_hours=age,
@@ -460,7 +480,7 @@ def _archival_blocked(ctx: DoctorContext) -> Iterable[Result]:
     since = plan.boundary_instant
     age = ctx.age_hours(since) if since else None
     detail = guard.detail if guard else str(plan.boundary_guard or "")
-    where = f" at {since} ({age} h old)" if since else ""
+    where = f" at {since} ({age_text(age)} old)" if since else ""
     yield Severity.WARNING, (f"archival blocked by {plan.boundary_guard}{where}; {completed} completed "
                              f"commits > hoodie.keep.max.commits {plan.max_to_keep}"), Evidence(
         instants=tuple(x for x in (since,) if x), count=completed, limit=plan.max_to_keep, age_hours=age,
@@ -496,7 +516,8 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
         if held:
             blocks.append(f"cleaning of {len(held)} files the next clean would otherwise delete")
         sev = Severity.WARNING if blocks else Severity.INFO
-        yield sev, f"savepoint {sp.savepoint_time} ({age} h old) pins {len(files)} files, {size} bytes", Evidence(
+        yield sev, f"savepoint {sp.savepoint_time} ({age_text(age)} old) pins {len(files)} files, {size:,} bytes", \
+            Evidence(
             instants=(sp.savepoint_time,), files=files, bytes=size, count=len(files), age_hours=age,
             blocks=tuple(blocks))
 
@@ -620,7 +641,7 @@ def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterabl
         log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
                      for p, f, files in ops}
         sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
-        yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age} h old", Evidence(
+        yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age_text(age)} old", Evidence(
             instants=(inst.requested_time,), file_groups=groups, age_hours=age, count=len(groups),
             files=tuple(x for _, _, files in ops for x in files), bytes=sum(log_bytes.values()),
             detail=", ".join(f"{k}: {v} log bytes" for k, v in log_bytes.items()))
@@ -737,12 +758,16 @@ def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:
             Evidence(instants=(inst.requested_time,), files=(ctx.relative(f.path),), detail=f.code)
 
 
+#: How the title of a check that lacked its input starts.
+NOT_CHECKED = "not checked: "
+
+
 def _not_checked(ctx: DoctorContext, actions: Iterable[str], what: str) -> Result | None:
     """An info result when bodies this check needs are unreadable: no answer rather than a wrong one."""
     bad = ctx.unreadable_of(actions)
     if not bad:
         return None
-    title = f"not checked: {', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
+    title = f"{NOT_CHECKED}{', '.join(bad)} unreadable, needed for {what} (see unreadable_bodies)"
     return Severity.INFO, title, Evidence(instants=tuple(bad))
 
 
@@ -1100,6 +1125,16 @@ TRIAGE_CHECKS: tuple[str, ...] = ("pending_instant", "rollback_failing", "dead_w
                                   "metadata_blocks_archival", "replaced_visible_again", "archival_exposes_replaced")
 
 
+#: Checks that compare every file any commit named with storage, or scan every log file: what `watch` leaves to
+#: `doctor` (they cost a full listing or log scan at each poll).
+SLOW_CHECKS: tuple[str, ...] = ("files_missing", "orphan_files", "small_files", "duplicate_log_blocks")
+#: The checks a table's verdict rests on (`services.verdict`): all but the slow ones, the metadata-table listing
+#: check (the verdict reads the view's own check against storage) and the engine's findings (what could not be
+#: read makes a verdict incomplete, not wrong).
+VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
+                                        if c not in (*SLOW_CHECKS, "metadata_listing", "engine_findings"))
+
+
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                options: DoctorOptions | None = None, only: Iterable[str] | None = None,
                context: DoctorContext | None = None) -> DoctorReport:
@@ -1120,6 +1155,7 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         ctx.timeline.decode_all(table.executor)
     findings: list[HealthFinding] = []
     ran: list[str] = []
+    incomplete: list[str] = []
     for check in CHECKS:
         if wanted is not None and check.id not in wanted:
             continue
@@ -1129,8 +1165,12 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         except HudiInspectError as exc:
             # One check that cannot read its input must not hide the others: it reports that instead.
             results = [(Severity.ERROR, f"check could not run: {exc}", Evidence(detail=type(exc).__name__))]
+            incomplete.append(check.id)
+        if any(title.startswith(NOT_CHECKED) for _, title, _ in results):
+            incomplete.append(check.id)
         findings.extend(HealthFinding(check.id, sev, title, ev, check.why, check.what_to_do)
                         for sev, title, ev in results)
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: order[f.severity])
-    return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings)
+    return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings,
+                        incomplete)

@@ -8,7 +8,9 @@ layouts: layout-1 archive records, layout-2 LSM rows), in Hudi's timeline order,
 
 * the **versions**: the create schema first (`source="table_config"`), then each commit whose schema
   differs from the one before it (schemas that differ only in ways no reader sees, such as a `doc` or the
-  meta fields, are one version), with how many commits recorded it and the last of them;
+  meta fields, are one version; so are schemas that differ only as Spark's Avro conversion writes them:
+  nullable fields given `default: null`, the branches of a union in another order: the create schema's
+  `note` says so once), with how many commits recorded it and the last of them;
 * the **changes** between consecutive versions, field by field (dotted paths for nested fields), each with
   the instant, action and operation that recorded the new schema (rules: :mod:`hudi_core.services.schema_rules`);
 * **findings**: a warning naming the instant and its commit file for every change readers of older data
@@ -45,6 +47,7 @@ from hudi_core.services.schema_rules import (
     diff,
     flatten,
     parse_schema,
+    with_null_defaults,
 )
 
 if TYPE_CHECKING:
@@ -80,6 +83,8 @@ class SchemaVersion:
     commits: int = 0
     last_instant: str | None = None
     root: AvroType | None = field(default=None, compare=False, repr=False)
+    #: What comparing it with the schemas recorded after it found worth saying (a Spark-only difference).
+    note: str = ""
 
     @property
     def label(self) -> str:
@@ -89,7 +94,7 @@ class SchemaVersion:
     def to_dict(self) -> dict[str, Any]:
         return {"instant": self.instant, "completion_time": self.completion_time, "action": self.action,
                 "operation": self.operation, "source": self.source, "path": self.path,
-                "commits": self.commits, "last_instant": self.last_instant,
+                "commits": self.commits, "last_instant": self.last_instant, "note": self.note,
                 "fields": [f.to_dict() for f in self.fields]}
 
 
@@ -266,6 +271,12 @@ class _Parsed:
     key: Any
     fields: tuple[FlatField, ...]
     error: str | None = None
+    #: The schema as Spark's Avro conversion writes it (nullable fields default to null), what is compared.
+    spark: AvroType | None = None
+    #: Nullable fields it gave `default: null`.
+    filled: int = 0
+    #: :func:`comparable` of the schema as written (tells a Spark-only difference from none).
+    raw_key: Any = None
 
 
 def _parse(text: str, cache: dict[str, _Parsed]) -> _Parsed:
@@ -273,7 +284,9 @@ def _parse(text: str, cache: dict[str, _Parsed]) -> _Parsed:
     if hit is None:
         try:
             root = parse_schema(text)
-            hit = _Parsed(root, comparable(root), tuple(flatten(root)))
+            spark, filled = with_null_defaults(root)
+            hit = _Parsed(root, comparable(spark), tuple(flatten(root)), spark=spark, filled=filled,
+                          raw_key=comparable(root))
         except (SchemaError, RecursionError) as exc:
             hit = _Parsed(None, None, (), str(exc))
         cache[text] = hit
@@ -338,13 +351,19 @@ def history_of_rows(table: HudiTable, rows: pa.Table) -> SchemaHistory:
                                     "schema"))
             continue
         if current is not None and parsed.key == current.key:
+            note = versions[-1].note
+            if not note and versions[-1].source == TABLE_CONFIG and parsed.raw_key != current.raw_key:
+                added = current.filled - parsed.filled
+                note = (f"the writer's schema (first recorded by {instant}) gives {added} nullable field"
+                        f"{'s' if added != 1 else ''} `default: null`, as Spark's Avro conversion does: the same "
+                        "schema, no change")
             versions[-1] = replace(versions[-1], commits=versions[-1].commits + int(end - start),
-                                   last_instant=value("requested_time", last_row))
+                                   last_instant=value("requested_time", last_row), note=note)
             continue
         operation, source = value("operation_type", row), value("source", row)
         previous = versions[-1] if versions else None
-        if current is not None and current.root is not None and parsed.root is not None:
-            for c in diff(current.root, parsed.root):
+        if current is not None and current.spark is not None and parsed.spark is not None:
+            for c in diff(current.spark, parsed.spark):
                 change = SchemaChange(instant, action, operation, source, where, c.field, c.change, c.from_, c.to,
                                       c.breaks_readers, c.reason, previous.label if previous else None)
                 changes.append(change)

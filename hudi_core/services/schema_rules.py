@@ -38,7 +38,7 @@ incompatibly, a required field added without a default, a field made required, e
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -498,8 +498,8 @@ def comparable(root: AvroType, skip_meta: bool = True) -> tuple[Any, ...]:
     def norm(t: AvroType) -> Any:
         if t.kind == "union":
             inner, nullable = t.stripped()  # the null branch's place in the union is no change
-            if inner.kind == "union":
-                return ("union", nullable, tuple(norm(b) for b in inner.branches))
+            if inner.kind == "union":  # the branches' order is no change either
+                return ("union", nullable, tuple(sorted((norm(b) for b in inner.branches), key=repr)))
             return ("nullable" if nullable else "required", norm(inner))
         if t.kind == "record":
             return ("record", t.name, t.recursive, tuple((f.name, norm(f.type), f.has_default,
@@ -512,9 +512,37 @@ def comparable(root: AvroType, skip_meta: bool = True) -> tuple[Any, ...]:
     return (root.name, fields)
 
 
+def with_null_defaults(root: AvroType) -> tuple[AvroType, int]:
+    """`root` as Spark's Avro conversion writes it, and how many fields that changed: every nullable field (a union
+    with null) without a default gets ``default: null``, in nested records too. A create schema (in
+    `hoodie.properties`) and the writer's schema of the first commit differ only so on a table never evolved."""
+    filled = 0
+
+    def fill(t: AvroType) -> AvroType:
+        nonlocal filled
+        if t.kind == "record" and not t.recursive:
+            fields = []
+            for f in t.fields:
+                typ = fill(f.type)
+                nullable = typ.kind == "union" and any(b.kind == "null" for b in typ.branches)
+                if nullable and not f.has_default:
+                    filled += 1
+                    fields.append(AvroField(f.name, typ, None, True, f.aliases))
+                else:
+                    fields.append(AvroField(f.name, typ, f.default, f.has_default, f.aliases))
+            return replace(t, fields=tuple(fields))
+        if t.kind == "union":
+            return replace(t, branches=tuple(fill(b) for b in t.branches))
+        if t.items is not None:
+            return replace(t, items=fill(t.items))
+        return t
+
+    return fill(root), filled
+
+
 def _hashable(value: Any) -> Any:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS) if isinstance(value, (dict, list)) else value
 
 
 __all__ = ["META_FIELDS", "AvroField", "AvroType", "ChangeKind", "FieldChange", "FlatField",
-           "SchemaError", "comparable", "diff", "flatten", "parse_schema", "reads"]
+           "SchemaError", "comparable", "diff", "flatten", "parse_schema", "reads", "with_null_defaults"]

@@ -20,10 +20,11 @@ leads from the previous state to this one:
   the archive dry run while archival would be triggered (more completed commits than hoodie.keep.max.commits);
 * ``heartbeat_expired``: a pending write's heartbeat, alive at the previous poll, has expired by Hudi's rule
   (`HoodieHeartbeatClient`: older than interval x tolerable misses, or its file gone): its writer stopped;
-* ``alert``: a warning or error of the doctor's cheap checks (:data:`ALERT_CHECKS`) was `raised` or `cleared`:
-  the next archival would expose a replaced file group (HUDI-7779), a pending clean or write beyond its stale
-  age, a rollback failing, the metadata table behind or holding archival. Ages grow while nothing changes, so
-  these checks run again every `recheck_s` seconds on an unchanged table too.
+* ``alert``: a warning or error of the doctor's checks (:data:`ALERT_CHECKS`: all but the ones that compare every
+  file with storage or scan every log) was `raised` or `cleared`, judged with the same configuration `doctor`
+  takes (release, savepoint guard, stale age, conf): for the same table and configuration both raise the same
+  findings. Ages grow while nothing changes, so these checks run again every `recheck_s` seconds on an
+  unchanged table too.
 
 Events of one poll come in this order: instant transitions in timeline order, rolled back, archived, markers,
 guards, alerts, expired heartbeats.
@@ -45,7 +46,14 @@ from hudi_core.errors import Severity
 from hudi_core.formats.timeline.instant import SAVEPOINT, Instant, State
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.config import ServiceConfig
-from hudi_core.services.doctor import DoctorContext, DoctorOptions, HealthFinding, run_doctor
+from hudi_core.services.doctor import (
+    CHECK_IDS,
+    SLOW_CHECKS,
+    DoctorContext,
+    DoctorOptions,
+    HealthFinding,
+    run_doctor,
+)
 from hudi_core.services.markers import Marker, MarkerKind, Markers, compute_markers, timeline_markers
 from hudi_core.table.facts import rollback_facts
 
@@ -53,10 +61,10 @@ if TYPE_CHECKING:
     from hudi_core.services.clean import CleanPlan
     from hudi_core.table.follow import PollResult, TableFollower, TableState
 
-#: The doctor's checks whose warnings and errors become alerts: each reads the timeline, the archive dry run
-#: and the metadata table's timeline only (no listing of the table's partitions, no log scan).
-ALERT_CHECKS: tuple[str, ...] = ("archival_exposes_replaced", "pending_instant", "rollback_failing",
-                                 "metadata_table_sync", "metadata_blocks_archival")
+#: The doctor's checks whose warnings and errors become alerts: every check but those that compare every file
+#: any commit named with storage or scan every log file (too slow to repeat at each poll; `doctor` runs them).
+#: For the same table and configuration, `watch` and `doctor` raise the same findings of these checks.
+ALERT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS if c not in SLOW_CHECKS)
 #: Boundary guards that are limits, not guards: archival stops there by configuration.
 _LIMITS = (GuardName.KEEP_MIN_COMMITS, GuardName.KEEP_MAX_COMMITS)
 #: Seconds between two runs of the age-dependent alert checks on an unchanged table.
@@ -142,9 +150,18 @@ class HoldingGuard:
         return {"guard": self.guard, "boundary": self.boundary, "detail": self.detail}
 
 
+#: Checks whose finding is a condition of the table (the cleaner behind, archival held, too many commits) rather
+#: than a fact about one instant: their evidence instants move with every commit while the condition lasts.
+_CONDITION_CHECKS = frozenset({"cleaner_not_running", "ectr_lag", "archival_blocked", "active_timeline_size",
+                               "compaction_cadence", "metadata_blocks_archival", "metadata_compaction_stalled"})
+
+
 def alert_key(finding: HealthFinding) -> tuple[Any, ...]:
-    """What makes an alert the same alert from one poll to the next (titles carry ages that grow)."""
+    """What makes an alert the same alert from one poll to the next (titles carry ages that grow; a condition's
+    evidence instants move while it lasts)."""
     ev = finding.evidence
+    if finding.check in _CONDITION_CHECKS:
+        return (finding.check, finding.severity.value)
     return (finding.check, finding.severity.value, ev.instants, ev.file_groups)
 
 
@@ -206,6 +223,7 @@ class LiveAnalysis:
         ctx = DoctorContext(self.state.table, self.config, options)
         ctx.__dict__["archive_plan"] = self.archive_plan
         ctx.__dict__["markers"] = self.markers
+        ctx.__dict__["clean_plan"] = self.clean_plan
         report = run_doctor(self.state.table, self.config, options, only=ALERT_CHECKS, context=ctx)
         self.__dict__["_alerts"] = [f for f in report.findings if f.severity is not Severity.INFO]
         self._alerts_at = time.monotonic()
@@ -218,12 +236,10 @@ class LiveAnalysis:
 
     @property
     def exit_code(self) -> int:
-        """As `doctor`'s: 0 no alert, 1 warnings, 2 errors."""
-        from hudi_core.services.doctor import EXIT_ERRORS, EXIT_HEALTHY, EXIT_WARNINGS
+        """As `doctor`'s: 2 when an alert (warning or error) is in force, else 0."""
+        from hudi_core.services.doctor import EXIT_HEALTHY, EXIT_PROBLEMS
 
-        if any(a.severity is Severity.ERROR for a in self.alerts):
-            return EXIT_ERRORS
-        return EXIT_WARNINGS if self.alerts else EXIT_HEALTHY
+        return EXIT_PROBLEMS if self.alerts else EXIT_HEALTHY
 
 
 # -- events between two states -------------------------------------------------------------------------
@@ -402,6 +418,13 @@ class TableWatcher:
         self._last: WatchUpdate | None = None
         #: Pending writes whose heartbeat was alive at the previous poll.
         self._beating: set[str] | None = None
+
+    def judged_with(self) -> dict[str, Any]:
+        """The configuration the alerts are judged with (what `doctor` takes for the same answer)."""
+        return {"hudi_release": self.config.release_label, "savepoint_guard": self.options.savepoint_guard,
+                "stale_hours": self.options.stale_hours,
+                "conf": {k: str(v) for k, v in sorted(self.config.explicit.items())},
+                "checks": list(ALERT_CHECKS), "left_to_doctor": list(SLOW_CHECKS)}
 
     @property
     def analysis(self) -> LiveAnalysis | None:

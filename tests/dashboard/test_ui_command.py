@@ -517,3 +517,17 @@ def test_installed_from_the_wheel_it_serves_the_dashboard_from_any_folder(wheel:
         assert page.locator("h1").first.inner_text() == "hudi7779_case_b"
         assert _errors(page) == []
         assert_stopped_cleanly(ui, ui.stop(signal.SIGINT), "SIGINT")
+
+
+def test_make_run_serves_the_dashboard_as_hudi_inspect_ui_does() -> None:
+    """`make run` starts Streamlit with the options `hudi-inspect ui` uses for privacy and a served tool: no usage
+    statistics, no Deploy button, loopback by default."""
+    from hudi_core.cli.ui import streamlit_argv
+
+    makefile = (REPO / "Makefile").read_text()
+    run = makefile.split("\nrun: install\n", 1)[1].split("\n\n", 1)[0].replace("\\\n", " ")
+    served = streamlit_argv("127.0.0.1", 8501)
+    for option in ("--browser.gatherUsageStats", "--client.toolbarMode", "--server.headless"):
+        value = served[served.index(option) + 1]
+        assert f"{option} {value}" in " ".join(run.split()), option
+    assert "DASHBOARD_HOST ?= 127.0.0.1" in makefile and "--server.address $(DASHBOARD_HOST)" in run

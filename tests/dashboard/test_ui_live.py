@@ -191,7 +191,7 @@ def test_overview_follows_the_played_scenario_in_place(played: PausedPlay, live_
     guards = [b for b in banner(at) if b[0] == "amber"]
     assert [g[1] for g in guards] == ["Archival held by guard A3"] and guards[0][2].startswith(f"at {T[4]}: ")
     assert "next archival stops at `20240101000400000` (guard A3)" in glance(at)
-    assert not [b for b in banner(at) if b[0] in ("red", "orange")]  # with the guard: nothing would be exposed
+    assert not [b for b in banner(at) if b[0] == "red"]  # with the guard: nothing would be exposed
 
     played.next()  # the archival, guarded: t1..t3 archived
     rerun(at)
@@ -199,7 +199,8 @@ def test_overview_follows_the_played_scenario_in_place(played: PausedPlay, live_
     assert archived == [(T[3], "commit"), (T[2], "commit"), (T[1], "commit")]
     assert at.metric[4].label == "Archived instants" and at.metric[4].value == "3"
     rows = log(at)
-    assert len(rows) == len({str(r) for r in rows}) == 44  # every event once
+    # Every event once: instants, markers, guards and the alerts of the doctor's checks (raised and cleared).
+    assert len(rows) == len({str(r) for r in rows}) == 52
     kinds = {k: sum(1 for r in rows if r["event"] == k) for k in ("requested", "inflight", "completed", "archived")}
     # t4..t10 and the clean requested, inflight and completed; the savepoint inflight and completed (no requested)
     assert kinds == {"requested": 8, "inflight": 9, "completed": 9, "archived": 3}
@@ -220,16 +221,26 @@ def test_guard_off_raises_the_exposure_alert_and_shows_it_happen(live_env: Path)
         assert red[0][2].startswith(f"the next archival (without the HUDI-7779 guard) takes replacecommit {T[4]}: "
                                     "region=us/") and "(raised " in red[0][2]
         assert at.toast[0].value.startswith("Raised: the next archival (without the HUDI-7779 guard)")
-        alert = next(r for r in log(at) if r["event"] == "alert")
+        alert = next(r for r in log(at) if r["event"] == "alert" and "archival_exposes_replaced" in r["details"])
         assert alert["instant"] == T[4] and alert["details"].startswith("error raised [archival_exposes_replaced] ")
         play.next()  # the archival without the guard takes t1..t5: the replaced group is visible again
-        rerun(at)
+        time.sleep(0.3)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        # The Overview's verdict turns red with the exposure (the only error box).
+        (verdict,) = [e.value for e in at.error]
+        assert verdict.startswith("**Readers of this table fail or see wrong data.** region=us/")
+        assert f"replaced by archived {T[4]}, is visible again" in verdict
         red = [b for b in banner(at) if b[0] == "red"]
-        assert [r[1] for r in red] == [f"Exposed: the archival took replacecommit {T[4]}"]
-        assert not [b for b in banner(at) if b[0] == "green"]  # not good news
+        # The doctor's check of a group visible again raises its alert with the archival's own banner.
+        assert [r[1] for r in red] == ["Alert: replaced_visible_again",
+                                       f"Exposed: the archival took replacecommit {T[4]}"]
+        # Not good news: the only greens are conditions the archival ended (it ran), never the exposure.
+        greens = [b[1] for b in banner(at) if b[0] == "green"]
+        assert greens and all(g.startswith("Cleared: ") and "expos" not in g for g in greens)
         archived = sorted(r["instant"] for r in log(at) if r["event"] == "archived")
         assert archived == [T[1], T[2], T[3], T[4], T[5]]
-        assert at.toast[0].value == f"Exposed: the archival took replacecommit {T[4]}"
+        assert f"Exposed: the archival took replacecommit {T[4]}" in [t.value for t in at.toast]
     finally:
         play.close()
 

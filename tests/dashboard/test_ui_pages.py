@@ -540,7 +540,11 @@ def test_a_table_with_problems_opens_on_the_health_page(ui_env: dict[str, Path])
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.query_params["table"] = str(bad)
     at.run()
-    assert_clean(at)
+    assert not at.exception, [e.value for e in at.exception]
+    # The one error box is the verdict, in red, naming the exposed group.
+    (verdict,) = [e.value for e in at.error]
+    assert verdict.startswith("**Readers of this table fail or see wrong data.** region=us/")
+    assert "is visible again next to" in verdict
     assert [t.value for t in at.title] == ["Health"]
     assert at.expander[0].label.startswith("ERROR · replaced_visible_again")
     healthy = AppTest.from_file(str(APP), default_timeout=90)
@@ -657,13 +661,22 @@ def test_metadata_table_drift_on_the_health_and_file_groups_pages(ui_env: dict[s
     gone.unlink()
     stray = table / "region=eu" / "feedface-0000-0000-0000-000000000000-0_0-1-1_20260307162620509.parquet"
     shutil.copy(next((table / "region=us").glob("*.parquet")), stray)
-    health = open_page(HEALTH, table)
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["table"] = str(table)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    # Readers fail on the missing file: the table opens on Health, whose verdict names it in red.
+    assert [t.value for t in at.title] == ["Health"]
+    (verdict,) = [e.value for e in at.error]
+    assert verdict.endswith(f"(FileNotFoundException) — `region=eu/{gone.name}`; 1 warning")
+    health = at
     assert "**2 difference(s)** between the metadata table" in texts(health.warning)
     diffs = next(d.value for d in health.dataframe if "hudi_effect" in d.value.columns)
     assert sorted(zip(diffs["kind"], diffs["file"], strict=True)) == [
         ("missing_in_metadata", stray.name), ("missing_on_storage", gone.name)]
     assert any(e.label.split(" · ")[1] == "metadata_listing" for e in health.main.expander)
-    groups_at = open_page(FILE_GROUPS, table)
+    groups_at = at.switch_page(FILE_GROUPS).run()
+    assert not groups_at.exception
     assert "Listed from **the metadata table**" in texts(groups_at.caption)
     groups = next(d.value for d in groups_at.dataframe if "latest_base_file" in d.value.columns)
     # The metadata-listed view holds the group whose file is gone (the stray file's group is not in it).
@@ -674,5 +687,7 @@ def test_metadata_table_drift_on_the_health_and_file_groups_pages(ui_env: dict[s
     assert stray.name in set(storage_groups["latest_base_file"])
     assert list(storage_groups[storage_groups["storage_check"] != ""]["storage_check"]) == ["missing in metadata"]
     assert gone.name in set(groups["latest_base_file"]) and gone.name not in set(storage_groups["latest_base_file"])
-    overview = open_page(OVERVIEW, table)
+    overview = at.switch_page(OVERVIEW).run()
+    assert not overview.exception
+    assert [e.value for e in overview.error] == [verdict]  # the same verdict opens the Overview
     assert "Files listed from **the metadata table**" in texts(overview.caption)

@@ -173,11 +173,11 @@ def test_generate_sizes_are_the_generator_presets() -> None:
 
 
 def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None:
-    """On a local table `info` and `timeline` answer without pyarrow, fsspec or pandas (a third
-    of their start-up); `fsview` neither since its local listing levels run inline and the default engine's
-    threshold is known without importing the Spark executor (it loaded pyarrow before);
-    `plan-archive` lists no folder through Arrow here, so pyarrow stays unloaded (fsview's schemas are
-    built on first use); the answers are the same as in-process."""
+    """On a local table `timeline` answers without pyarrow, fsspec or pandas (a third of its start-up;
+    `info` judges the table, its verdict's checks read Arrow listings); `fsview` neither since its local listing
+    levels run inline and the default engine's threshold is known without importing the Spark executor
+    (it loaded pyarrow before); `plan-archive` lists no folder through Arrow here, so pyarrow stays unloaded
+    (fsview's schemas are built on first use); the answers are the same as in-process."""
     import subprocess
     import sys
 
@@ -193,7 +193,7 @@ def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None
                               capture_output=True, text=True, check=True)
         seen[command] = proc.stderr.strip().splitlines()[-1]
         assert json.loads(proc.stdout)
-    assert seen == {"info": "[]", "timeline": "[]", "fsview": "[]", "plan-archive": "[]"}
+    assert seen == {"info": "['pyarrow']", "timeline": "[]", "fsview": "[]", "plan-archive": "[]"}
 
 
 def test_cli_process_exit_keeps_output_and_code(table_path) -> None:

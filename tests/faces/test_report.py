@@ -92,7 +92,7 @@ def test_redaction() -> None:
 
 def test_cli_report_json_redacted(case_b: BuildResult, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.json"
-    assert cli_main(["report", case_b.uri, "--format", "json", "--out", str(out), "--redact", *_args(case_b)]) == 0
+    assert cli_main(["report", case_b.uri, "--format", "json", "--out", str(out), "--redact", *_args(case_b)]) == 2
     text = out.read_text()
     assert case_b.uri not in text and str(Path(case_b.uri).parent) not in text
     doc = json.loads(text)
@@ -113,7 +113,7 @@ def test_report_names_the_reader_and_dry_run_releases(case_b: BuildResult, tmp_p
 
     out = tmp_path / "report.html"
     chosen = ["--hudi-release", release] if release else []
-    assert cli_main(["report", case_b.uri, "--out", str(out), *_args(case_b), *chosen]) == 0
+    assert cli_main(["report", case_b.uri, "--out", str(out), *_args(case_b), *chosen]) == 2  # the verdict warns
     text = out.read_text()
     plans = f"{release or '1.2'}.x"
     data = json.loads(re.search(r"<script type='application/json' id='report-data'>(.*?)</script>", text,
@@ -144,8 +144,8 @@ def test_report_opens_offline_in_chromium(case_b: BuildResult, tmp_path: Path) -
     from playwright.sync_api import Route, sync_playwright
 
     html_path, json_path = tmp_path / "report.html", tmp_path / "report.json"
-    assert cli_main(["report", case_b.uri, "--out", str(html_path), *_args(case_b)]) == 0
-    assert cli_main(["report", case_b.uri, "--format", "json", "--out", str(json_path), *_args(case_b)]) == 0
+    assert cli_main(["report", case_b.uri, "--out", str(html_path), *_args(case_b)]) == 2
+    assert cli_main(["report", case_b.uri, "--format", "json", "--out", str(json_path), *_args(case_b)]) == 2
     blocked: list[str] = []
     errors: list[str] = []
 

@@ -116,11 +116,13 @@ def test_no_file_is_read_twice_in_one_command(s3, name: str, command: list[str])
     _stats(server, reset=True)
     out = _run([*command, f"s3://{BUCKET}/tables/{name}", "--format", "json", "--engine", "local",
                 *cli_storage_args(server.endpoint)])
-    assert out.returncode == 0, out.stderr
+    # `info` judges the table: case b's deleted savepoint is a warning (exit 2).
+    assert out.returncode == (2 if command == ["info"] else 0), out.stderr
     stats = _stats(server)
     assert stats["GET"] > 0
     assert {k: v for k, v in stats["keys"].items() if v > 1} == {}
-    assert stats["HEAD"] <= 3, stats["head_keys"]
+    # `info`'s verdict also checks for a leftover hoodie.properties.backup: one HEAD more.
+    assert stats["HEAD"] <= (4 if command == ["info"] else 3), stats["head_keys"]
     if name == "logs" and command[0] == "duplicates":
         log_files = [p for p in local["logs"].rglob(".*.log.*") if ".hoodie" not in p.parts]
         assert len(log_files) == 20

@@ -108,16 +108,16 @@ def test_unknown_keys_and_the_backup(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert entries["hoodie.table.name"].differs_from_backup is False
     assert config.unknown_keys == ["my.team.owner"]
 
-    assert main(["info", r.uri, "--config", "--format", "json"]) == 0
+    assert main(["info", r.uri, "--config", "--format", "json"]) == 2  # the verdict warns of the leftover backup
     out = json.loads(capsys.readouterr().out)
     assert out["config"] == [e.to_dict() for e in config.entries]
     assert out["backup_differences"] == [d.to_dict() for d in config.backup_differences]
-    assert main(["info", r.uri, "--format", "json"]) == 0
+    assert main(["info", r.uri, "--format", "json"]) == 2
     assert "config" not in json.loads(capsys.readouterr().out)
-    assert main(["info", r.uri, "--config"]) == 0
+    assert main(["info", r.uri, "--config"]) == 2
     text = capsys.readouterr().out
     assert "my.team.owner" in text and "differs from hoodie.properties.backup in 4 key(s)" in text
-    assert main(["info", r.uri, "--config", "--format", "csv"]) == 0
+    assert main(["info", r.uri, "--config", "--format", "csv"]) == 2
     assert capsys.readouterr().out.splitlines()[0] == "key,value,default,known,differs_from_backup,meaning"
 
     # The main file unreadable: Hudi reads the backup, and so does the configuration (a finding says why).

@@ -19,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import FIXTURE_NAMES
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
@@ -32,7 +33,7 @@ from hudi_core.scenarios.build import BuildResult, build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.model import ScenarioError, label_to_time, scenario_from_dict
 from hudi_core.services.schema_history import commit_schema_rows, schema_history
-from hudi_core.services.schema_rules import ChangeKind, diff, flatten, parse_schema, reads
+from hudi_core.services.schema_rules import diff, flatten, parse_schema, reads
 
 
 def t(n: int) -> str:
@@ -152,16 +153,18 @@ def test_narrowing_and_other_breaking_changes_are_warnings(built: dict[str, Buil
 
 def test_fixture_schemas_from_spark_commits(table_path: Callable[[str], Path]) -> None:
     """The schemas Spark recorded: the create schema (`["long","null"]`, no default) and the commits' (`["null",
-    "long"]` with a null default: one version, each field's default added)."""
+    "long"]` with a null default) differ only as Spark's Avro conversion writes a schema: one version, no change,
+    said once on the create schema."""
     history = schema_history(open_table(str(table_path("v6_trips_8i1u"))))
-    assert [(v.instant, v.action, v.operation, v.source, v.commits) for v in history.versions] == [
-        (None, None, None, "table_config", 0), ("20250331030642808", "deltacommit", "UPSERT", "active", 2)]
+    assert [(v.instant, v.action, v.operation, v.source, v.commits, v.last_instant) for v in history.versions] == [
+        (None, None, None, "table_config", 2, "20250331030645735")]
+    assert history.versions[0].note == (
+        "the writer's schema (first recorded by 20250331030642808) gives 6 nullable fields `default: null`, as "
+        "Spark's Avro conversion does: the same schema, no change")
     assert [(f.name, f.type, f.nullable, f.has_default) for f in history.versions[0].fields] == [
         ("ts", "long", True, False), ("uuid", "string", True, False), ("rider", "string", True, False),
         ("driver", "string", True, False), ("fare", "double", True, False), ("city", "string", True, False)]
-    assert [(c.field, c.change, c.from_, c.to) for c in history.changes] == [
-        (name, ChangeKind.DEFAULT_ADDED, None, "null") for name in ("ts", "uuid", "rider", "driver", "fare", "city")]
-    assert history.findings == []
+    assert history.changes == [] and history.findings == []
 
 
 def test_fixture_nested_and_logical_types(table_path: Callable[[str], Path]) -> None:
@@ -177,18 +180,30 @@ def test_fixture_nested_and_logical_types(table_path: Callable[[str], Path]) -> 
     assert fields["mapField.value"] == ("record", True)
     assert fields["mapField.value.map_field_value_struct_f2"] == ("boolean", True)
     assert fields["structField.child_struct.child_field1"] == ("double", True)
-    assert (history.versions[-1].instant, history.versions[-1].commits) == ("20240418173550988", 2)
+    assert [(v.instant, v.commits, v.last_instant) for v in history.versions] == [(None, 2, "20240418173551906")]
 
 
 def test_fixture_v9_commits_of_one_schema(table_path: Callable[[str], Path]) -> None:
     history = schema_history(open_table(str(table_path("v9_txns_simple_meta"))))
     assert (history.commits, history.commits_with_schema) == (13, 13)
-    last = history.versions[-1]
-    assert (last.instant, last.action, last.operation, last.commits) == ("20260307162557587", "deltacommit",
-                                                                         "INSERT", 13)
-    fields = {f.name: f.type for f in last.fields}
+    (only,) = history.versions
+    assert (only.source, only.commits, only.last_instant) == ("table_config", 13, "20260307162620509")
+    assert only.note.startswith("the writer's schema (first recorded by 20260307162557587) gives 13 nullable fields")
+    fields = {f.name: f.type for f in only.fields}
     assert fields["amount"] == "decimal(15,2)" and fields["txn_datetime"] == "timestamp-micros"
-    assert {c.change for c in history.changes} == {ChangeKind.DEFAULT_ADDED}
+    assert history.changes == []
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_fixture_tables_never_evolved_have_no_schema_change(name: str, fixtures_dir: Path) -> None:
+    """Spark-written fixture tables whose schema never changed: one version, no change, whatever Spark's Avro
+    conversion did to the writer's schema (null defaults, null's place in a union)."""
+    tables = sorted(p.parent.parent for p in (fixtures_dir / name).rglob("hoodie.properties")
+                    if p.parent.name == ".hoodie" and "metadata" not in p.parts)
+    assert tables
+    for base in tables:
+        history = schema_history(open_table(str(base)))
+        assert history.changes == [] and len(history.versions) == 1, base
 
 
 # -- damage: findings, never guesses -----------------------------------------------------------------------------
@@ -254,7 +269,7 @@ def test_cli_json_text_csv_and_range(built: dict[str, BuildResult], capsys: pyte
     assert list(doc) == ["commits", "commits_with_schema", "since", "until", "schemas", "changes", "findings",
                          "incomplete"]
     assert list(doc["schemas"][1]) == ["instant", "completion_time", "action", "operation", "source", "path",
-                                       "commits", "last_instant", "fields"]
+                                       "commits", "last_instant", "note", "fields"]
     assert list(doc["schemas"][1]["fields"][0]) == ["name", "type", "nullable", "default", "has_default"]
     assert doc["changes"][1] == {
         "instant": t(4), "action": "commit", "operation": "UPSERT", "source": "archived", "field": "qty",

@@ -1,0 +1,257 @@
+"""The verdict: one answer per table, the same through the API, every command's exit code, the report and the
+Overview, on a table whose metadata table lists a file storage lacks (readers fail) and on a table where a
+replaced file group is visible again after an archival without the HUDI-7779 guard (duplicate data)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from hudi_core import dashboard, open_table
+from hudi_core.cli import main as cli_main
+from hudi_core.errors import Severity
+from hudi_core.scenarios.build import BuildResult, build_scenario
+from hudi_core.scenarios.builtin import load_builtin
+from hudi_core.scenarios.model import scenario_from_dict
+from hudi_core.services.verdict import compute_verdict
+
+NOW = "20300101000000000"
+SMALL = ["--size", "S", "--files", "600", "--partitions", "4", "--file-groups", "40", "--log-files", "40",
+         "--active-instants", "30", "--archived-instants", "300", "--quiet"]
+BUILTIN = Path(__file__).resolve().parent.parent / "hudi_core" / "scenarios" / "builtin"
+
+
+@pytest.fixture(scope="module")
+def roots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("verdict")
+
+
+@pytest.fixture(scope="module")
+def drifted(roots: Path) -> Path:
+    """A generated v9 table whose metadata table lists two files storage lacks and lacks two it has."""
+    out = roots / "drifted"
+    assert cli_main(["generate", *SMALL, "--layout", "2", "--table-version", "9", "--mdt-drift", "2", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def exposed(roots: Path) -> BuildResult:
+    """HUDI-7779 case b with its last archival run without the guard: fg2 is visible again next to fg3."""
+    data = json.loads((BUILTIN / "hudi7779_case_b.json").read_text())
+    data["steps"][-1]["savepoint_guard"] = False
+    return build_scenario(scenario_from_dict(data, "hudi7779_case_b"), roots / "exposed", 9)
+
+
+@pytest.fixture(scope="module")
+def case_b(roots: Path) -> BuildResult:
+    return build_scenario(load_builtin("hudi7779_case_b"), roots / "case_b", 9)
+
+
+def _missing_latest(table: Path) -> str:
+    """The table-relative path of the one file of a latest slice that the metadata table lists and storage lacks."""
+    t = open_table(str(table))
+    view = t.fs_view()
+    latest = {(s.partition, n) for s in view.latest_slices() for n in s.file_names}
+    gone = [f"{d.partition}/{d.file}" for d in view.listing_differences
+            if d.kind.value == "missing_on_storage" and (d.partition, d.file) in latest]
+    assert len(gone) == 1 and not (table / gone[0]).exists()
+    return gone[0]
+
+
+# -- the API ---------------------------------------------------------------------------------------------
+
+
+def test_verdict_of_the_drifted_table_names_the_file_readers_fail_on(drifted: Path) -> None:
+    gone = _missing_latest(drifted)
+    v = compute_verdict(open_table(str(drifted)))
+    assert (v.status, v.severity, v.exit_code, v.opens_health, v.incomplete) == ("error", Severity.ERROR, 2, True,
+                                                                                 False)
+    assert v.counts() == {"error": 1, "warning": 3}
+    first = v.first_error
+    assert first is not None and first.check == "metadata_listing" and first.files == (gone,)
+    assert first.title == ("1 file listed by the metadata table in a latest file slice but missing on storage: "
+                           "readers fail on it (FileNotFoundException)")
+    assert first.instants == (gone.rsplit("_", 1)[1].split(".")[0],)
+    assert v.headline == f"{first.title}: {gone}"
+    assert [w.title.split(":")[0] for w in v.warnings] == [
+        "cleaner not running", "2 files on storage but not listed by the metadata table",
+        "1 file listed by the metadata table (older slices) but missing on storage"]
+
+
+def test_verdict_of_the_exposed_table(exposed: BuildResult) -> None:
+    fg2, fg3, t4 = exposed.file_id("fg2"), exposed.file_id("fg3"), exposed.time("t4")
+    v = compute_verdict(open_table(exposed.uri), exposed.scenario.conf)
+    assert (v.status, v.exit_code, v.opens_health) == ("error", 2, True)
+    first = v.first_error
+    assert first is not None and first.check == "replaced_visible_again"
+    assert first.title == f"region=us/{fg2}, replaced by archived {t4}, is visible again next to {fg3}"
+    assert first.files == (f"region=us/{fg2}", f"region=us/{fg3}")
+    assert v.headline == f"{first.title}: region=us/{fg2}"
+
+
+def test_verdict_of_case_b_is_a_warning_and_of_a_healthy_table_ok(case_b: BuildResult, roots: Path) -> None:
+    v = compute_verdict(open_table(case_b.uri), case_b.scenario.conf)
+    assert (v.status, v.exit_code, v.opens_health, v.first_error) == ("warning", 2, False, None)
+    healthy = build_scenario(load_builtin("blog_clean_t1_t4"), roots / "healthy", 9)
+    ok = compute_verdict(open_table(healthy.uri))
+    assert (ok.status, ok.exit_code, ok.items) == ("ok", 0, ())
+    assert ok.headline == "nothing wrong found by 22 of the doctor's checks and the file listing"
+
+
+# -- exit codes ------------------------------------------------------------------------------------------
+
+
+def _code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
+    code = cli_main(argv)
+    capsys.readouterr()
+    return code
+
+
+def test_every_command_exit_code_on_the_drifted_table(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    t = str(drifted)
+    codes = {name: _code(argv, capsys) for name, argv in {
+        "info": ["info", t], "fsview": ["fsview", t], "fsview-json": ["fsview", t, "--format", "json"],
+        "doctor": ["doctor", t, "--now", NOW], "validate-metadata": ["validate-metadata", t],
+        "plan-clean": ["plan-clean", t, "--now", NOW], "sql": ["sql", t, "SELECT count(*) FROM file_slices"],
+        "report": ["report", t, "--format", "json", "--now", NOW],
+        "watch": ["watch", t, "--until-idle", "0.3", "--interval", "0.1"],
+        # Read the timeline only: they list no file, so they cannot find the drift.
+        "timeline": ["timeline", t], "markers": ["markers", t], "plan-archive": ["plan-archive", t],
+    }.items()}
+    assert codes == {"info": 2, "fsview": 2, "fsview-json": 2, "doctor": 2, "validate-metadata": 2, "plan-clean": 2,
+                     "sql": 2, "report": 2, "watch": 2, "timeline": 0, "markers": 0, "plan-archive": 0}
+
+
+def test_every_command_exit_code_on_the_exposed_table(exposed: BuildResult,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    t = exposed.uri
+    conf = [x for k, v in exposed.scenario.conf.items() for x in ("--conf", f"{k}={v}")]
+    codes = {name: _code(argv, capsys) for name, argv in {
+        "info": ["info", t], "doctor": ["doctor", t, *conf, "--now", NOW],
+        "report": ["report", t, *conf, "--format", "json", "--now", NOW],
+        "watch": ["watch", t, *conf, "--until-idle", "0.3", "--interval", "0.1"],
+        # No metadata table: no answer.
+        "validate-metadata": ["validate-metadata", t], "timeline": ["timeline", t],
+    }.items()}
+    assert codes == {"info": 2, "doctor": 2, "report": 2, "watch": 2, "validate-metadata": 1, "timeline": 0}
+
+
+def test_bad_arguments_and_a_bad_query_exit_1(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as usage:
+        cli_main(["fsview", str(drifted), "--no-such-option"])
+    assert usage.value.code == 1
+    assert _code(["sql", str(drifted), "SELECT nonsense FROM nowhere"], capsys) == 1
+    assert _code(["info", str(drifted / "not-a-table")], capsys) == 1
+
+
+def test_every_help_states_the_exit_code_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("info", "fsview", "timeline", "doctor", "validate-metadata", "plan-archive", "sql", "watch"):
+        with pytest.raises(SystemExit):
+            cli_main([command, "--help"])
+        out = " ".join(capsys.readouterr().out.split())
+        assert "exit codes: 0 = read completely, nothing wrong found; 1 = the answer is incomplete" in out, command
+        assert "2 = the table has a problem this command found" in out, command
+
+
+# -- the same verdict in the report, info and the Overview ------------------------------------------------
+
+
+def test_report_and_info_carry_the_verdict(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    expected = compute_verdict(open_table(str(drifted))).to_dict()
+    assert cli_main(["report", str(drifted), "--format", "json", "--now", NOW]) == 2
+    report = json.loads(capsys.readouterr().out)
+    assert list(report)[:2] == ["report_version", "verdict"]
+    assert report["verdict"] == expected
+    assert cli_main(["info", str(drifted), "--format", "json"]) == 2
+    info = json.loads(capsys.readouterr().out)
+    assert next(iter(info)) == "verdict" and info["verdict"] == expected
+    assert cli_main(["report", str(drifted), "--out", str(drifted.parent / "report.html"), "--now", NOW]) == 2
+    html = (drifted.parent / "report.html").read_text()
+    assert html.index("id='verdict'") < html.index("id='status'")
+    assert expected["first_error"]["file"] in html[html.index("id='verdict'"):html.index("id='status'")]
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_text_shows_every_name_whole(drifted: Path, columns: str, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    gone = _missing_latest(drifted)
+    view = open_table(str(drifted)).fs_view()
+    names = [s.base_file_name for s in view.latest_slices() if s.base_file_name]
+    assert len(names) == 40 and all(len(n) > 60 for n in names)
+    cli_main(["fsview", str(drifted)])
+    out = capsys.readouterr().out
+    assert all(n in out for n in names) and "…" not in out
+    cli_main(["doctor", str(drifted), "--now", NOW])
+    out = capsys.readouterr().out
+    assert gone in out and "why: " in out and "what to do: " in out and "None" not in out and "…" not in out
+    cli_main(["info", str(drifted)])
+    out = capsys.readouterr().out
+    assert out.startswith("verdict: error") and gone in out and "None" not in out
+    cli_main(["timeline", str(drifted)])
+    out = capsys.readouterr().out
+    assert "20240101062900000.commit.requested" in out and "…" not in out
+    if columns == "200":
+        assert max(len(line) for line in cli_main_lines(["validate-metadata", str(drifted)], capsys)) <= 200
+
+
+def cli_main_lines(argv: list[str], capsys: pytest.CaptureFixture[str]) -> list[str]:
+    cli_main(argv)
+    return capsys.readouterr().out.splitlines()
+
+
+def test_watch_and_doctor_agree_on_case_b(case_b: BuildResult, capsys: pytest.CaptureFixture[str]) -> None:
+    """Default configuration: doctor warns of the deleted savepoint, and watch raises the same alert."""
+    t = case_b.uri
+    assert cli_main(["doctor", t, "--format", "json"]) == 2
+    doctor = json.loads(capsys.readouterr().out)
+    assert [(f["severity"], f["check"]) for f in doctor["health_findings"]] == [("warning", "deleted_savepoint")]
+    assert cli_main(["watch", t, "--from-start", "--until-idle", "0.3", "--interval", "0.1"]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"watching {t}: alerts judged as doctor judges them, with Hudi 1.2.x cleaner/archiver with "
+                          "the HUDI-7779 savepoint guard, pending instants stale after 24 h, conf defaults;")
+    alerts = [line for line in out.splitlines() if " alert " in line]
+    assert len(alerts) == 1 and "warning raised [deleted_savepoint] savepoint(s) 20240101000300000" in alerts[0]
+
+
+def _overview(table: Path | str, roots: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("HUDI_INSPECTOR_CACHE", str(roots / "ui-cache"))
+    monkeypatch.setenv("HUDI_INSPECTOR_ROOTS", str(roots))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(str(dashboard.APP), default_timeout=120)
+    at.query_params["table"] = str(table)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _errors(at: Any) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def test_overview_and_health_open_with_the_verdict(drifted: Path, exposed: BuildResult, roots: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    gone = _missing_latest(drifted)
+    at = _overview(drifted, roots, monkeypatch)
+    # Readers would fail: the table opens on Health, which leads with the verdict.
+    assert at.title[0].value == "Health"
+    assert _errors(at)[0].startswith("**Readers of this table fail or see wrong data.** 1 file listed by the metadata "
+                                     f"table in a latest file slice but missing on storage: readers fail on it "
+                                     f"(FileNotFoundException) — `{gone}`; 3 warnings")
+    at.switch_page(str(dashboard.PAGES_DIR / "1_overview.py")).run()
+    assert not at.exception
+    assert _errors(at)[0].endswith(f"— `{gone}`; 3 warnings")
+    assert "No findings" not in " ".join(e.value for e in at.success)
+    assert [t.label for t in at.tabs] == ["Phase timings", "Counts", "Instants (330)", "Configuration and facts",
+                                          "Timeline decode findings (4)"]
+    at = _overview(exposed.uri, roots, monkeypatch)
+    assert at.title[0].value == "Health"
+    fg2 = exposed.file_id("fg2")
+    assert f"replaced by archived {exposed.time('t4')}, is visible again" in _errors(at)[0]
+    assert f"`region=us/{fg2}`" in _errors(at)[0]
