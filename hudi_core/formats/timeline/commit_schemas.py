@@ -34,6 +34,7 @@ from hudi_core.formats.avro.container import binary_buffers, container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
+    COMMIT_TYPES,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -56,7 +57,6 @@ LOCATED_SCHEMAS_SCHEMA = pa.schema([
     ("operation_type", pa.string()), ("schema", pa.string()),
 ])
 
-_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
 _VALUE, _OPERATION = "extra_value", "operation_type"
 _BODY_SINKS = {_VALUE: av.STRING, _OPERATION: av.STRING}
 
@@ -82,7 +82,7 @@ def _json_values(data: bytes, action: str) -> tuple[str | None, str | None] | No
     if not isinstance(values, dict):
         return None
     expected = expected_record_type(action, State.COMPLETED)
-    if expected is not None and expected not in _COMMIT_TYPES:
+    if expected is not None and expected not in COMMIT_TYPES:
         return None
     is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
     try:
@@ -116,14 +116,7 @@ def _slow_values(data: bytes, action: str) -> tuple[str | None, str | None] | st
 @functools.lru_cache(maxsize=32)
 def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
-    try:
-        parsed = orjson.loads(schema_json)
-    except orjson.JSONDecodeError as exc:
-        raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
-    name = parsed.get("name", "") if isinstance(parsed, dict) else ""
-    record_type = str(name).rsplit(".", 1)[-1]
-    if record_type not in _COMMIT_TYPES:
-        raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    parsed, record_type = ws.commit_writer_schema(schema_json)
     tree = av.compile_schema(parsed, (("extraMetadata",),), {}, {"operationType": (_OPERATION, av.STRING)},
                              map_values={0: (_VALUE, av.STRING)})
     return tree, record_type

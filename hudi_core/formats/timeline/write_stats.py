@@ -35,6 +35,7 @@ from hudi_core.formats.avro import vector as av
 from hudi_core.formats.avro.container import AVRO_MAGIC, binary_buffers, container_datums, container_header
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.bodies import (
+    COMMIT_TYPES,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -87,7 +88,6 @@ _AVRO_FIELDS: dict[str, tuple[str, str]] = {
     "logVersion": ("log_version", av.LONG),
 }
 _SINKS = {sink: kind for sink, kind in _AVRO_FIELDS.values()}
-_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
 #: Completed actions whose bodies hold write stats, and the pending names a layout-2 row may carry for them.
 WRITE_COMPLETED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT})
 _WRITE_ROW_ACTIONS = WRITE_COMPLETED_ACTIONS | {ia.COMPACTION, ia.CLUSTERING, ia.LOG_COMPACTION}
@@ -147,7 +147,7 @@ def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]]
         return None
     expected = expected_record_type(action, State.COMPLETED)
     is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
-    if expected not in _COMMIT_TYPES and expected is not None:
+    if expected not in COMMIT_TYPES and expected is not None:
         return None
     try:
         check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
@@ -228,17 +228,24 @@ def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
 # -- Avro containers, column-wise ----------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=32)
-def _container_tree(schema_json: bytes) -> tuple[Any, str]:
-    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+def commit_writer_schema(schema_json: bytes) -> tuple[Any, str]:
+    """(parsed schema, record type) of a container's writer schema when it is commit metadata; raises
+    VectorDecodeError otherwise."""
     try:
         parsed = orjson.loads(schema_json)
     except orjson.JSONDecodeError as exc:
         raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
     name = parsed.get("name", "") if isinstance(parsed, dict) else ""
     record_type = str(name).rsplit(".", 1)[-1]
-    if record_type not in _COMMIT_TYPES:
+    if record_type not in COMMIT_TYPES:
         raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    return parsed, record_type
+
+
+@functools.lru_cache(maxsize=32)
+def _container_tree(schema_json: bytes) -> tuple[Any, str]:
+    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+    parsed, record_type = commit_writer_schema(schema_json)
     return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
 
 
