@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError
 from hudi_core.formats.avro import vector as av
-from hudi_core.formats.avro.container import binary_buffers, container_datums
+from hudi_core.formats.avro.container import container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
@@ -150,27 +150,19 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     return operation, schema
 
 
+def _decode_group(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, group: np.ndarray, size: int, tree: Any
+                  ) -> tuple[pa.Table, np.ndarray]:
+    members, data, length = container_datums(buf, starts, ends, group, size)
+    cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
+    operation, schema = _captured_values(buf, cap, members.size)
+    assert operation is not None
+    return pa.table({"body": pa.array(members, pa.int64()), "operation_type": operation, "schema": schema},
+                    schema=BODY_SCHEMAS_SCHEMA), members
+
+
 def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
                            ) -> tuple[list[pa.Table], np.ndarray]:
-    """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
-    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
-    done = np.zeros(len(bodies), dtype=bool)
-    tables: list[pa.Table] = []
-    if not candidates.size:
-        return tables, done
-    buf, starts, ends = binary_buffers(bodies)
-    for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
-        try:
-            members, data, length = container_datums(buf, starts, ends, group, size)
-            cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
-            operation, schema = _captured_values(buf, cap, members.size)
-        except av.VectorDecodeError:
-            continue
-        assert operation is not None
-        tables.append(pa.table({"body": pa.array(members, pa.int64()), "operation_type": operation,
-                                "schema": schema}, schema=BODY_SCHEMAS_SCHEMA))
-        done[members] = True
-    return tables, done
+    return ws.containers_columnwise(bodies, candidates, actions, _container_tree, _decode_group)
 
 
 def commit_schemas_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],

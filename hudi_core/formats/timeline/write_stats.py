@@ -359,23 +359,34 @@ def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, 
             yield members, size, tree
 
 
-def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
-                           ) -> tuple[list[pa.Table], np.ndarray]:
+#: Decodes one group of containers: (buf, starts, ends, members, header size, tree) -> (rows, members decoded).
+GroupDecoder = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, Any], tuple[pa.Table, np.ndarray]]
+
+
+def containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None],
+                          tree_of: Callable[[bytes], tuple[Any, str]], decode_group: GroupDecoder
+                          ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
-    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
+    headers (:func:`container_groups`, trees by `tree_of`), each group by `decode_group`. Returns the tables
+    and the bodies decoded (the others take the slow way)."""
     done = np.zeros(len(bodies), dtype=bool)
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
     buf, starts, ends = binary_buffers(bodies)
-    for members, size, tree in container_groups(bodies, buf, candidates, actions, _container_tree):
+    for members, size, tree in container_groups(bodies, buf, candidates, actions, tree_of):
         try:
-            table, decoded = _decode_members(buf, starts, ends, members, size, tree)
+            table, decoded = decode_group(buf, starts, ends, members, size, tree)
         except av.VectorDecodeError:
             continue
         tables.append(table)
         done[decoded] = True
     return tables, done
+
+
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
+                           ) -> tuple[list[pa.Table], np.ndarray]:
+    return containers_columnwise(bodies, candidates, actions, _container_tree, _decode_members)
 
 
 def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
