@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -34,11 +33,8 @@ from hudi_core.formats.avro.container import container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
-    COMMIT_TYPES,
     BodyFormat,
-    check_record_type,
     decode_body,
-    expected_record_type,
     sniff_format,
 )
 from hudi_core.formats.timeline.instant import State
@@ -75,20 +71,8 @@ def _str(value: Any) -> str | None:
 def _json_values(data: bytes, action: str) -> tuple[str | None, str | None] | None:
     """(operationType, schema) of a JSON body as `decode_body` would read them; None where `decode_body` must
     decide (errors, a record type the action does not take)."""
-    try:
-        values = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
-    if not isinstance(values, dict):
-        return None
-    expected = expected_record_type(action, State.COMPLETED)
-    if expected is not None and expected not in COMMIT_TYPES:
-        return None
-    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
-    try:
-        check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
-                          State.COMPLETED)
-    except DecodeError:
+    values = ws.json_commit_body(data, action)
+    if values is None:
         return None
     extra = values.get("extraMetadata")
     schema = extra.get(SCHEMA_KEY) if isinstance(extra, dict) else None

@@ -136,9 +136,9 @@ def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
             seq += 1
 
 
-def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
-    """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
-    `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
+def json_commit_body(data: bytes, action: str) -> dict[str, Any] | None:
+    """A JSON body parsed, when it is commit metadata the completed `action` takes, as `decode_body` would
+    read it; None where `decode_body` must decide (errors, a record type the action does not take)."""
     try:
         values = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -146,13 +146,22 @@ def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]]
     if not isinstance(values, dict):
         return None
     expected = expected_record_type(action, State.COMPLETED)
-    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
     if expected not in COMMIT_TYPES and expected is not None:
         return None
+    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
     try:
         check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
                           State.COMPLETED)
     except DecodeError:
+        return None
+    return values
+
+
+def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
+    """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
+    `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
+    values = json_commit_body(data, action)
+    if values is None:
         return None
     stats = values.get("partitionToWriteStats")
     out: list[tuple[Any, Mapping[str, Any]]] = []
