@@ -254,10 +254,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     n = starts.size
     if not n:
         return []
-    first = np.ones(n, dtype=bool)
-    first[1:] = offsets[1:] != offsets[:-1]
-    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    indexes = np.arange(n, dtype=np.int64) - block_start
+    indexes = ws.record_indexes(offsets)
 
     def records(which: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
         """(block offset, index in block, bytes) of records, for the slow ways (all when `which` is None)."""

@@ -719,6 +719,16 @@ class _Run:
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
+def record_indexes(offsets: np.ndarray) -> np.ndarray:
+    """Each record's index within its block, from the block offsets of records listed block by block."""
+    n = offsets.size
+    first = np.ones(n, dtype=bool)
+    first[1:] = offsets[1:] != offsets[:-1]
+    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    indexes: np.ndarray = np.arange(n, dtype=np.int64) - block_start
+    return indexes
+
+
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
                      ends: np.ndarray) -> list[pa.Table]:
     """The write stats of archive records (their block's offset, start and end in `buf`) of one schema, decoded
@@ -728,10 +738,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     n = starts.size
     if not n:
         return []
-    first = np.ones(n, dtype=bool)
-    first[1:] = offsets[1:] != offsets[:-1]
-    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    indexes = np.arange(n, dtype=np.int64) - block_start
+    indexes = record_indexes(offsets)
 
     def datum(i: int) -> bytes:
         """The slow ways' bytes of one record."""
