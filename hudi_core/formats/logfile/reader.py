@@ -344,22 +344,8 @@ class LogFileReader:
         try:
             return self._parse_frame(pos, index, size, after_size, frame_end, trailer)
         except _Inconsistent as exc:
-            return LogBlock(
-                path=self.path,
-                index=index,
-                offset=pos,
-                size=size,
-                end=frame_end,
-                block_type=BlockType.CORRUPT_BLOCK,
-                type_ordinal=None,
-                format_version=None,
-                header_entries=(),
-                footer_entries=(),
-                content_offset=after_magic,
-                content_length=frame_end - after_magic,
-                trailer=trailer,
-                corrupt_reason=f"{INCONSISTENT_LAYOUT}: {exc}",
-            )
+            return self._corrupt_block(index, pos, size, frame_end, after_magic, trailer,
+                                       f"{INCONSISTENT_LAYOUT}: {exc}")
 
     def _parse_frame(
         self, pos: int, index: int, size: int, after_size: int, frame_end: int, trailer: int
@@ -422,20 +408,26 @@ class LogFileReader:
     def _corrupt(self, pos: int, index: int, reason: str) -> LogBlock:
         start = pos + MAGIC_LEN  # 1.x rewinds to just after the bad block's magic
         nxt = self._next_magic(start)
+        return self._corrupt_block(index, pos, nxt - start, nxt, start, None, reason)
+
+    def _corrupt_block(self, index: int, pos: int, size: int, end: int, content_offset: int, trailer: int | None,
+                       reason: str) -> LogBlock:
+        """A corrupt block at `pos` (its `size` as the frame or the rewind counts it) ending at `end`, its
+        content from `content_offset`; no header or footer."""
         return LogBlock(
             path=self.path,
             index=index,
             offset=pos,
-            size=nxt - start,
-            end=nxt,
+            size=size,
+            end=end,
             block_type=BlockType.CORRUPT_BLOCK,
             type_ordinal=None,
             format_version=None,
             header_entries=(),
             footer_entries=(),
-            content_offset=start,
-            content_length=nxt - start,
-            trailer=None,
+            content_offset=content_offset,
+            content_length=end - content_offset,
+            trailer=trailer,
             corrupt_reason=reason,
         )
 

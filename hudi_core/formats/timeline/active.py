@@ -152,8 +152,32 @@ def flush_index_writes() -> None:
         module.flush_all()
 
 
+class BodyRecords:
+    """The typed records of a timeline that decodes its instants' bodies (:meth:`body`): the active, archived
+    and unified timelines."""
+
+    def body(self, instant: Instant, state: State | None = None) -> DecodedBody | None:
+        raise NotImplementedError
+
+    def record(self, instant: Instant, state: State | None = None) -> Any:
+        """The typed record of one state, or ``None``."""
+        body = self.body(instant, state)
+        return body.record if body else None
+
+    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
+        """Commit or replace metadata of a completed write instant."""
+        rec = self.record(instant, State.COMPLETED)
+        from hudi_core.formats.timeline.records import CommitMetadata
+
+        return rec if isinstance(rec, CommitMetadata) else None
+
+    def plan(self, instant: Instant) -> Any:
+        """The plan of an instant, read from its requested state (`CleanerUtils.getCleanerPlan`)."""
+        return self.record(instant, State.REQUESTED)
+
+
 @dataclass
-class ActiveTimeline(Timeline):
+class ActiveTimeline(BodyRecords, Timeline):
     """The active timeline of one table, with lazy, cached body decoding.
 
     A body is taken from the active-timeline index (:mod:`hudi_core.formats.timeline.active_index`) when the index has
@@ -379,21 +403,6 @@ class ActiveTimeline(Timeline):
             if f.name in self._errors:
                 out.append(self._errors[f.name])
         return out
-
-    def record(self, instant: Instant, state: State | None = None) -> Any:
-        body = self.body(instant, state)
-        return body.record if body else None
-
-    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
-        """Commit or replace metadata of a completed write instant."""
-        rec = self.record(instant, State.COMPLETED)
-        from hudi_core.formats.timeline.records import CommitMetadata
-
-        return rec if isinstance(rec, CommitMetadata) else None
-
-    def plan(self, instant: Instant) -> Any:
-        """The plan of an instant, read from its requested file (`CleanerUtils.getCleanerPlan`)."""
-        return self.record(instant, State.REQUESTED)
 
     def without(self, instants: Iterable[Instant]) -> ActiveTimeline:
         """This timeline minus `instants` (matched by requested time and comparable action), as if

@@ -58,7 +58,6 @@ from hudi_core.formats.timeline.instant import InstantFile
 
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
 INDEX_FORMAT = 1
-_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
 #: Index rows (instant files) whose write stats :meth:`ActiveIndex._stat_rows` converts to tuples at a time.
 STAT_BLOCK_ROWS = 256
 #: Typed record classes by name (the `class` key of a row's fields).

@@ -95,7 +95,8 @@ def parse_json_object(data: bytes) -> Any:
     return json.loads(data.decode("utf-8"))
 
 
-_COMMIT_TYPES = frozenset({"HoodieCommitMetadata", "HoodieReplaceCommitMetadata"})
+#: The record types of completed commit, deltacommit and replacecommit bodies.
+COMMIT_TYPES = frozenset({"HoodieCommitMetadata", "HoodieReplaceCommitMetadata"})
 _PLAN = {
     ia.CLEAN: "HoodieCleanerPlan", ia.COMPACTION: "HoodieCompactionPlan", ia.LOG_COMPACTION: "HoodieCompactionPlan",
     ia.ROLLBACK: "HoodieRollbackPlan", ia.RESTORE: "HoodieRestorePlan", ia.INDEXING: "HoodieIndexPlan",
@@ -111,14 +112,14 @@ def allowed_record_types(action: str, state: State) -> frozenset[str]:
         # plans may sit in a requested commit as requested-replace metadata. An archived (layout 2)
         # compaction is an archived `commit` whose plan bytes are the compaction plan.
         if state is State.REQUESTED:
-            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata", "HoodieCompactionPlan"}
-        return _COMMIT_TYPES
+            return COMMIT_TYPES | {"HoodieRequestedReplaceMetadata", "HoodieCompactionPlan"}
+        return COMMIT_TYPES
     if action in (ia.REPLACE_COMMIT, ia.CLUSTERING):
         if state is State.REQUESTED:
             return frozenset({"HoodieRequestedReplaceMetadata"})
         if state is State.INFLIGHT:
-            return _COMMIT_TYPES | {"HoodieRequestedReplaceMetadata"}
-        return _COMMIT_TYPES
+            return COMMIT_TYPES | {"HoodieRequestedReplaceMetadata"}
+        return COMMIT_TYPES
     if action in _PLAN:
         plan = _PLAN[action]
         if state is not State.COMPLETED:
@@ -126,7 +127,7 @@ def allowed_record_types(action: str, state: State) -> frozenset[str]:
         done = {ia.CLEAN: "HoodieCleanMetadata", ia.ROLLBACK: "HoodieRollbackMetadata",
                 ia.RESTORE: "HoodieRestoreMetadata", ia.INDEXING: "HoodieIndexCommitMetadata"}.get(action)
         # A completed compaction is a commit file; the action never completes under its own name.
-        return frozenset({done}) if done else _COMMIT_TYPES
+        return frozenset({done}) if done else COMMIT_TYPES
     if action == ia.SAVEPOINT:
         return frozenset({"HoodieSavepointMetadata"})
     return frozenset()
@@ -204,7 +205,7 @@ def decode_body(data: bytes, action: str, state: State) -> DecodedBody:
         # JSON in, say, a `clean.requested` is the wrong record type (never read as a cleaner plan).
         is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
         record_type = "HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata"
-        if expected not in _COMMIT_TYPES and expected is not None:
+        if expected not in COMMIT_TYPES and expected is not None:
             raise DecodeError(f"holds JSON commit metadata where a {action} {state.name} file holds an Avro "
                               f"{expected}: wrong record type, not used")
         check_record_type(record_type, action, state)

@@ -24,20 +24,17 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
-import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.errors import DecodeError, StorageError
+from hudi_core.errors import DecodeError
 from hudi_core.formats.avro import vector as av
-from hudi_core.formats.avro.container import binary_buffers, container_datums
+from hudi_core.formats.avro.container import container_datums
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline import write_stats as ws
 from hudi_core.formats.timeline.bodies import (
     BodyFormat,
-    check_record_type,
     decode_body,
-    expected_record_type,
     sniff_format,
 )
 from hudi_core.formats.timeline.instant import State
@@ -56,7 +53,6 @@ LOCATED_SCHEMAS_SCHEMA = pa.schema([
     ("operation_type", pa.string()), ("schema", pa.string()),
 ])
 
-_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
 _VALUE, _OPERATION = "extra_value", "operation_type"
 _BODY_SINKS = {_VALUE: av.STRING, _OPERATION: av.STRING}
 
@@ -75,20 +71,8 @@ def _str(value: Any) -> str | None:
 def _json_values(data: bytes, action: str) -> tuple[str | None, str | None] | None:
     """(operationType, schema) of a JSON body as `decode_body` would read them; None where `decode_body` must
     decide (errors, a record type the action does not take)."""
-    try:
-        values = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None  # json.loads words it (or accepts what orjson does not: NaN, huge integers)
-    if not isinstance(values, dict):
-        return None
-    expected = expected_record_type(action, State.COMPLETED)
-    if expected is not None and expected not in _COMMIT_TYPES:
-        return None
-    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
-    try:
-        check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
-                          State.COMPLETED)
-    except DecodeError:
+    values = ws.json_commit_body(data, action)
+    if values is None:
         return None
     extra = values.get("extraMetadata")
     schema = extra.get(SCHEMA_KEY) if isinstance(extra, dict) else None
@@ -116,14 +100,7 @@ def _slow_values(data: bytes, action: str) -> tuple[str | None, str | None] | st
 @functools.lru_cache(maxsize=32)
 def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
-    try:
-        parsed = orjson.loads(schema_json)
-    except orjson.JSONDecodeError as exc:
-        raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
-    name = parsed.get("name", "") if isinstance(parsed, dict) else ""
-    record_type = str(name).rsplit(".", 1)[-1]
-    if record_type not in _COMMIT_TYPES:
-        raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    parsed, record_type = ws.commit_writer_schema(schema_json)
     tree = av.compile_schema(parsed, (("extraMetadata",),), {}, {"operationType": (_OPERATION, av.STRING)},
                              map_values={0: (_VALUE, av.STRING)})
     return tree, record_type
@@ -157,27 +134,19 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     return operation, schema
 
 
+def _decode_group(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, group: np.ndarray, size: int, tree: Any
+                  ) -> tuple[pa.Table, np.ndarray]:
+    members, data, length = container_datums(buf, starts, ends, group, size)
+    cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
+    operation, schema = _captured_values(buf, cap, members.size)
+    assert operation is not None
+    return pa.table({"body": pa.array(members, pa.int64()), "operation_type": operation, "schema": schema},
+                    schema=BODY_SCHEMAS_SCHEMA), members
+
+
 def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
                            ) -> tuple[list[pa.Table], np.ndarray]:
-    """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
-    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
-    done = np.zeros(len(bodies), dtype=bool)
-    tables: list[pa.Table] = []
-    if not candidates.size:
-        return tables, done
-    buf, starts, ends = binary_buffers(bodies)
-    for group, size, tree in ws.container_groups(bodies, buf, candidates, actions, _container_tree):
-        try:
-            members, data, length = container_datums(buf, starts, ends, group, size)
-            cap = av.decode(tree, buf, data, data + length, _BODY_SINKS)
-            operation, schema = _captured_values(buf, cap, members.size)
-        except av.VectorDecodeError:
-            continue
-        assert operation is not None
-        tables.append(pa.table({"body": pa.array(members, pa.int64()), "operation_type": operation,
-                                "schema": schema}, schema=BODY_SCHEMAS_SCHEMA))
-        done[members] = True
-    return tables, done
+    return ws.containers_columnwise(bodies, candidates, actions, _container_tree, _decode_group)
 
 
 def commit_schemas_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[str | None],
@@ -218,81 +187,13 @@ def commit_schemas_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions:
 # -- batch functions over archive files ---------------------------------------------------------------------------
 
 
-def _located(values: pa.Table, path: str, offsets: np.ndarray | None, indexes: np.ndarray, times: pa.Array,
-             actions: pa.Array) -> pa.Table:
-    """:data:`LOCATED_SCHEMAS_SCHEMA` rows of body-indexed `values` (body i at `indexes[i]`, …)."""
-    body = values["body"].to_numpy()
-    n = values.num_rows
-    take = pa.array(body, pa.int64())
-    return pa.table({
-        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
-        "block_offset": pa.array(offsets[body], pa.int64()) if offsets is not None else pa.nulls(n, pa.int64()),
-        "record_index": pa.array(indexes[body], pa.int64()),
-        "requested_time": times.take(take), "action": actions.take(take),
-        "error_code": pa.nulls(n, pa.string()), "error": pa.nulls(n, pa.string()),
-        "operation_type": values["operation_type"], "schema": values["schema"],
-    }, schema=LOCATED_SCHEMAS_SCHEMA)
-
-
-def _error_rows(path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
-                ) -> pa.Table:
-    """Error rows: (block offset, record index, requested time, action, code, message)."""
-    n = len(items)
-    cols: dict[str, Any] = {f.name: pa.nulls(n, f.type) for f in LOCATED_SCHEMAS_SCHEMA}
-    cols["archive_file"] = pa.array([path] * n, pa.string())
-    for k, name in enumerate(("block_offset", "record_index", "requested_time", "action", "error_code", "error")):
-        cols[name] = pa.array([it[k] for it in items], LOCATED_SCHEMAS_SCHEMA.field(name).type)
-    return pa.table(cols, schema=LOCATED_SCHEMAS_SCHEMA)
-
-
-def _concat(tables: list[pa.Table]) -> pa.Table:
-    return pa.concat_tables(tables) if tables else LOCATED_SCHEMAS_SCHEMA.empty_table()
+_SCHEMAS = ws.LocatedRows(LOCATED_SCHEMAS_SCHEMA, ("operation_type", "schema"))
 
 
 def lsm_commit_schemas(spec: StorageSpec, paths: list[str]) -> pa.Table:
     """Pure batch function: :data:`LOCATED_SCHEMAS_SCHEMA` rows of every write instant's body in layout-2 LSM
     files (`record_index`: the row in its file, as the archived listing numbers it)."""
-    import pyarrow.parquet as pq
-
-    storage = spec.open()
-    out: list[pa.Table] = []
-    for path in paths:
-        uri = storage.uri_of(path)
-        row = 0
-        try:
-            with storage.open_read(path) as handle:
-                pf = pq.ParquetFile(handle)
-                if not {"instantTime", "action", "metadata"} <= set(pf.schema_arrow.names):
-                    out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
-                                                   f"{uri} is not a HoodieLSMTimelineInstant file")]))
-                    continue
-                for batch in pf.iter_batches(batch_size=ws.BODY_BATCH, columns=["instantTime", "action", "metadata"],
-                                             use_threads=False):
-                    out.extend(_lsm_batch(path, batch, row))
-                    row += batch.num_rows
-        except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
-            out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
-                                           f"cannot read archived timeline file {uri}: {exc}")]))
-    return _concat(out)
-
-
-def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Table]:
-    times = batch.column("instantTime").cast(pa.string())
-    actions = batch.column("action").cast(pa.string())
-    wanted = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(ws._WRITE_ROW_ACTIONS))), False)
-    where = np.flatnonzero(np.asarray(wanted.to_numpy(zero_copy_only=False), dtype=bool))
-    if not where.size:
-        return []
-    indexes = np.arange(batch.num_rows, dtype=np.int64) + first_row
-    action_list = actions.to_pylist()
-    values, errors = commit_schemas_of_bodies(batch.column("metadata"), action_list, where)
-    tables = [_located(values, path, None, indexes, times, actions)]
-    if errors:
-        time_list = times.to_pylist()
-        tables.append(_error_rows(path, [(None, int(indexes[i]), time_list[i], action_list[i],
-                                          "archived_body_decode_failed", message)
-                                         for i, message in sorted(errors.items())]))
-    return tables
+    return ws.lsm_rows(spec, paths, _SCHEMAS, commit_schemas_of_bodies)
 
 
 # Layout 1: `HoodieArchivedMetaEntry` records of the archive's Avro data blocks.
@@ -314,7 +215,7 @@ def archive_log_commit_schemas(spec: StorageSpec, paths: list[str]) -> pa.Table:
     """Pure batch function: :data:`LOCATED_SCHEMAS_SCHEMA` rows of every completed commit, deltacommit and
     replacecommit record in layout-1 archive files (`block_offset` and `record_index` as the listing has
     them). Damaged blocks and records are left to the listing, which reports them."""
-    return _concat(ws.archive_log_runs(spec, paths, _SchemaRun))
+    return _SCHEMAS.concat(ws.archive_log_runs(spec, paths, _SchemaRun))
 
 
 class _SchemaRun(ws._Run):
@@ -353,10 +254,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     n = starts.size
     if not n:
         return []
-    first = np.ones(n, dtype=bool)
-    first[1:] = offsets[1:] != offsets[:-1]
-    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    indexes = np.arange(n, dtype=np.int64) - block_start
+    indexes = ws.record_indexes(offsets)
 
     def records(which: Sequence[int] | None = None) -> list[tuple[int, int, bytes]]:
         """(block offset, index in block, bytes) of records, for the slow ways (all when `which` is None)."""
@@ -398,7 +296,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
                        "schema": schema.take(keep[fast_at])}, schema=BODY_SCHEMAS_SCHEMA)
     full_times = np.full(n, -1, dtype=np.int64)
     full_times[keep] = np.arange(keep.size)
-    tables = [_located_subset(values, path, offsets, indexes, times, actions, full_times)]
+    tables = [_SCHEMAS.located(values, path, offsets, indexes, times, actions, full_times)]
     if slow.size:
         at = full_times[slow]
         tables.extend(_slow_records(path, schema_json, records([int(i) for i in slow]),
@@ -417,21 +315,6 @@ def _subset_strings(buf: np.ndarray, parts: tuple[np.ndarray, ...], n: int, keep
     safe = np.maximum(at, 0)
     return av.gather_strings(buf, np.where(valid, starts[safe] if starts.size else 0, 0),
                               np.where(valid, lengths[safe] if lengths.size else 0, 0), valid)
-
-
-def _located_subset(values: pa.Table, path: str, offsets: np.ndarray, indexes: np.ndarray, times: pa.Array,
-                    actions: pa.Array, subset_at: np.ndarray) -> pa.Table:
-    """:func:`_located` where `times` and `actions` hold only some records (`subset_at[i]`: record i's row)."""
-    body = values["body"].to_numpy()
-    take = pa.array(subset_at[body], pa.int64())
-    n = values.num_rows
-    return pa.table({
-        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
-        "block_offset": pa.array(offsets[body], pa.int64()), "record_index": pa.array(indexes[body], pa.int64()),
-        "requested_time": times.take(take), "action": actions.take(take),
-        "error_code": pa.nulls(n, pa.string()), "error": pa.nulls(n, pa.string()),
-        "operation_type": values["operation_type"], "schema": values["schema"],
-    }, schema=LOCATED_SCHEMAS_SCHEMA)
 
 
 def _slow_records(path: str, schema_json: str, records: list[tuple[int, int, bytes]], times: list[str | None],
@@ -453,12 +336,12 @@ def _slow_records(path: str, schema_json: str, records: list[tuple[int, int, byt
         rows["schema"].append(record.extra_metadata.get(SCHEMA_KEY) if isinstance(record, CommitMetadata) else None)
     tables = []
     if rows["body"]:
-        tables.append(_located(pa.table(rows, schema=BODY_SCHEMAS_SCHEMA), path,
+        tables.append(_SCHEMAS.located(pa.table(rows, schema=BODY_SCHEMAS_SCHEMA), path,
                                np.array([r[0] for r in records], dtype=np.int64),
                                np.array([r[1] for r in records], dtype=np.int64), pa.array(times, pa.string()),
                                pa.array(actions, pa.string())))
     if errors:
-        tables.append(_error_rows(path, errors))
+        tables.append(_SCHEMAS.errors(path, errors))
     return tables
 
 

@@ -31,13 +31,12 @@ from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.formats.timeline import archived_v1 as v1
 from hudi_core.formats.timeline import archived_v2 as v2
 from hudi_core.formats.timeline import instant as ia
-from hudi_core.formats.timeline.active import ActiveTimeline, Timeline
+from hudi_core.formats.timeline.active import ActiveTimeline, BodyRecords, Timeline
 from hudi_core.formats.timeline.archive_index import ArchiveIndex, IndexKey, index_enabled
 from hudi_core.formats.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeRange
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody, decode_body
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, InstantFile, State
-from hudi_core.formats.timeline.records import CommitMetadata
 from hudi_core.io.properties import TableProperties
 from hudi_core.io.storage import FileInfo, ReadOnlyStorage, StorageSpec, inline_if_local
 
@@ -100,7 +99,7 @@ def list_archive_files(spec: StorageSpec, paths: list[str], since: str | None = 
     return pa.concat_tables(tables)
 
 
-class ArchivedTimeline(Timeline):
+class ArchivedTimeline(BodyRecords, Timeline):
     """The archived timeline of one table: an Arrow listing, instants on demand, bodies on demand.
 
     `listing` has :data:`INSTANT_LISTING_SCHEMA` rows in Hudi's order; `instants` materialises
@@ -283,21 +282,6 @@ class ArchivedTimeline(Timeline):
             if key in self._errors:
                 out.append(self._errors[key])
         return out
-
-    def record(self, instant: Instant, state: State | None = None) -> Any:
-        """The typed record of one archived state, or ``None``."""
-        body = self.body(instant, state)
-        return body.record if body else None
-
-    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
-        """Commit or replace metadata of a completed archived write instant."""
-        rec = self.record(instant, State.COMPLETED)
-        return rec if isinstance(rec, CommitMetadata) else None
-
-    def plan(self, instant: Instant) -> Any:
-        """The plan of an archived instant (layout 1: its REQUESTED record; layout 2: `plan` bytes)."""
-        return self.record(instant, State.REQUESTED)
-
 
 # -- loading -----------------------------------------------------------------------------------
 
@@ -808,7 +792,7 @@ def _instants_from_listing(listing: pa.Table, layout_version: int) -> list[Insta
 # -- the unified timeline ----------------------------------------------------------------------
 
 
-class UnifiedTimeline(Timeline):
+class UnifiedTimeline(BodyRecords, Timeline):
     """Active and archived instants in one timeline, in Hudi's order, each instant once.
 
     An instant in both (a crash between writing the archive and deleting the active files) keeps
@@ -957,19 +941,6 @@ class UnifiedTimeline(Timeline):
     def body_error(self, instant: Instant) -> list[Finding]:
         """Decode failures of the instant's files or archived states."""
         return self._part(instant).body_error(instant)
-
-    def record(self, instant: Instant, state: State | None = None) -> Any:
-        """The typed record of one state."""
-        return self._part(instant).record(instant, state)
-
-    def commit_metadata(self, instant: Instant) -> CommitMetadata | None:
-        """Commit or replace metadata of a completed write instant."""
-        return self._part(instant).commit_metadata(instant)
-
-    def plan(self, instant: Instant) -> Any:
-        """The plan of an instant (requested state)."""
-        return self._part(instant).plan(instant)
-
 
 def load_unified_timeline(active: ActiveTimeline, since: str | None = None, until: str | None = None,
                           executor: Executor | None = None,

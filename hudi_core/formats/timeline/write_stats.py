@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -34,6 +35,7 @@ from hudi_core.formats.avro import vector as av
 from hudi_core.formats.avro.container import AVRO_MAGIC, binary_buffers, container_datums, container_header
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.bodies import (
+    COMMIT_TYPES,
     BodyFormat,
     check_record_type,
     decode_body,
@@ -86,7 +88,6 @@ _AVRO_FIELDS: dict[str, tuple[str, str]] = {
     "logVersion": ("log_version", av.LONG),
 }
 _SINKS = {sink: kind for sink, kind in _AVRO_FIELDS.values()}
-_COMMIT_TYPES = ("HoodieCommitMetadata", "HoodieReplaceCommitMetadata")
 #: Completed actions whose bodies hold write stats, and the pending names a layout-2 row may carry for them.
 WRITE_COMPLETED_ACTIONS = frozenset({ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT})
 _WRITE_ROW_ACTIONS = WRITE_COMPLETED_ACTIONS | {ia.COMPACTION, ia.CLUSTERING, ia.LOG_COMPACTION}
@@ -135,9 +136,9 @@ def _add_commit_metadata(rows: _Rows, body: int, meta: CommitMetadata) -> None:
             seq += 1
 
 
-def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
-    """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
-    `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
+def json_commit_body(data: bytes, action: str) -> dict[str, Any] | None:
+    """A JSON body parsed, when it is commit metadata the completed `action` takes, as `decode_body` would
+    read it; None where `decode_body` must decide (errors, a record type the action does not take)."""
     try:
         values = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -145,13 +146,22 @@ def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]]
     if not isinstance(values, dict):
         return None
     expected = expected_record_type(action, State.COMPLETED)
-    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
-    if expected not in _COMMIT_TYPES and expected is not None:
+    if expected not in COMMIT_TYPES and expected is not None:
         return None
+    is_replace = expected == "HoodieReplaceCommitMetadata" or "partitionToReplaceFileIds" in values
     try:
         check_record_type("HoodieReplaceCommitMetadata" if is_replace else "HoodieCommitMetadata", action,
                           State.COMPLETED)
     except DecodeError:
+        return None
+    return values
+
+
+def _json_stats(data: bytes, action: str) -> list[tuple[Any, Mapping[str, Any]]] | None:
+    """(map key, stat dict) of each write stat of a JSON body, as `decode_body` would read them; None where
+    `decode_body` must decide (errors, and shapes Arrow would read differently: a `logFiles` that is no list)."""
+    values = json_commit_body(data, action)
+    if values is None:
         return None
     stats = values.get("partitionToWriteStats")
     out: list[tuple[Any, Mapping[str, Any]]] = []
@@ -227,17 +237,24 @@ def _add_slow(rows: _Rows, body: int, data: bytes, action: str) -> str | None:
 # -- Avro containers, column-wise ----------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=32)
-def _container_tree(schema_json: bytes) -> tuple[Any, str]:
-    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+def commit_writer_schema(schema_json: bytes) -> tuple[Any, str]:
+    """(parsed schema, record type) of a container's writer schema when it is commit metadata; raises
+    VectorDecodeError otherwise."""
     try:
         parsed = orjson.loads(schema_json)
     except orjson.JSONDecodeError as exc:
         raise av.VectorDecodeError(f"schema is not JSON: {exc}") from exc
     name = parsed.get("name", "") if isinstance(parsed, dict) else ""
     record_type = str(name).rsplit(".", 1)[-1]
-    if record_type not in _COMMIT_TYPES:
+    if record_type not in COMMIT_TYPES:
         raise av.VectorDecodeError(f"not commit metadata: {record_type}")
+    return parsed, record_type
+
+
+@functools.lru_cache(maxsize=32)
+def _container_tree(schema_json: bytes) -> tuple[Any, str]:
+    """(node tree, record type) of a commit-metadata writer schema; raises VectorDecodeError."""
+    parsed, record_type = commit_writer_schema(schema_json)
     return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
 
 
@@ -351,23 +368,34 @@ def container_groups(bodies: pa.Array, buf: np.ndarray, candidates: np.ndarray, 
             yield members, size, tree
 
 
-def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
-                           ) -> tuple[list[pa.Table], np.ndarray]:
+#: Decodes one group of containers: (buf, starts, ends, members, header size, tree) -> (rows, members decoded).
+GroupDecoder = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, Any], tuple[pa.Table, np.ndarray]]
+
+
+def containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None],
+                          tree_of: Callable[[bytes], tuple[Any, str]], decode_group: GroupDecoder
+                          ) -> tuple[list[pa.Table], np.ndarray]:
     """Decode the Avro containers among `candidates` (body indexes) column-wise, group by group of identical
-    headers. Returns the tables and the bodies decoded (the others take the slow way)."""
+    headers (:func:`container_groups`, trees by `tree_of`), each group by `decode_group`. Returns the tables
+    and the bodies decoded (the others take the slow way)."""
     done = np.zeros(len(bodies), dtype=bool)
     tables: list[pa.Table] = []
     if not candidates.size:
         return tables, done
     buf, starts, ends = binary_buffers(bodies)
-    for members, size, tree in container_groups(bodies, buf, candidates, actions, _container_tree):
+    for members, size, tree in container_groups(bodies, buf, candidates, actions, tree_of):
         try:
-            table, decoded = _decode_members(buf, starts, ends, members, size, tree)
+            table, decoded = decode_group(buf, starts, ends, members, size, tree)
         except av.VectorDecodeError:
             continue
         tables.append(table)
         done[decoded] = True
     return tables, done
+
+
+def _containers_columnwise(bodies: pa.Array, candidates: np.ndarray, actions: Sequence[str | None]
+                           ) -> tuple[list[pa.Table], np.ndarray]:
+    return containers_columnwise(bodies, candidates, actions, _container_tree, _decode_members)
 
 
 def _decode_members(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
@@ -478,45 +506,56 @@ def write_stats_of_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Se
 # -- batch functions over archive files ---------------------------------------------------------------
 
 
-def _located(stats: pa.Table, path: str, offsets: np.ndarray | None, indexes: np.ndarray, times: pa.Array,
-             actions: pa.Array) -> pa.Table:
-    """:data:`LOCATED_STATS_SCHEMA` rows of body-indexed `stats` (body i at `indexes[i]`, …)."""
-    body = stats["body"].to_numpy()
-    n = stats.num_rows
-    take = pa.array(body, pa.int64())
-    cols = {
-        "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
-        "block_offset": pa.array(offsets[body], pa.int64()) if offsets is not None else pa.nulls(n, pa.int64()),
-        "record_index": pa.array(indexes[body], pa.int64()),
-        "requested_time": times.take(take),
-        "action": actions.take(take),
-        "error_code": pa.nulls(n, pa.string()),
-        "error": pa.nulls(n, pa.string()),
-    }
-    for name in ("seq", *(f for f, _ in STAT_FIELDS)):
-        cols[name] = stats[name]
-    return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
+#: Decodes commit bodies: (bodies, actions, the bodies wanted) -> (body-indexed rows, errors by body).
+BodiesDecoder = Callable[[pa.Array, Sequence[str | None], np.ndarray | None], tuple[pa.Table, dict[int, str]]]
 
 
-def _error_rows(path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
-                ) -> pa.Table:
-    """Error rows: (block offset, record index, requested time, action, code, message)."""
-    n = len(items)
-    cols: dict[str, Any] = {name: pa.nulls(n, t) for name, t in zip(LOCATED_STATS_SCHEMA.names,
-                                                                    LOCATED_STATS_SCHEMA.types, strict=True)}
-    cols["archive_file"] = pa.array([path] * n, pa.string())
-    for k, name in enumerate(("block_offset", "record_index", "requested_time", "action", "error_code", "error")):
-        cols[name] = pa.array([it[k] for it in items], LOCATED_STATS_SCHEMA.field(name).type)
-    return pa.table(cols, schema=LOCATED_STATS_SCHEMA)
+@dataclass(frozen=True)
+class LocatedRows:
+    """The rows a batch function over archive files returns: where each body is (file, block offset, record
+    index), its instant, an error or the `values` columns of the body-indexed rows decoded from it."""
+
+    schema: pa.Schema
+    values: tuple[str, ...]
+
+    def located(self, rows: pa.Table, path: str, offsets: np.ndarray | None, indexes: np.ndarray,
+                times: pa.Array, actions: pa.Array, subset_at: np.ndarray | None = None) -> pa.Table:
+        """Rows of body-indexed `rows` (body i at `indexes[i]`, in the block at `offsets[i]`, of `times[i]`;
+        with `subset_at`, `times` and `actions` hold only some bodies, body i's at `subset_at[i]`)."""
+        body = rows["body"].to_numpy()
+        n = rows.num_rows
+        take = pa.array(body if subset_at is None else subset_at[body], pa.int64())
+        cols = {
+            "archive_file": pa.repeat(pa.scalar(path, pa.string()), n),
+            "block_offset": pa.array(offsets[body], pa.int64()) if offsets is not None else pa.nulls(n, pa.int64()),
+            "record_index": pa.array(indexes[body], pa.int64()),
+            "requested_time": times.take(take),
+            "action": actions.take(take),
+            "error_code": pa.nulls(n, pa.string()),
+            "error": pa.nulls(n, pa.string()),
+        }
+        for name in self.values:
+            cols[name] = rows[name]
+        return pa.table(cols, schema=self.schema)
+
+    def errors(self, path: str, items: Sequence[tuple[int | None, int | None, str | None, str | None, str, str]]
+               ) -> pa.Table:
+        """Error rows: (block offset, record index, requested time, action, code, message)."""
+        n = len(items)
+        cols: dict[str, Any] = {f.name: pa.nulls(n, f.type) for f in self.schema}
+        cols["archive_file"] = pa.array([path] * n, pa.string())
+        for k, name in enumerate(("block_offset", "record_index", "requested_time", "action", "error_code",
+                                  "error")):
+            cols[name] = pa.array([it[k] for it in items], self.schema.field(name).type)
+        return pa.table(cols, schema=self.schema)
+
+    def concat(self, tables: list[pa.Table]) -> pa.Table:
+        return pa.concat_tables(tables) if tables else self.schema.empty_table()
 
 
-def _concat(tables: list[pa.Table]) -> pa.Table:
-    return pa.concat_tables(tables) if tables else LOCATED_STATS_SCHEMA.empty_table()
-
-
-def lsm_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
-    """Pure batch function: :data:`LOCATED_STATS_SCHEMA` rows of every write instant's body in layout-2
-    LSM files (`record_index`: the row in its file, as the archived listing numbers it)."""
+def lsm_rows(spec: StorageSpec, paths: list[str], layout: LocatedRows, decode: BodiesDecoder) -> pa.Table:
+    """`layout`'s rows of every write instant's body in layout-2 LSM files, bodies decoded by `decode`
+    (`record_index`: the row in its file, as the archived listing numbers it)."""
     import pyarrow.parquet as pq
 
     storage = spec.open()
@@ -527,23 +566,23 @@ def lsm_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
         try:
             with storage.open_read(path) as handle:
                 pf = pq.ParquetFile(handle)
-                names = set(pf.schema_arrow.names)
-                if not {"instantTime", "action", "metadata"} <= names:
-                    out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
-                                                   f"{uri} is not a HoodieLSMTimelineInstant file")]))
+                if not {"instantTime", "action", "metadata"} <= set(pf.schema_arrow.names):
+                    out.append(layout.errors(path, [(None, None, None, None, "lsm_file_unreadable",
+                                                     f"{uri} is not a HoodieLSMTimelineInstant file")]))
                     continue
                 # Small batches: the decoded pages of a large file reuse memory instead of faulting in 250 MB.
                 for batch in pf.iter_batches(batch_size=BODY_BATCH, columns=["instantTime", "action", "metadata"],
                                              use_threads=False):
-                    out.extend(_lsm_batch(path, batch, row))
+                    out.extend(_lsm_batch(path, batch, row, layout, decode))
                     row += batch.num_rows
         except (StorageError, OSError, pa.ArrowException, UnicodeDecodeError, ValueError) as exc:
-            out.append(_error_rows(path, [(None, None, None, None, "lsm_file_unreadable",
-                                           f"cannot read archived timeline file {uri}: {exc}")]))
-    return _concat(out)
+            out.append(layout.errors(path, [(None, None, None, None, "lsm_file_unreadable",
+                                             f"cannot read archived timeline file {uri}: {exc}")]))
+    return layout.concat(out)
 
 
-def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Table]:
+def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int, layout: LocatedRows, decode: BodiesDecoder
+               ) -> list[pa.Table]:
     times = batch.column("instantTime").cast(pa.string())
     actions = batch.column("action").cast(pa.string())
     wanted = pc.fill_null(pc.is_in(actions, value_set=pa.array(sorted(_WRITE_ROW_ACTIONS))), False)
@@ -553,14 +592,23 @@ def _lsm_batch(path: str, batch: pa.RecordBatch, first_row: int) -> list[pa.Tabl
     indexes = np.arange(batch.num_rows, dtype=np.int64) + first_row
     action_list = actions.to_pylist()
     # Every row's body stays where the reader put it (no copy); only the write instants' are read.
-    stats, errors = write_stats_of_bodies(batch.column("metadata"), action_list, where)
-    tables = [_located(stats, path, None, indexes, times, actions)]
+    rows, errors = decode(batch.column("metadata"), action_list, where)
+    tables = [layout.located(rows, path, None, indexes, times, actions)]
     if errors:
         time_list = times.to_pylist()
-        tables.append(_error_rows(path, [(None, int(indexes[i]), time_list[i], action_list[i],
-                                          "archived_body_decode_failed", message)
-                                         for i, message in sorted(errors.items())]))
+        tables.append(layout.errors(path, [(None, int(indexes[i]), time_list[i], action_list[i],
+                                            "archived_body_decode_failed", message)
+                                           for i, message in sorted(errors.items())]))
     return tables
+
+
+_STATS = LocatedRows(LOCATED_STATS_SCHEMA, ("seq", *(f for f, _ in STAT_FIELDS)))
+
+
+def lsm_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Pure batch function: :data:`LOCATED_STATS_SCHEMA` rows of every write instant's body in layout-2
+    LSM files (`record_index`: the row in its file, as the archived listing numbers it)."""
+    return lsm_rows(spec, paths, _STATS, write_stats_of_bodies)
 
 
 # Layout 1: `HoodieArchivedMetaEntry` records of the archive's Avro data blocks.
@@ -587,7 +635,7 @@ def archive_log_write_stats(spec: StorageSpec, paths: list[str]) -> pa.Table:
 
     Each file is read whole, once; the records of its blocks are decoded column-wise where they lie in that
     buffer (consecutive blocks of one schema together), never sliced out one by one."""
-    return _concat(archive_log_runs(spec, paths, _Run))
+    return _STATS.concat(archive_log_runs(spec, paths, _Run))
 
 
 def archive_log_runs(spec: StorageSpec, paths: list[str], run_type: type[_Run]) -> list[pa.Table]:
@@ -671,6 +719,16 @@ class _Run:
         return _archive_records(path, str(self.schema), buf, self.offsets(), self.starts, self.ends)
 
 
+def record_indexes(offsets: np.ndarray) -> np.ndarray:
+    """Each record's index within its block, from the block offsets of records listed block by block."""
+    n = offsets.size
+    first = np.ones(n, dtype=bool)
+    first[1:] = offsets[1:] != offsets[:-1]
+    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    indexes: np.ndarray = np.arange(n, dtype=np.int64) - block_start
+    return indexes
+
+
 def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.ndarray, starts: np.ndarray,
                      ends: np.ndarray) -> list[pa.Table]:
     """The write stats of archive records (their block's offset, start and end in `buf`) of one schema, decoded
@@ -680,10 +738,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     n = starts.size
     if not n:
         return []
-    first = np.ones(n, dtype=bool)
-    first[1:] = offsets[1:] != offsets[:-1]
-    block_start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    indexes = np.arange(n, dtype=np.int64) - block_start
+    indexes = record_indexes(offsets)
 
     def datum(i: int) -> bytes:
         """The slow ways' bytes of one record."""
@@ -718,7 +773,7 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
     except av.VectorDecodeError:
         return _archive_records_slow(path, schema_json, [(int(o), int(i), datum(k)) for k, (o, i) in
                                                          enumerate(zip(offsets, indexes, strict=True))])
-    tables = [_located(stats, path, offsets, indexes, times, actions)]
+    tables = [_STATS.located(stats, path, offsets, indexes, times, actions)]
     if slow.size:
         time_list, action_list = times.to_pylist(), actions.to_pylist()
         rows = _Rows()
@@ -732,9 +787,9 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
                 errors.append((int(offsets[i]), int(indexes[i]), time_list[i], action_list[i],
                                "archived_body_decode_failed", str(exc)))
         if rows.cols["body"]:
-            tables.append(_located(rows.table(), path, offsets, indexes, times, actions))
+            tables.append(_STATS.located(rows.table(), path, offsets, indexes, times, actions))
         if errors:
-            tables.append(_error_rows(path, errors))
+            tables.append(_STATS.errors(path, errors))
     return tables
 
 
@@ -773,11 +828,11 @@ def _archive_records_slow(path: str, schema_json: str, records: list[tuple[int, 
             errors.append((offset, index, times[i], actions[i], "archived_body_decode_failed", str(exc)))
     tables = []
     if rows.cols["body"]:
-        tables.append(_located(rows.table(), path, np.array([r[0] for r in records], dtype=np.int64),
+        tables.append(_STATS.located(rows.table(), path, np.array([r[0] for r in records], dtype=np.int64),
                                np.array([r[1] for r in records], dtype=np.int64), pa.array(times, pa.string()),
                                pa.array(actions, pa.string())))
     if errors:
-        tables.append(_error_rows(path, errors))
+        tables.append(_STATS.errors(path, errors))
     return tables
 
 
