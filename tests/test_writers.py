@@ -351,3 +351,13 @@ def test_postmortem_report_has_the_writers(before_clean: dict[int, Path], capsys
     assert [(p["instant"], p["writer"], p["rollback"]) for p in doc["writers"]["pending"]] == [
         (_t("t20"), "expired", "next_clean"), (_t("t22"), "expired", "next_clean"), (_t("t30"), "alive", None)]
     assert doc["writers"]["heartbeat"]["expiry_ms"] == 2000
+
+
+def test_watch_alerts_on_a_dead_writer_nobody_rolls_back(before_clean: dict[int, Path]) -> None:
+    """From the start, under LAZY with cleaning off: judged now, long after the scenario's 2024 heartbeats, all three
+    writers are dead and each is a `dead_writer` alert."""
+    conf = {**CONF, "hoodie.clean.automatic": "false"}
+    watcher = TableWatcher(TableFollower(str(before_clean[9])), conf, from_start=True)
+    alerts = [e for e in watcher.poll().events if e.event is EventKind.ALERT and e.fields["check"] == "dead_writer"]
+    assert [(e.instant, e.fields["status"], e.fields["severity"]) for e in alerts] == [
+        (_t("t20"), "raised", "warning"), (_t("t22"), "raised", "warning"), (_t("t30"), "raised", "warning")]

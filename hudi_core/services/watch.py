@@ -22,8 +22,9 @@ leads from the previous state to this one:
   (`HoodieHeartbeatClient`: older than interval x tolerable misses, or its file gone): its writer stopped;
 * ``alert``: a warning or error of the doctor's cheap checks (:data:`ALERT_CHECKS`) was `raised` or `cleared`:
   the next archival would expose a replaced file group (HUDI-7779), a pending clean or write beyond its stale
-  age, a rollback failing, the metadata table behind or holding archival. Ages grow while nothing changes, so
-  these checks run again every `recheck_s` seconds on an unchanged table too.
+  age, a rollback failing, a dead writer whose write no configured service rolls back, the metadata table behind
+  or holding archival. Ages grow while nothing changes, so these checks run again every `recheck_s` seconds on an
+  unchanged table too.
 
 Events of one poll come in this order: instant transitions in timeline order, rolled back, archived, markers,
 guards, alerts, expired heartbeats.
@@ -53,9 +54,10 @@ if TYPE_CHECKING:
     from hudi_core.services.clean import CleanPlan
     from hudi_core.table.follow import PollResult, TableFollower, TableState
 
-#: The doctor's checks whose warnings and errors become alerts: each reads the timeline, the archive dry run
-#: and the metadata table's timeline only (no listing of the table's partitions, no log scan).
-ALERT_CHECKS: tuple[str, ...] = ("archival_exposes_replaced", "pending_instant", "rollback_failing",
+#: The doctor's checks whose warnings and errors become alerts: each reads the timeline, the archive dry run,
+#: the metadata table's timeline and the writers' files in `.hoodie` only (no listing of the table's partitions,
+#: no log scan).
+ALERT_CHECKS: tuple[str, ...] = ("archival_exposes_replaced", "pending_instant", "rollback_failing", "dead_writer",
                                  "metadata_table_sync", "metadata_blocks_archival")
 #: Boundary guards that are limits, not guards: archival stops there by configuration.
 _LIMITS = (GuardName.KEEP_MIN_COMMITS, GuardName.KEEP_MAX_COMMITS)
