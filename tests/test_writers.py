@@ -361,3 +361,23 @@ def test_watch_alerts_on_a_dead_writer_nobody_rolls_back(before_clean: dict[int,
     alerts = [e for e in watcher.poll().events if e.event is EventKind.ALERT and e.fields["check"] == "dead_writer"]
     assert [(e.instant, e.fields["status"], e.fields["severity"]) for e in alerts] == [
         (_t("t20"), "raised", "warning"), (_t("t22"), "raised", "warning"), (_t("t30"), "raised", "warning")]
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_pending_clustering_is_not_a_failed_write(tmp_path: Path, version: int) -> None:
+    """Layout 1 plans clustering as a replacecommit with a CLUSTER plan, layout 2 as a clustering action
+    (`ClusteringUtils.isClusteringInstant`): either way LAZY cleaning leaves it alone."""
+    lazy = {"hoodie.cleaner.policy.failed.writes": "LAZY"}
+    scenario = _small("clustering", [
+        {"op": "insert", "at": "t10", "file_groups": {"fg1": {"partition": "p=1", "keys": ["a"]},
+                                                      "fg2": {"partition": "p=1", "keys": ["b"]}}},
+        {"op": "cluster", "at": "t20", "replace": ["fg1", "fg2"], "into": "fg3", "state": "inflight"}],
+        {"markers": "DIRECT"}, lazy)
+    path = build_scenario(scenario, tmp_path / "t", version).path
+    now = _at(time_to_epoch_ms("20240102000000000"))
+    (row,) = analyse_writers(open_table(str(path)), ServiceConfig.from_conf(lazy), now=now).pending
+    assert (row.instant, row.action, row.kind.value, row.rollback) == (
+        "20240101002000000", "clustering" if version == 9 else "replacecommit", "clustering", None)
+    assert row.writer is WriterStatus.NO_HEARTBEAT  # a table service starts no heartbeat
+    plan = plan_clean(open_table(str(path)), lazy, now=now)
+    assert plan.rollbacks_first is not None and plan.rollbacks_first.rollbacks == ()
