@@ -223,6 +223,13 @@ def test_doctor_dead_writer_and_writer_config(before_clean: dict[int, Path]) -> 
     assert any(b.startswith("archival (guard A1") for b in dead[0].evidence.blocks)
     assert [f.title for f in report.of("writer_config")] == [
         "failed writes are LAZY but hoodie.clean.automatic=false and no async cleaner runs"]
+    # The pending-instant finding says whether the writer lives and who rolls its write back.
+    pending = run_doctor(open_table(str(before_clean[9])), CONF, now, only=["pending_instant"]).findings
+    assert [f.evidence.detail.split(";")[0] for f in pending] == [
+        "writer expired, last heartbeat 2024-01-01T00:23:00.200Z",
+        "writer expired, last heartbeat 2024-01-01T00:22:00.300Z",
+        "writer alive, last heartbeat 2024-01-01T00:30:00.200Z"]
+    assert pending[0].evidence.detail.split("; ")[1].startswith("rolled back by next_clean: LAZY: the heartbeat")
     # With cleans running the dead writers will be rolled back: no dead_writer finding.
     assert run_doctor(open_table(str(before_clean[9])), CONF, now, only=WRITER_CHECKS).findings == []
     eager = {**CONF, "hoodie.cleaner.policy.failed.writes": "EAGER"}
