@@ -32,6 +32,7 @@ PARTITION_STATS  # unused variable (hudi_core/formats/mdt/records.py)
 SECONDARY_INDEX  # unused variable (hudi_core/formats/mdt/records.py)
 
 # Dataclass fields that only serialisation reads (asdict / to_dict -> the JSON outputs, the CLI's tables).
+_.lock_held  # unused variable (hudi_core/table/writer_files.py): the lock file's own field, in the writers JSON
 encryption_key  # unused variable (hudi_core/formats/hfile/trailer.py)
 total_corrupt_log_block  # unused variable (hudi_core/formats/timeline/records.py)
 total_rollback_blocks  # unused variable (hudi_core/formats/timeline/records.py)
@@ -62,6 +63,8 @@ _._op_evolve_schema  # unused method (hudi_core/scenarios/build.py)
 _._op_insert  # unused method (hudi_core/scenarios/build.py)
 _._op_upsert  # unused method (hudi_core/scenarios/build.py)
 _._op_cluster  # unused method (hudi_core/scenarios/build.py)
+_._op_kill  # unused method (hudi_core/scenarios/build.py)
+_._op_abort  # unused method (hudi_core/scenarios/build.py)
 _._op_insert_overwrite  # unused method (hudi_core/scenarios/build.py)
 _._op_schedule_compaction  # unused method (hudi_core/scenarios/build.py)
 _._op_run_compaction  # unused method (hudi_core/scenarios/build.py)

@@ -75,9 +75,9 @@ def cmd_writers(args: argparse.Namespace) -> int:
     for c in conc.concurrent if conc is not None else []:
         shared = f"both wrote {', '.join(c.shared_file_groups)}" if c.shared_file_groups else "no common file group"
         print(f"Concurrent: {c.first} and {c.second} ran at the same time ({shared})")
-    for c in conc.likely_conflicts if conc is not None else []:
-        print(f"Likely conflict: {c.rolled_back} (rolled back by {c.rollback}) was pending when {c.completed} "
-              f"committed on {', '.join(c.file_groups)}")
+    for conflict in conc.likely_conflicts if conc is not None else []:
+        print(f"Likely conflict: {conflict.rolled_back} (rolled back by {conflict.rollback}) was pending when "
+              f"{conflict.completed} committed on {', '.join(conflict.file_groups)}")
     if report.findings:
         print()
         for f in report.findings:

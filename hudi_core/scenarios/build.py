@@ -634,8 +634,6 @@ class ScenarioBuilder:
                     continue
                 at = epoch_ms_to_time(time_to_epoch_ms(step.at) + n)
                 done = self._rollback(target, at, f"{step.label or step.at}+{n}")
-                self.writers.stop_heartbeat(target.time)  # HeartbeatUtils.deleteHeartbeatFile
-                self.writers.delete_markers(target.time)
                 rolled.append({**done, "rollback": at, "reason": r.reason})
             plan = plan_clean(self._open(), self._conf(step), now=now, heartbeat_now=beat_now)
         detail: dict[str, Any] = {
@@ -757,6 +755,10 @@ class ScenarioBuilder:
             self.mdt.apply_rollback(inst.time, target.time)
         self.w.remove_instant_files(target)
         self.w.write_state(inst, State.COMPLETED, record)
+        # The rolled-back write's markers and heartbeat go too (HeartbeatUtils.deleteHeartbeatFile after the
+        # rollback in rollbackFailedWrites).
+        self.writers.delete_markers(target.time)
+        self.writers.stop_heartbeat(target.time)
         return {"target": target.time, "deleted": deleted, "timeline_files_removed": removed}
 
     def _op_restore(self, step: Step) -> dict[str, Any]:

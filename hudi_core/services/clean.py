@@ -709,7 +709,7 @@ def rollbacks_first(table: HudiTable, config: ServiceConfig, moment: dt.datetime
                 p.pending_rollback, p.rollback_reason)
     for fact in facts:  # pending rollbacks are re-run whatever their target's heartbeat says
         if fact.action == ia.ROLLBACK and fact.state != State.COMPLETED.name:
-            for target, action in zip(fact.rolled_back, fact.rolled_back_actions or [None] * len(fact.rolled_back),
+            for target, action in zip(fact.rolled_back, fact.rolled_back_actions or [""] * len(fact.rolled_back),
                                       strict=False):
                 chosen.setdefault(target, FailedWriteRollback(
                     target, action or None, None, None, None, None, None, fact.instant_time,

@@ -389,15 +389,24 @@ class Check:
 
 
 def _pending_instants(ctx: DoctorContext) -> Iterable[Result]:
-    for inst in ctx.timeline.pending():
+    pending = list(ctx.timeline.pending())
+    # A pending write's evidence says whether its writer is alive and who rolls it back (heartbeats).
+    writers = {p.instant: p for p in ctx.writers.pending if p.kind.value == "write"} if any(
+        i.action in ia.WRITE_ACTIONS for i in pending) else {}
+    for inst in pending:
         age = ctx.age_hours(inst.requested_time)
         blocks = ctx.blocks_of(inst)
         stale = age is not None and age > ctx.options.stale_hours
         severity = Severity.ERROR if inst.action == ia.RESTORE else (
             Severity.WARNING if stale and blocks else Severity.INFO)
+        w = writers.get(inst.requested_time)
+        detail = "" if w is None else (
+            f"writer {w.writer.value}"
+            + (f", last heartbeat {w.heartbeat_time}" if w.heartbeat.file_present else ", no heartbeat file")
+            + f"; rolled back by {w.rollback.value if w.rollback else 'nobody'}: {w.rollback_reason}")
         yield severity, (f"{inst.pending_action} {inst.requested_time} is {inst.state.name.lower()} "
                          f"({age_text(age)} old)"), Evidence(instants=(inst.requested_time,), blocks=blocks,
-                                                             age_hours=age)
+                                                             age_hours=age, detail=detail)
 
 
 def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:

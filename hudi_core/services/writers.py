@@ -436,7 +436,7 @@ def _markers(files: WriterFiles, timeline: ActiveTimeline) -> list[MarkerState]:
     for name, m in sorted(files.markers.items()):
         insts = [i for i in timeline if i.requested_time == name]
         writes = [i for i in insts if i.action in _COMMITS_ACTIONS or i.completed_action in _COMMITS_ACTIONS]
-        inst = (writes or insts or [None])[0]
+        inst = (writes or insts)[0] if (writes or insts) else None
         out.append(MarkerState(name, m.marker_type, m.type_source, m.count, inst.state.name if inst else None,
                                inst.completed_action if inst and inst.is_completed else
                                (inst.pending_action if inst else None)))

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from hudi_core.errors import Finding, Severity
-from hudi_core.io.storage import FileInfo, ReadOnlyStorage, StorageError
+from hudi_core.errors import Finding, Severity, StorageError
+from hudi_core.io.storage import FileInfo, ReadOnlyStorage
 
 HEARTBEAT_DIR = ".hoodie/.heartbeat"
 LOCKS_DIR = ".hoodie/.locks"

@@ -223,6 +223,13 @@ def test_doctor_dead_writer_and_writer_config(before_clean: dict[int, Path]) -> 
     assert any(b.startswith("archival (guard A1") for b in dead[0].evidence.blocks)
     assert [f.title for f in report.of("writer_config")] == [
         "failed writes are LAZY but hoodie.clean.automatic=false and no async cleaner runs"]
+    # The pending-instant finding says whether the writer lives and who rolls its write back.
+    pending = run_doctor(open_table(str(before_clean[9])), CONF, now, only=["pending_instant"]).findings
+    assert [f.evidence.detail.split(";")[0] for f in pending] == [
+        "writer expired, last heartbeat 2024-01-01T00:23:00.200Z",
+        "writer expired, last heartbeat 2024-01-01T00:22:00.300Z",
+        "writer alive, last heartbeat 2024-01-01T00:30:00.200Z"]
+    assert pending[0].evidence.detail.split("; ")[1].startswith("rolled back by next_clean: LAZY: the heartbeat")
     # With cleans running the dead writers will be rolled back: no dead_writer finding.
     assert run_doctor(open_table(str(before_clean[9])), CONF, now, only=WRITER_CHECKS).findings == []
     eager = {**CONF, "hoodie.cleaner.policy.failed.writes": "EAGER"}
@@ -351,3 +358,33 @@ def test_postmortem_report_has_the_writers(before_clean: dict[int, Path], capsys
     assert [(p["instant"], p["writer"], p["rollback"]) for p in doc["writers"]["pending"]] == [
         (_t("t20"), "expired", "next_clean"), (_t("t22"), "expired", "next_clean"), (_t("t30"), "alive", None)]
     assert doc["writers"]["heartbeat"]["expiry_ms"] == 2000
+
+
+def test_watch_alerts_on_a_dead_writer_nobody_rolls_back(before_clean: dict[int, Path]) -> None:
+    """From the start, under LAZY with cleaning off: judged now, long after the scenario's 2024 heartbeats, all three
+    writers are dead and each is a `dead_writer` alert."""
+    conf = {**CONF, "hoodie.clean.automatic": "false"}
+    watcher = TableWatcher(TableFollower(str(before_clean[9])), conf, from_start=True)
+    alerts = [e for e in watcher.poll().events if e.event is EventKind.ALERT and e.fields["check"] == "dead_writer"]
+    assert [(e.instant, e.fields["status"], e.fields["severity"]) for e in alerts] == [
+        (_t("t20"), "raised", "warning"), (_t("t22"), "raised", "warning"), (_t("t30"), "raised", "warning")]
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_pending_clustering_is_not_a_failed_write(tmp_path: Path, version: int) -> None:
+    """Layout 1 plans clustering as a replacecommit with a CLUSTER plan, layout 2 as a clustering action
+    (`ClusteringUtils.isClusteringInstant`): either way LAZY cleaning leaves it alone."""
+    lazy = {"hoodie.cleaner.policy.failed.writes": "LAZY"}
+    scenario = _small("clustering", [
+        {"op": "insert", "at": "t10", "file_groups": {"fg1": {"partition": "p=1", "keys": ["a"]},
+                                                      "fg2": {"partition": "p=1", "keys": ["b"]}}},
+        {"op": "cluster", "at": "t20", "replace": ["fg1", "fg2"], "into": "fg3", "state": "inflight"}],
+        {"markers": "DIRECT"}, lazy)
+    path = build_scenario(scenario, tmp_path / "t", version).path
+    now = _at(time_to_epoch_ms("20240102000000000"))
+    (row,) = analyse_writers(open_table(str(path)), ServiceConfig.from_conf(lazy), now=now).pending
+    assert (row.instant, row.action, row.kind.value, row.rollback) == (
+        "20240101002000000", "clustering" if version == 9 else "replacecommit", "clustering", None)
+    assert row.writer is WriterStatus.NO_HEARTBEAT  # a table service starts no heartbeat
+    plan = plan_clean(open_table(str(path)), lazy, now=now)
+    assert plan.rollbacks_first is not None and plan.rollbacks_first.rollbacks == ()
