@@ -91,7 +91,9 @@ def fixture_zips() -> dict[str, Path]:
     return {z.stem: z for z in sorted(root.rglob("*.zip"))}
 
 
-NO_FIXTURES = "no Hudi fixtures: set HUDI_FIXTURES or provide ../shared/fixtures/hudi-rs"
+NO_FIXTURES = ("no Hudi fixtures: set HUDI_FIXTURES to a folder of hudi-rs's Spark-written sample table zips "
+               "(apache/hudi-rs, crates/test/data: sample_table/, quickstart_trips_table/) or provide "
+               "../shared/fixtures/hudi-rs beside the checkout")
 
 
 def mdt_fixtures_root() -> Path | None:
@@ -104,7 +106,9 @@ def mdt_fixtures_root() -> Path | None:
     return None
 
 
-NO_MDT_FIXTURES = "no metadata-table fixtures: set HUDI_FIXTURES_MDT or provide ../shared/fixtures/metadata-table"
+NO_MDT_FIXTURES = ("no metadata-table fixtures: set HUDI_FIXTURES_MDT to a folder holding v8_trips_8i3u1d.zip "
+                   "(a v8 MOR table with a metadata table, hudi-rs quickstart_trips_table) and an hfile/ folder of "
+                   "HFiles, or provide ../shared/fixtures/metadata-table")
 
 
 @pytest.fixture(scope="session")
