@@ -28,6 +28,7 @@ from hudi_core.services.markers import Marker, MarkerKind
 
 if TYPE_CHECKING:
     from hudi_core.services.duplicates import InstantBlocks
+    from hudi_core.services.writers import Concurrency
 
 STATE_COLOURS = {"COMPLETED": "#2e7d32", "INFLIGHT": "#f9a825", "REQUESTED": "#c62828"}
 ARCHIVED_COLOUR = "#78909c"
@@ -714,4 +715,53 @@ def log_blocks_figure(blocks: pd.DataFrame, verdict: str = "commit_metadata") ->
     # The legend sits above the plot: below it, it ran into the x-axis title.
     fig.update_layout(height=max(220, 110 + 30 * df["row"].nunique()), margin={"l": 10, "r": 10, "t": 40, "b": 10},
                       legend={"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"})
+    return fig
+
+
+#: Bar colours of the concurrency chart: writes that ran at the same time, the completed write of a likely
+#: conflict, and the rolled-back write it overlapped.
+CONCURRENT_COLOUR = "#1565c0"
+CONFLICT_WINNER_COLOUR = "#ef6c00"
+ROLLED_BACK_COLOUR = "#c62828"
+
+
+def concurrency_figure(instants: pd.DataFrame, concurrency: Concurrency) -> go.Figure | None:
+    """The writes whose requested → completed spans overlapped, one row each on a shared time axis, so that what
+    ran at the same time is seen at a glance: completed concurrent writes in blue; for each likely conflict, the
+    completed write in orange and the rolled-back write it overlapped in red (dashed: its span runs from its
+    requested time to the rollback's, the rolled-back instant's own files being gone). ``None`` when there is
+    nothing concurrent. `instants` is the instants frame (`TableInspector.instants()` columns)."""
+    if not concurrency.concurrent and not concurrency.likely_conflicts:
+        return None
+    roles: dict[str, tuple[str, str]] = {}  # requested time -> (colour, hover)
+    for c in concurrency.concurrent:
+        shared = ", ".join(c.shared_file_groups) or "no common file group"
+        for me, other in ((c.first, c.second), (c.second, c.first)):
+            roles.setdefault(me, (CONCURRENT_COLOUR, f"ran at the same time as {other} ({shared})"))
+    spans: list[tuple[str, Any, Any, str, str, bool]] = []  # label, start, end, colour, hover, dashed
+    for conflict in concurrency.likely_conflicts:
+        groups = ", ".join(conflict.file_groups)
+        roles[conflict.completed] = (CONFLICT_WINNER_COLOUR,
+                                     f"committed on {groups} while {conflict.rolled_back} was pending")
+        start, end = instant_datetimes([conflict.rolled_back, conflict.rollback])
+        spans.append((f"{conflict.rolled_back} (rolled back)", start, end, ROLLED_BACK_COLOUR,
+                      f"rolled back by {conflict.rollback}; was pending when {conflict.completed} committed on "
+                      f"{groups}: a likely write conflict", True))
+    rows = prepare_instants(instants[instants["requested_time"].isin(list(roles))])
+    chart_end = _chart_end(rows) if not rows.empty else None
+    for r in rows.itertuples(index=False):
+        colour, hover = roles[str(r.requested_time)]
+        end = r.end if pd.notna(r.end) else chart_end
+        spans.append((f"{r.lane} {r.requested_time}", r.start, end, colour, hover, False))
+    spans.sort(key=lambda s: (s[1], s[0]))
+    fig = go.Figure()
+    for label, start, end, colour, hover, dashed in spans:
+        fig.add_trace(go.Scatter(
+            x=[start, end], y=[label, label], mode="lines+markers", showlegend=False, hoverinfo="text",
+            text=[f"{label}: {hover}"] * 2,
+            line={"color": colour, "width": 10 if not dashed else 6, "dash": "dash" if dashed else "solid"},
+            marker={"size": 8, "color": colour}))
+    fig.update_yaxes(autorange="reversed", title=None, type="category")
+    fig.update_xaxes(title=None)
+    fig.update_layout(height=90 + 40 * len(spans), margin={"l": 10, "r": 10, "t": 10, "b": 10})
     return fig

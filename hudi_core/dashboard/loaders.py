@@ -416,9 +416,9 @@ def load_doctor(uri: str, engine_name: str = "local", savepoint_guard: bool = Tr
 
 @st.cache_data(show_spinner="Reading heartbeats, locks and markers…", max_entries=16, ttl=TTL_SECONDS)
 def load_writers(uri: str, engine_name: str = "local") -> WritersReport:
-    """Pending writes, their writers' heartbeats, the lock and markers (`services.writers.analyse_writers`), at now,
-    under a scenario table's own config."""
-    return analyse_writers(get_table(uri, engine_name), _conf_for(uri, None))
+    """Pending writes, their writers' heartbeats, the lock and markers, and the writes that ran at the same time
+    (`services.writers.analyse_writers`), at now, under a scenario table's own config."""
+    return analyse_writers(get_table(uri, engine_name), _conf_for(uri, None), with_concurrency=True)
 
 
 @st.cache_data(show_spinner="Comparing the metadata table's listing with storage…", max_entries=16, ttl=TTL_SECONDS)

@@ -28,7 +28,7 @@ def page(src: TableSource) -> None:
     shown = _timeline(src, lanes, len(instants))
     _markers(src)
     with render.guard():
-        writers.overview_section(loaders.load_writers(src.uri))
+        writers.overview_section(loaders.load_writers(src.uri), instants)
     timings, counted, listed, configuration, decoded = st.tabs(
         ["Phase timings", "Counts", f"Instants ({len(shown)})", "Configuration and facts",
          f"Timeline decode findings ({len(findings)})"])

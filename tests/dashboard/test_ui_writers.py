@@ -59,3 +59,31 @@ def test_instant_detail_of_a_pending_write_names_its_writer(dead_writer_table: P
     note = next(w.value for w in at.warning if w.value.startswith("**Writer:"))
     assert note.startswith("**Writer: dead: heartbeat expired** · last heartbeat 2024-01-01T00:23:00.200Z (")
     assert "rolled back by **the next write**" in note
+
+
+def test_concurrent_writes_and_a_likely_conflict_are_drawn(ui_env: dict[str, Path]) -> None:  # noqa: F811
+    """The whole scenario: t23 and t30 ran at the same time; t22, rolled back by the clean's rollback, was pending
+    when t21 committed on the same file group. The Overview draws them on one time axis."""
+    from hudi_core import TableInspector, open_table
+    from hudi_core.dashboard import charts
+    from hudi_core.services.writers import Concurrency, analyse_writers
+
+    path = build_scenario(load_builtin("writers_dead_writer"), ui_env["extra"] / "writers-all", 9).path
+    table = open_table(str(path))
+    report = analyse_writers(table, None, with_concurrency=True)
+    fig = charts.concurrency_figure(TableInspector(table).instants().to_pandas(), report.concurrency)
+    assert fig is not None
+    bars = [(t.y[0], t.line.color, t.line.dash) for t in fig.data]
+    assert bars == [
+        ("commit 20240101002100000", charts.CONFLICT_WINNER_COLOUR, "solid"),
+        ("20240101002200000 (rolled back)", charts.ROLLED_BACK_COLOUR, "dash"),
+        ("commit 20240101002300000", charts.CONCURRENT_COLOUR, "solid"),
+        ("commit 20240101003000000", charts.CONCURRENT_COLOUR, "solid"),
+    ]
+    rolled = next(t for t in fig.data if t.y[0].endswith("(rolled back)"))
+    assert "rolled back by 20240101004000001" in rolled.text[0] and "region=us/" in rolled.text[0]
+    at = open_page(OVERVIEW, path)
+    assert_clean(at)
+    assert any("1 pair(s) of completed writes ran at the same time" in c.value for c in at.caption)
+    assert charts.concurrency_figure(TableInspector(table).instants().to_pandas().head(1),
+                                     Concurrency()) is None  # nothing concurrent: no chart
