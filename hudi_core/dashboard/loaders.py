@@ -443,7 +443,7 @@ def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
 @st.cache_data(show_spinner="Judging the table…", max_entries=16, ttl=TTL_SECONDS)
 def load_verdict(uri: str, engine_name: str = "local") -> Verdict:
     """The table's verdict (`services.verdict`) under a scenario table's own config: the Overview opens with it and
-    it decides whether Health opens first. On a heavy timeline (issue 26) from the quick triage checks only (run
+    it decides whether Health opens first. On a heavy timeline from the quick triage checks only (run
     when the table was opened: reused)."""
     table = get_table(uri, engine_name)
     if load_weight(uri, engine_name).heavy:
