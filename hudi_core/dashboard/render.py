@@ -253,11 +253,11 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
         st.warning("**Nothing wrong found, but some input could not be read**: the answer is incomplete.",
                    icon=":material/warning:")
     else:
-        st.success("**Nothing wrong found** by the " + judged + ".", icon=":material/check_circle:")
+        st.success("**Nothing wrong found** by " + judged + ".", icon=":material/check_circle:")
     if health_link and v.items:
         st.page_link(page_path("health"), label="Open the Health page: every check, evidence, why, what to do",
                      icon=":material/health_and_safety:")
-    st.caption(f"Verdict from the {judged}; the Health page runs every check.")
+    st.caption(f"Verdict from {judged}; the Health page runs every check.")
 
 
 def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:
