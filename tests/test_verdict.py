@@ -5,6 +5,7 @@ replaced file group is visible again after an archival without the HUDI-7779 gua
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,29 @@ def test_overview_and_health_open_with_the_verdict(drifted: Path, exposed: Build
     fg2 = exposed.file_id("fg2")
     assert f"replaced by archived {exposed.time('t4')}, is visible again" in _errors(at)[0]
     assert f"`region=us/{fg2}`" in _errors(at)[0]
+
+
+#: A generated table's base file name, or its metadata table's, whole.
+_NAME = re.compile(r"(?:[0-9a-f]{8}-0000-4000-8000-[0-9a-f]{12}|files-0000)-0_0-1-1_\d{17,20}\.(?:parquet|hfile)")
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+@pytest.mark.parametrize("argv", [
+    ["fsview"], ["fsview", "--all-slices"], ["plan-clean", "--now", NOW], ["plan-archive"], ["markers"],
+    ["validate-metadata"], ["metadata-files"], ["doctor", "--now", NOW], ["info"], ["timeline"],
+    ["timeline", "--all"], ["history", "--file-id", "00000018-0000-4000-8000-000ed5336898-0"],
+    ["sql", "SELECT partition, file_id, base_file FROM file_slices ORDER BY ALL LIMIT 5"],
+    ["compare-releases", "--now", NOW], ["schema-history"], ["report", "--format", "json", "--now", NOW],
+], ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else a)
+def test_no_command_cuts_a_name(drifted: Path, argv: list[str], columns: str, capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file name a command prints for people is whole (the middle of a name, `-0_0-1-1_`, occurs exactly as
+    often as whole names), nothing is cut with an ellipsis, and no sentence says None."""
+    monkeypatch.setenv("COLUMNS", columns)
+    cmd, *rest = argv
+    cli_main([cmd, str(drifted), *rest])
+    out = capsys.readouterr().out
+    assert out.count("-0_0-1-1_") == len(_NAME.findall(out))
+    assert "…" not in out and "None" not in out
+    if argv[0] in ("fsview", "plan-clean", "validate-metadata", "metadata-files", "doctor", "info", "history"):
+        assert _NAME.search(out), "the command names files"

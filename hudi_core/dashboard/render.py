@@ -247,7 +247,8 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
         st.markdown(f"**What to do.** {first.what_to_do}")
     elif v.warnings:
         n = len(v.warnings)
-        st.warning(f"**{n} warning{'s' if n != 1 else ''}**: {v.warnings[0].title}" + (" …" if n > 1 else ""),
+        st.warning(f"**{n} warning{'s' if n != 1 else ''}**: {v.warnings[0].title}"
+                   + (f" (and {n - 1} more)" if n > 1 else ""),
                    icon=":material/warning:")
     elif v.incomplete:
         st.warning("**Nothing wrong found, but some input could not be read**: the answer is incomplete.",

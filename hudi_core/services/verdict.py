@@ -132,7 +132,8 @@ class Verdict:
             return f"{first.title}{where}{tail}"
         if self.warnings:
             n = len(self.warnings)
-            return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}" + (" …" if n > 1 else "")
+            more = f" (and {n - 1} more)" if n > 1 else ""
+            return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}{more}"
         if self.incomplete:
             return "nothing wrong found, but some input could not be read: the answer is incomplete"
         return f"nothing wrong found by {len(self.checks)} of the doctor's checks and the file listing"
