@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import streamlit as st
+from conftest import unzip_table
 from streamlit.testing.v1 import AppTest
 
 from hudi_core import dashboard, open_table
@@ -282,3 +283,38 @@ def test_no_command_cuts_a_name(drifted: Path, argv: list[str], columns: str, ca
     assert "…" not in out and "None" not in out
     if argv[0] in ("fsview", "plan-clean", "validate-metadata", "metadata-files", "doctor", "info", "history"):
         assert _NAME.search(out), "the command names files"
+
+
+def test_a_copy_of_the_real_v8_table_missing_a_latest_base_file(trips_v8_zip: Path, roots: Path,
+                                                                  capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report that started it: a copy of a real v8 table whose metadata table lists a base file the copy lacks
+    (a Hudi reader fails with FileNotFoundException). The API, every command's exit code, the report and the
+    Overview tell the same story, naming the file."""
+    table = unzip_table(trips_v8_zip, roots / "v8-copy")
+    gone = "city=chennai/6e1d5cc4-c487-487d-abbe-fe9b30b1c0cc-0_0-1112-3190_20251220210129235.parquet"
+    (table / gone).unlink()
+    v = compute_verdict(open_table(str(table)))
+    assert (v.status, v.exit_code, v.first_error.file if v.first_error else None) == ("error", 2, gone)
+    assert v.headline.endswith(f"readers fail on it (FileNotFoundException): {gone}")
+    t = str(table)
+    codes = {cmd: _code([cmd, t, *rest], capsys) for cmd, *rest in (
+        ["info"], ["fsview"], ["doctor", "--now", NOW], ["validate-metadata"], ["plan-clean", "--now", NOW],
+        ["sql", "SELECT count(*) FROM file_slices"], ["report", "--format", "json", "--now", NOW],
+        ["watch", "--until-idle", "0.3", "--interval", "0.1"], ["timeline"])}
+    assert codes == {"info": 2, "fsview": 2, "doctor": 2, "validate-metadata": 2, "plan-clean": 2, "sql": 2,
+                     "report": 2, "watch": 2, "timeline": 0}
+    assert cli_main(["report", t, "--format", "json", "--now", NOW]) == 2
+    assert json.loads(capsys.readouterr().out)["verdict"] == v.to_dict()
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli_main(["doctor", t, "--now", NOW]) == 2
+    text = capsys.readouterr().out
+    # At 80 columns the name goes whole onto a line of its own under "files:".
+    assert "  files:\n" + " " * 6 + gone + "\n" in text and "  why: " in text and "  what to do: " in text
+    at = _overview(table, roots, monkeypatch)
+    assert at.title[0].value == "Health"
+    at.switch_page(str(dashboard.PAGES_DIR / "1_overview.py")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "**Readers of this table fail or see wrong data.** " + v.first_error.title + f" — `{gone}`"  # type: ignore[union-attr]
+        + (f"; {len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''}" if v.warnings else "")]
