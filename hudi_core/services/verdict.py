@@ -239,23 +239,26 @@ def verdict_checks(table: HudiTable) -> tuple[str, ...]:
 
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                     options: DoctorOptions | None = None, checks: Iterable[str] | None = None,
-                    triage: DoctorReport | None = None, view: FileSystemView | None = None) -> Verdict:
+                    triage: DoctorReport | None = None, view: FileSystemView | None = None,
+                    with_listing: bool = True) -> Verdict:
     """The verdict of `table`: the doctor's `checks` (:data:`VERDICT_CHECKS` unless given; `triage`: a report the
     caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
-    own view unless given). Errors first, then warnings; info findings are not part of a verdict."""
+    own view unless given; `with_listing=False`: no file listing, the verdict then says the listing was not
+    checked). Errors first, then warnings; info findings are not part of a verdict."""
     options = options or DoctorOptions()
     checks = tuple(checks) if checks is not None else verdict_checks(table)
     report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
-    view = view if view is not None else table.fs_view()
+    view = view if view is not None or not with_listing else table.fs_view()
     # A full doctor report may be given: the verdict keeps to its own checks.
     items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO and f.check in checks]
-    items += listing_items(view)
+    items += listing_items(view) if view is not None else []
     unread = unread_findings(table)
-    incomplete = bool(unread) or view.listing_incomplete or any(c in checks for c in report.incomplete_checks)
+    incomplete = (bool(unread) or (view is not None and view.listing_incomplete)
+                  or any(c in checks for c in report.incomplete_checks))
     order = {Severity.ERROR: 0, Severity.WARNING: 1}
     items.sort(key=lambda i: order[i.severity])  # stable: checks in catalogue order, then the listing's items
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     judged = {"hudi_release": config.hudi_release, "savepoint_guard": options.savepoint_guard,
-              "stale_hours": options.stale_hours, "listing": view.listing.value}
+              "stale_hours": options.stale_hours, "listing": view.listing.value if view is not None else None}
     ran = tuple(c for c in report.checks if c in checks)
-    return Verdict(table.uri, tuple(items), incomplete, ran, view.storage_checked, judged)
+    return Verdict(table.uri, tuple(items), incomplete, ran, view is not None and view.storage_checked, judged)
