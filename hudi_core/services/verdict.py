@@ -1,7 +1,7 @@
 """The verdict: one answer per table to "is anything wrong?", computed once here and shown the same way by every
 face (the Overview and Health pages, `info`, the report, `watch`) and behind every command's exit code.
 
-It rests on two cheap sources, never on the full doctor:
+It rests on two sources, not on the slowest of the doctor's checks:
 
 * the doctor's checks that need no full comparison of every file with storage and no log scan
   (:data:`~hudi_core.services.doctor.VERDICT_CHECKS`: pending and failing instants, archival exposing or having
@@ -12,8 +12,9 @@ It rests on two cheap sources, never on the full doctor:
   could not be read (the answer is then incomplete).
 
 Severity uses the one scale of :class:`~hudi_core.errors.Severity`: ``error`` = readers fail or see wrong data,
-``warning`` = a problem that does not break reads yet. The exit-code contract of every command is here too
-(:func:`~hudi_core.errors.exit_code_for`) is decided from what it finds: :data:`PROBLEM_FINDING_CODES`.
+``warning`` = a problem that does not break reads yet. Every command's exit code follows the contract of
+:func:`~hudi_core.errors.exit_code_for`; which engine findings are a problem of the table (exit 2) is
+:data:`PROBLEM_FINDING_CODES`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.errors import EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM, Finding, Severity, exit_code_for
+from hudi_core.errors import Finding, Severity, exit_code_for
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.doctor import CHECKS, VERDICT_CHECKS, DoctorOptions, HealthFinding, run_doctor
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind
@@ -38,12 +39,8 @@ PROBLEM_FINDING_CODES: frozenset[str] = frozenset(code for code, _ in DIFFERENCE
 
 #: The check id the listing's own items carry (the doctor's check of the same question).
 LISTING_CHECK = "metadata_listing"
-#: The id of the item saying some input could not be read.
-UNREAD_CHECK = "incomplete_read"
 
 _CATALOGUE = {c.id: c for c in CHECKS}
-__all__ = ["EXIT_INCOMPLETE", "EXIT_OK", "EXIT_PROBLEM", "Verdict", "VerdictItem", "compute_verdict",
-           "exit_code_for"]
 
 
 def is_problem_finding(finding: Finding) -> bool:
@@ -207,7 +204,8 @@ def listing_items(view: FileSystemView) -> list[VerdictItem]:
     for (kind, in_latest), ds in groups.items():
         files = tuple(_rel(d.partition, d.file) if d.file else d.partition for d in ds)
         noun = "" if kind.value.startswith("partition") else ("file " if len(ds) == 1 else "files ")
-        title = f"{len(ds)} {noun}{what[(kind, in_latest)]}"
+        text = what[(kind, in_latest)] if len(ds) == 1 else what[(kind, in_latest)].replace(" on it ", " on them ")
+        title = f"{len(ds)} {noun}{text}"
         items.append(VerdictItem(LISTING_CHECK, Severity.ERROR if in_latest else Severity.WARNING, title, files,
                                  tuple(sorted({d.instant for d in ds if d.instant})), check.why, check.what_to_do))
     return items
