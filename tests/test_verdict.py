@@ -318,3 +318,22 @@ def test_a_copy_of_the_real_v8_table_missing_a_latest_base_file(trips_v8_zip: Pa
     assert [e.value for e in at.error] == [
         "**Readers of this table fail or see wrong data.** " + v.first_error.title + f" — `{gone}`"  # type: ignore[union-attr]
         + (f"; {len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''}" if v.warnings else "")]
+
+
+def test_render_table_wraps_prose_and_keeps_names_whole() -> None:
+    from hudi_core.cli.output import render_table, wrap_lines
+
+    name = "00000018-0000-4000-8000-000ed5336898-0_0-1-1_20240101062900000.parquet"
+    rows = [{"file": name, "why": "Hudi readers list it and fail when a query reads it", "n": None,
+             "instants": ["20240101062900000", "20240101063000000"]}]
+    # Too narrow for the name and the prose: the name stays whole, the prose wraps to no fewer than 24 columns.
+    pad = " " * 72
+    assert render_table(rows, width=100).splitlines() == [
+        f"file{' ' * 68}why{' ' * 23}n  instants",
+        f"{'-' * 70}  {'-' * 24}  -  {'-' * 24}",
+        f"{name}  Hudi readers list it and     20240101062900000,",
+        f"{pad}fail when a query reads      20240101063000000",
+        f"{pad}it"]
+    assert render_table(rows, width=300).splitlines()[2] == (
+        f"{name}  Hudi readers list it and fail when a query reads it     20240101062900000, 20240101063000000")
+    assert wrap_lines([f"  files: {name}"], width=40).splitlines() == ["  files:", f"      {name}"]
