@@ -48,6 +48,8 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
     the page redraws itself complete when `progress` is done."""
     facts, weight = look.facts, look.weight
     st.title(f"{facts['name']}")
+    with render.guard():  # from the quick triage checks, run when the table was opened
+        render.table_verdict(src.verdict())
     st.info(f"**First look — partial.** Shown from the timeline's listing: facts, configuration, the "
             f"{len(look.instants):,} active instants and their markers. Still loading: commit bodies "
             f"({weight.active_bytes / 2**20:,.0f} MiB: operation types, decode findings, replaced file groups), the "

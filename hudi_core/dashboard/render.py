@@ -234,8 +234,7 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
     judged)."""
     from hudi_core.dashboard import page_path
 
-    judged = (f"{len(v.checks)} of the doctor's checks and the file listing"
-              + ("" if v.listing_checked else " (not checked against storage)"))
+    judged = v.judged_by
     first = v.first_error
     if first is not None:
         more = len(v.errors) - 1

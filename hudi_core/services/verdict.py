@@ -105,6 +105,16 @@ class Verdict:
         return "incomplete" if self.incomplete else "ok"
 
     @property
+    def judged_by(self) -> str:
+        """What the verdict rests on, in words (every face says it the same way)."""
+        checks = f"{len(self.checks)} of the doctor's checks"
+        if self.options.get("listing") is None:
+            return f"{checks} (the files were not listed: the Health page lists them)"
+        if not self.listing_checked:
+            return f"{checks} and the file listing (not checked against storage: --storage-check)"
+        return f"{checks} and the file listing"
+
+    @property
     def first_error(self) -> VerdictItem | None:
         errors = self.errors
         return errors[0] if errors else None
@@ -133,7 +143,7 @@ class Verdict:
             return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}{more}"
         if self.incomplete:
             return "nothing wrong found, but some input could not be read: the answer is incomplete"
-        return f"nothing wrong found by {len(self.checks)} of the doctor's checks and the file listing"
+        return f"nothing wrong found by {self.judged_by}"
 
     def counts(self) -> dict[str, int]:
         return {"error": len(self.errors), "warning": len(self.warnings)}
@@ -155,10 +165,7 @@ class Verdict:
                 lines.append(f"    why: {item.why}")
             if item.what_to_do:
                 lines.append(f"    what to do: {item.what_to_do}")
-        if not self.listing_checked:
-            lines.append("  note: the metadata table's listing was not checked against storage (--storage-check)")
-        lines.append(f"  judged by {len(self.checks)} of the doctor's checks and the file listing; `hudi-inspect "
-                     "doctor` runs every check")
+        lines.append(f"  judged by {self.judged_by}; `hudi-inspect doctor` runs every check")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
