@@ -26,6 +26,8 @@ REPO = Path(__file__).resolve().parent.parent
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM_CANDIDATES = [os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser"]
 ERROR_SELECTORS = ['[data-testid="stException"]', '[data-testid="stAlertContentError"]']
+#: How the verdict's red box starts (`render.table_verdict`): expected on a table readers fail on.
+VERDICT_ERROR = "Readers of this table fail or see wrong data."
 
 pytestmark = pytest.mark.slow
 
@@ -285,7 +287,10 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 timings.append(f"{name}: {time.monotonic() - started:.1f}s")
                 for selector in ERROR_SELECTORS:
                     for element in page.locator(selector).all():
-                        problems.append(f"{name}: {selector}: {element.inner_text()[:300]}")
+                        text = element.inner_text()
+                        if VERDICT_ERROR in text and name.startswith("drifted"):
+                            continue  # the table's verdict in red is the page's answer, not a failure
+                        problems.append(f"{name}: {selector}: {text[:300]}")
         finally:
             browser.close()
     print("page load times:", ", ".join(timings))
