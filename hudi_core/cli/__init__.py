@@ -1,7 +1,9 @@
 """`hudi-inspect`: the command-line face of the engine (also `python -m hudi_core`).
 
 Every command takes `--format table|json|csv`. JSON keys are stable snake_case. Errors print one
-line on stderr saying what failed and where, and exit non-zero; never a traceback.
+line on stderr saying what failed and where; never a traceback. Exit codes, one contract for every command
+(:data:`hudi_core.errors.EXIT_CODES_EPILOG`, at the end of every --help): 0 read completely and nothing wrong,
+1 incomplete or no answer, 2 the table has a problem the command found.
 
 A face: one module per command group (:data:`COMMAND_MODULES`), the renderers (:mod:`.output`) and the engine
 options. Imports any layer below and the scenario writers; no other package imports it or argparse.

@@ -32,6 +32,10 @@ def _text_cell(value: Any) -> str:
     return _cell(value)
 
 
+#: The narrowest a column of sentences is wrapped to (a table of long names is wider than the terminal instead).
+MIN_PROSE_WIDTH = 24
+
+
 def terminal_width() -> int:
     """The terminal's width (`COLUMNS` when set; 200 when output is not a terminal)."""
     return shutil.get_terminal_size((200, 24)).columns
@@ -40,7 +44,7 @@ def terminal_width() -> int:
 def _wrap(text: str, width: int) -> list[str]:
     """`text` in lines of at most `width` characters, broken at spaces only: a word longer than `width` (a file
     name, a path, an instant time) stays whole on a line of its own."""
-    if len(text) <= width:
+    if len(text) <= width and "\n" not in text:
         return [text]
     lines: list[str] = []
     for paragraph in text.split("\n"):
@@ -79,8 +83,9 @@ def render_table(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None =
     cols = list(columns or rows[0].keys())
     cells = [[_text_cell(r.get(c)) for c in cols] for r in rows]
     natural = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
-    # A column may shrink to its longest unbreakable word (or its header).
-    floor = [max(len(c), *(max((len(w) for w in row[i].split(" ")), default=0) for row in cells))
+    # A column may shrink to its longest unbreakable word (or its header), and prose no narrower than a few words.
+    floor = [max(len(c), min(natural[i], MIN_PROSE_WIDTH),
+                 *(max((len(w) for w in row[i].split(" ")), default=0) for row in cells))
              for i, c in enumerate(cols)]
     widths = list(natural)
     budget = (width or terminal_width()) - 2 * (len(cols) - 1)

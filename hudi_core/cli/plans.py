@@ -100,7 +100,7 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     if args.format == "csv":
         _cli()._emit(args, rows, columns=["decision", "partition", "file_id", "base_instant", "file", "reason"])
         return 0
-    ectr = f"ECTR {plan.ectr} ({plan.ectr_detail})" if plan.ectr else f"no ECTR: {plan.ectr_detail}"
+    ectr = f"ECTR {plan.ectr}: {plan.ectr_detail}" if plan.ectr else f"ECTR: {plan.ectr_detail}"
     print(f"Hudi {plan.config.release_label}; policy {plan.policy}; {ectr}")
     _print_derived(plan.metadata_table_config)
     for item in payload["not_emulated"]:
@@ -153,8 +153,8 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
         print(f"NOT EMULATED: {item['key']}={item['value']}: {item['reason']}")
     for item in payload["unverified_config_keys"]:
         print(f"UNVERIFIED KEY: {item['key']}={item['value']}: {item['reason']}")
-    print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep} "
-          f"({plan.min_max_detail})")
+    print(f"{plan.archiver} (Hudi {plan.config.release_label}); keep min {plan.min_to_keep} / max {plan.max_to_keep}: "
+          f"{plan.min_max_detail}")
     if plan.boundary_instant:
         print(f"boundary: {plan.boundary_instant}" + (f", set by {plan.boundary_guard}" if plan.boundary_guard else ""))
     else:
@@ -210,10 +210,13 @@ def cmd_compare_releases(args: argparse.Namespace) -> int:
         return 0
     for release, summary in payload["summary"].items():
         c, a = summary["clean"], summary["archive"]
-        print(f"Hudi {release}: clean ECTR {c['earliest_commit_to_retain']}, "
-              f"{'scheduled' if c['would_schedule'] else 'not scheduled (' + str(c['not_scheduled_reason']) + ')'}, "
-              f"{c['files_to_delete']} files to delete in {c['partitions']} partitions ({c['partition_mode']}); "
-              f"archival boundary {a['boundary']}, {a['instants_to_archive']} instants to archive")
+        ectr = f"clean ECTR {c['earliest_commit_to_retain']}" if c["earliest_commit_to_retain"] else "no clean ECTR"
+        scheduled = "scheduled" if c["would_schedule"] else (
+            f"not scheduled: {str(c['not_scheduled_reason']).replace('_', ' ')}" if c["not_scheduled_reason"]
+            else "not scheduled")
+        boundary = f"archival boundary {a['boundary']}" if a["boundary"] else "no archival boundary"
+        print(f"Hudi {release}: {ectr}, {scheduled}; {c['files_to_delete']} files to delete in {c['partitions']} "
+              f"partitions ({c['partition_mode']}); {boundary}, {a['instants_to_archive']} instants to archive")
     if comparison.agree:
         print("The releases plan the same clean and archival for this table and configuration.")
         return 0

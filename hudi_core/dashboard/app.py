@@ -25,15 +25,22 @@ def main() -> None:
     st_config.set_option("runner.postScriptGC", False)
     st.set_page_config(page_title="Hudi Timeline Inspector", page_icon=":material/timeline:", layout="wide")
 
-    # A table with problems opens on the Health page (an error among the doctor's cheap checks);
-    # any other table on the Overview. Pages are still reachable by name and URL either way.
-    health_first = picker.table_has_errors()
     # Page scripts by absolute path: the same pages whether the entry script is this file or a checkout's app.py.
+    overview = st.Page(page_path("overview"), title="Overview", icon=":material/timeline:", url_path="overview")
+    health = st.Page(page_path("health"), title="Health", icon=":material/health_and_safety:", url_path="health")
+
+    def landing() -> None:
+        """The root URL: a table whose verdict says readers fail or data is exposed opens on the Health page, any
+        other on the Overview. Streamlit serves its default page only at the root (its own path answers "Page not
+        found"), so the default is this hidden page and every visible page keeps a URL that can be pasted."""
+        picker.carry_refusal()
+        st.switch_page(health if picker.table_has_errors() else overview,
+                       query_params=dict(st.query_params.to_dict()))
+
     pages = [
-        st.Page(page_path("overview"), title="Overview", icon=":material/timeline:", url_path="overview",
-                default=not health_first),
-        st.Page(page_path("health"), title="Health", icon=":material/health_and_safety:", url_path="health",
-                default=health_first),
+        st.Page(landing, title="Hudi Timeline Inspector", url_path="start", default=True, visibility="hidden"),
+        overview,
+        health,
         st.Page(page_path("instant"), title="Instant detail", icon=":material/search:", url_path="instant"),
         st.Page(page_path("cleaner"), title="Cleaner & archival", icon=":material/cleaning_services:",
                 url_path="cleaner"),

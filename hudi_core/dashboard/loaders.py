@@ -444,11 +444,12 @@ def load_triage(uri: str, engine_name: str = "local") -> DoctorReport:
 def load_verdict(uri: str, engine_name: str = "local") -> Verdict:
     """The table's verdict (`services.verdict`) under a scenario table's own config: the Overview opens with it and
     it decides whether Health opens first. On a heavy timeline from the quick triage checks only (run
-    when the table was opened: reused)."""
+    when the table was opened: reused), without the file listing the first look defers (the verdict says so)."""
     table = get_table(uri, engine_name)
     if load_weight(uri, engine_name).heavy:
         triage = load_triage(uri, engine_name)
-        return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage)
+        return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage,
+                               with_listing=False)
     return compute_verdict(table, _conf_for(uri, None), DoctorOptions())
 
 

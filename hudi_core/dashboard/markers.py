@@ -20,9 +20,9 @@ _GLANCE = ((MarkerKind.ECTR_RECORDED, "recorded ECTR"), (MarkerKind.ECTR_RECOMPU
 
 
 def marker_rows(markers: Sequence[Marker]) -> list[dict[str, str | None]]:
-    """One row per marker for the markers table."""
-    return [{"marker": m.label, "kind": m.kind.value, "instant_time": m.instant, "source": m.source,
-             "detail": m.explanation} for m in markers]
+    """One row per marker for the markers table, key columns first (the marker, its instant, what it means)."""
+    return [{"marker": m.label, "instant_time": m.instant, "detail": m.explanation, "source": m.source,
+             "kind": m.kind.value} for m in markers]
 
 
 def at_a_glance(markers: Sequence[Marker]) -> str:

@@ -21,9 +21,7 @@ def page(src: TableSource) -> None:
     with render.or_stop():
         facts, findings = src.facts()
         instants, source_note = src.instants()
-    _header(facts, findings, instants, source_note)
-    with render.guard():
-        render.table_verdict(src.verdict())
+    _header(facts, findings, instants, source_note, src)
     lanes, counts = src.lanes_and_counts()
     shown = _timeline(src, lanes, len(instants))
     _markers(src)
@@ -52,6 +50,8 @@ def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.Firs
     the page redraws itself complete when `progress` is done."""
     facts, weight = look.facts, look.weight
     st.title(f"{facts['name']}")
+    with render.guard():  # from the quick triage checks, run when the table was opened
+        render.table_verdict(src.verdict())
     st.info(f"**First look — partial.** Shown from the timeline's listing: facts, configuration, the "
             f"{len(look.instants):,} active instants and their markers. Still loading: commit bodies "
             f"({weight.active_bytes / 2**20:,.0f} MiB: operation types, decode findings, replaced file groups), the "
@@ -137,8 +137,11 @@ def _fill_in(progress: loaders.FirstLookProgress) -> None:
     poll()
 
 
-def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFrame, source_note: str) -> None:
+def _header(facts: dict[str, Any], findings: list[Finding], instants: pd.DataFrame, source_note: str,
+            src: TableSource) -> None:
     st.title(f"{facts['name']}")
+    with render.guard():  # the story first: the table's verdict
+        render.table_verdict(src.verdict())
     render.incomplete_warning(findings)
     # Readers and dry runs emulate different releases by default (the table formats did not change in 1.2).
     st.caption(f"`{facts['uri']}` · read as Hudi {facts['emulated_hudi_release']} reads it · dry runs emulate Hudi "
@@ -254,7 +257,13 @@ def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> No
     if marks:
         st.markdown("**At a glance**: " + markers.at_a_glance(marks))
         render.table(render.frame(markers.marker_rows(marks)), "markers", "markers", caption=caption,
-                     column_config={"detail": st.column_config.TextColumn(width="large")})
+                     # Fits 1,400 px: the long explanation in a wide column (whole on hover), the rest narrow.
+                     # Pixels: the longest marker label whole, an instant time whole, the rest of 1,400 px.
+                     column_config={"marker": st.column_config.TextColumn(width=290),
+                                    "instant_time": st.column_config.TextColumn(width=160),
+                                    "detail": st.column_config.TextColumn(width=380),
+                                    "source": st.column_config.TextColumn(width=110),
+                                    "kind": st.column_config.TextColumn(width=80)})
     else:
         st.caption(when_none)
 

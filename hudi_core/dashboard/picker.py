@@ -52,11 +52,9 @@ def resolve_table(session: state.Session, query_params: MutableMapping[str, Any]
 
 
 def table_has_errors() -> bool:
-    """Whether the table's verdict says readers would fail or data is exposed (decides which page opens first).
-    Settles the table first, as the sidebar does; a table that cannot be
-    opened is the pages' to report, so it counts as no error here."""
-    # The sidebar shows this run's refusal (a pasted path outside the roots): settling twice would lose it.
-    st.session_state["_refusal"] = resolve_table(st.session_state, st.query_params)
+    """Whether the current table's verdict says readers would fail or data is exposed (decides which page the root
+    URL opens; the sidebar has settled the table in this run already). A table that cannot be opened is the
+    pages' to report, so it counts as no error here."""
     uri = st.session_state.get("table")
     if not uri:
         return False
@@ -65,6 +63,13 @@ def table_has_errors() -> bool:
     except Exception:  # the page opened next shows the error readably
         return False
     return verdict.opens_health
+
+
+def carry_refusal() -> None:
+    """Keep this run's refusal of a pasted path for the run a page switch starts: that run settles the table again
+    (the demo by then) and would otherwise not say why the pasted path was not opened."""
+    if st.session_state.get("_last_refusal") is not None:
+        st.session_state["_carried_refusal"] = st.session_state["_last_refusal"]
 
 
 def current() -> tuple[str | None, str]:
@@ -153,10 +158,10 @@ def tables_under(root: str) -> None:
 
 def sidebar() -> None:
     """Draw the picker, the recent tables, the scenarios link and the engine setting."""
-    if "_refusal" in st.session_state:  # settled already this run (`table_has_errors`)
-        refusal = st.session_state.pop("_refusal")
-    else:
-        refusal = resolve_table(st.session_state, st.query_params)
+    refusal = resolve_table(st.session_state, st.query_params)
+    if refusal is None:  # a refusal settled by the run that switched here from the root URL (`carry_refusal`)
+        refusal = st.session_state.pop("_carried_refusal", None)
+    st.session_state["_last_refusal"] = refusal
     sb = st.sidebar
     sb.markdown("### Hudi Timeline Inspector")
     with sb.form("open_table", border=False):

@@ -235,8 +235,7 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
     judged)."""
     from hudi_core.dashboard import page_path
 
-    judged = (f"{len(v.checks)} of the doctor's checks and the file listing"
-              + ("" if v.listing_checked else " (not checked against storage)"))
+    judged = v.judged_by
     first = v.first_error
     if first is not None:
         more = len(v.errors) - 1
@@ -248,17 +247,18 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
         st.markdown(f"**What to do.** {first.what_to_do}")
     elif v.warnings:
         n = len(v.warnings)
-        st.warning(f"**{n} warning{'s' if n != 1 else ''}**: {v.warnings[0].title}" + (" …" if n > 1 else ""),
+        st.warning(f"**{n} warning{'s' if n != 1 else ''}**: {v.warnings[0].title}"
+                   + (f" (and {n - 1} more)" if n > 1 else ""),
                    icon=":material/warning:")
     elif v.incomplete:
         st.warning("**Nothing wrong found, but some input could not be read**: the answer is incomplete.",
                    icon=":material/warning:")
     else:
-        st.success("**Nothing wrong found** by the " + judged + ".", icon=":material/check_circle:")
+        st.success("**Nothing wrong found** by " + judged + ".", icon=":material/check_circle:")
     if health_link and v.items:
         st.page_link(page_path("health"), label="Open the Health page: every check, evidence, why, what to do",
                      icon=":material/health_and_safety:")
-    st.caption(f"Verdict from the {judged}; the Health page runs every check.")
+    st.caption(f"Verdict from {judged}; the Health page runs every check.")
 
 
 def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:

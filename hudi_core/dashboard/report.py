@@ -25,6 +25,7 @@ from hudi_core.dashboard import charts, frames
 from hudi_core.inspect import TableInspector
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
+from hudi_core.services.doctor import age_text
 from hudi_core.services.markers import Marker, MarkerKind, timeline_markers
 
 if TYPE_CHECKING:
@@ -187,7 +188,8 @@ def _finding_html(f: Mapping[str, Any]) -> str:
     facts = [("instants", ", ".join(ev["instants"])), ("files", "<br>".join(_e(x) for x in ev["files"])),
              ("file groups", ", ".join(f"{g['partition']}/{g['file_id']}" for g in ev["file_groups"])),
              ("partitions", ", ".join(ev["partitions"])), ("blocks", "<br>".join(_e(x) for x in ev["blocks"])),
-             ("files in all", ev.get("files_total")), ("age (h)", ev["age_hours"]), ("bytes", ev["bytes"]),
+             ("files in all", ev.get("files_total")),
+             ("age", age_text(ev["age_hours"]) if ev["age_hours"] is not None else None), ("bytes", ev["bytes"]),
              ("count", ev["count"]), ("limit", ev["limit"]),
              ("detail", ev["detail"])]
     rows = "".join(f"<tr><th>{k}</th><td>{v if k in ('files', 'blocks') else _e(v)}</td></tr>"

@@ -1,7 +1,7 @@
 """The verdict: one answer per table to "is anything wrong?", computed once here and shown the same way by every
 face (the Overview and Health pages, `info`, the report, `watch`) and behind every command's exit code.
 
-It rests on two cheap sources, never on the full doctor:
+It rests on two sources, not on the slowest of the doctor's checks:
 
 * the doctor's checks that need no full comparison of every file with storage and no log scan
   (:data:`~hudi_core.services.doctor.VERDICT_CHECKS`: pending and failing instants, archival exposing or having
@@ -12,8 +12,9 @@ It rests on two cheap sources, never on the full doctor:
   could not be read (the answer is then incomplete).
 
 Severity uses the one scale of :class:`~hudi_core.errors.Severity`: ``error`` = readers fail or see wrong data,
-``warning`` = a problem that does not break reads yet. The exit-code contract of every command is here too
-(:func:`~hudi_core.errors.exit_code_for`) is decided from what it finds: :data:`PROBLEM_FINDING_CODES`.
+``warning`` = a problem that does not break reads yet. Every command's exit code follows the contract of
+:func:`~hudi_core.errors.exit_code_for`; which engine findings are a problem of the table (exit 2) is
+:data:`PROBLEM_FINDING_CODES`.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.errors import EXIT_INCOMPLETE, EXIT_OK, EXIT_PROBLEM, Finding, Severity, exit_code_for
+from hudi_core.errors import Finding, Severity, exit_code_for
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.doctor import CHECKS, VERDICT_CHECKS, DoctorOptions, HealthFinding, run_doctor
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind
@@ -38,12 +39,8 @@ PROBLEM_FINDING_CODES: frozenset[str] = frozenset(code for code, _ in DIFFERENCE
 
 #: The check id the listing's own items carry (the doctor's check of the same question).
 LISTING_CHECK = "metadata_listing"
-#: The id of the item saying some input could not be read.
-UNREAD_CHECK = "incomplete_read"
 
 _CATALOGUE = {c.id: c for c in CHECKS}
-__all__ = ["EXIT_INCOMPLETE", "EXIT_OK", "EXIT_PROBLEM", "Verdict", "VerdictItem", "compute_verdict",
-           "exit_code_for"]
 
 
 def is_problem_finding(finding: Finding) -> bool:
@@ -108,6 +105,16 @@ class Verdict:
         return "incomplete" if self.incomplete else "ok"
 
     @property
+    def judged_by(self) -> str:
+        """What the verdict rests on, in words (every face says it the same way)."""
+        checks = f"{len(self.checks)} of the doctor's checks"
+        if self.options.get("listing") is None:
+            return f"{checks} (the files were not listed: the Health page lists them)"
+        if not self.listing_checked:
+            return f"{checks} and the file listing (not checked against storage: --storage-check)"
+        return f"{checks} and the file listing"
+
+    @property
     def first_error(self) -> VerdictItem | None:
         errors = self.errors
         return errors[0] if errors else None
@@ -132,10 +139,11 @@ class Verdict:
             return f"{first.title}{where}{tail}"
         if self.warnings:
             n = len(self.warnings)
-            return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}" + (" …" if n > 1 else "")
+            others = f" (and {n - 1} more)" if n > 1 else ""
+            return f"{n} warning{'s' if n != 1 else ''}: {self.warnings[0].title}{others}"
         if self.incomplete:
             return "nothing wrong found, but some input could not be read: the answer is incomplete"
-        return f"nothing wrong found by {len(self.checks)} of the doctor's checks and the file listing"
+        return f"nothing wrong found by {self.judged_by}"
 
     def counts(self) -> dict[str, int]:
         return {"error": len(self.errors), "warning": len(self.warnings)}
@@ -157,10 +165,7 @@ class Verdict:
                 lines.append(f"    why: {item.why}")
             if item.what_to_do:
                 lines.append(f"    what to do: {item.what_to_do}")
-        if not self.listing_checked:
-            lines.append("  note: the metadata table's listing was not checked against storage (--storage-check)")
-        lines.append(f"  judged by {len(self.checks)} of the doctor's checks and the file listing; `hudi-inspect "
-                     "doctor` runs every check")
+        lines.append(f"  judged by {self.judged_by}; `hudi-inspect doctor` runs every check")
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -206,7 +211,8 @@ def listing_items(view: FileSystemView) -> list[VerdictItem]:
     for (kind, in_latest), ds in groups.items():
         files = tuple(_rel(d.partition, d.file) if d.file else d.partition for d in ds)
         noun = "" if kind.value.startswith("partition") else ("file " if len(ds) == 1 else "files ")
-        title = f"{len(ds)} {noun}{what[(kind, in_latest)]}"
+        text = what[(kind, in_latest)] if len(ds) == 1 else what[(kind, in_latest)].replace(" on it ", " on them ")
+        title = f"{len(ds)} {noun}{text}"
         items.append(VerdictItem(LISTING_CHECK, Severity.ERROR if in_latest else Severity.WARNING, title, files,
                                  tuple(sorted({d.instant for d in ds if d.instant})), check.why, check.what_to_do))
     return items
@@ -238,23 +244,26 @@ def verdict_checks(table: HudiTable) -> tuple[str, ...]:
 
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                     options: DoctorOptions | None = None, checks: Iterable[str] | None = None,
-                    triage: DoctorReport | None = None, view: FileSystemView | None = None) -> Verdict:
+                    triage: DoctorReport | None = None, view: FileSystemView | None = None,
+                    with_listing: bool = True) -> Verdict:
     """The verdict of `table`: the doctor's `checks` (:data:`VERDICT_CHECKS` unless given; `triage`: a report the
     caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
-    own view unless given). Errors first, then warnings; info findings are not part of a verdict."""
+    own view unless given; `with_listing=False`: no file listing, the verdict then says the listing was not
+    checked). Errors first, then warnings; info findings are not part of a verdict."""
     options = options or DoctorOptions()
     checks = tuple(checks) if checks is not None else verdict_checks(table)
     report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
-    view = view if view is not None else table.fs_view()
+    view = view if view is not None or not with_listing else table.fs_view()
     # A full doctor report may be given: the verdict keeps to its own checks.
     items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO and f.check in checks]
-    items += listing_items(view)
+    items += listing_items(view) if view is not None else []
     unread = unread_findings(table)
-    incomplete = bool(unread) or view.listing_incomplete or any(c in checks for c in report.incomplete_checks)
+    incomplete = (bool(unread) or (view is not None and view.listing_incomplete)
+                  or any(c in checks for c in report.incomplete_checks))
     order = {Severity.ERROR: 0, Severity.WARNING: 1}
     items.sort(key=lambda i: order[i.severity])  # stable: checks in catalogue order, then the listing's items
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     judged = {"hudi_release": config.hudi_release, "savepoint_guard": options.savepoint_guard,
-              "stale_hours": options.stale_hours, "listing": view.listing.value}
+              "stale_hours": options.stale_hours, "listing": view.listing.value if view is not None else None}
     ran = tuple(c for c in report.checks if c in checks)
-    return Verdict(table.uri, tuple(items), incomplete, ran, view.storage_checked, judged)
+    return Verdict(table.uri, tuple(items), incomplete, ran, view is not None and view.storage_checked, judged)

@@ -65,6 +65,14 @@ if TYPE_CHECKING:
 #: any commit named with storage or scan every log file (too slow to repeat at each poll; `doctor` runs them).
 #: For the same table and configuration, `watch` and `doctor` raise the same findings of these checks.
 ALERT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS if c not in SLOW_CHECKS)
+#: The alert check that lists storage: run where a metadata-table listing is checked against storage (local disk
+#: by default, `HudiTable.storage_check`), never as a LIST per partition every poll of an object store.
+STORAGE_CHECK = "metadata_listing"
+
+
+def alert_checks(table: Any) -> tuple[str, ...]:
+    """:data:`ALERT_CHECKS` for `table`: without the storage listing's check where storage is not checked."""
+    return ALERT_CHECKS if table.storage_check else tuple(c for c in ALERT_CHECKS if c != STORAGE_CHECK)
 #: Boundary guards that are limits, not guards: archival stops there by configuration.
 _LIMITS = (GuardName.KEEP_MIN_COMMITS, GuardName.KEEP_MAX_COMMITS)
 #: Seconds between two runs of the age-dependent alert checks on an unchanged table.
@@ -224,7 +232,7 @@ class LiveAnalysis:
         ctx.__dict__["archive_plan"] = self.archive_plan
         ctx.__dict__["markers"] = self.markers
         ctx.__dict__["clean_plan"] = self.clean_plan
-        report = run_doctor(self.state.table, self.config, options, only=ALERT_CHECKS, context=ctx)
+        report = run_doctor(self.state.table, self.config, options, only=alert_checks(self.state.table), context=ctx)
         self.__dict__["_alerts"] = [f for f in report.findings if f.severity is not Severity.INFO]
         self._alerts_at = time.monotonic()
         return self.__dict__["_alerts"]
@@ -421,10 +429,16 @@ class TableWatcher:
 
     def judged_with(self) -> dict[str, Any]:
         """The configuration the alerts are judged with (what `doctor` takes for the same answer)."""
+        checked = self.follower.storage_check
+        if checked is None:  # as the table will decide: on local disk only
+            from hudi_core.io.storage import ReadOnlyStorage
+
+            checked = ReadOnlyStorage(self.follower.uri, self.follower.storage_options).is_local
+        left = [*SLOW_CHECKS, *(() if checked else (STORAGE_CHECK,))]
         return {"hudi_release": self.config.release_label, "savepoint_guard": self.options.savepoint_guard,
                 "stale_hours": self.options.stale_hours,
                 "conf": {k: str(v) for k, v in sorted(self.config.explicit.items())},
-                "checks": list(ALERT_CHECKS), "left_to_doctor": list(SLOW_CHECKS)}
+                "checks": [c for c in ALERT_CHECKS if c not in left], "left_to_doctor": left}
 
     @property
     def analysis(self) -> LiveAnalysis | None:

@@ -26,6 +26,8 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 CHROMIUM_CANDIDATES = [os.environ.get("CHROMIUM_PATH", ""), "/usr/bin/chromium", "/usr/bin/chromium-browser"]
 ERROR_SELECTORS = ['[data-testid="stException"]', '[data-testid="stAlertContentError"]']
+#: How the verdict's red box starts (`render.table_verdict`): expected on a table readers fail on.
+VERDICT_ERROR = "Readers of this table fail or see wrong data."
 
 pytestmark = pytest.mark.slow
 
@@ -196,7 +198,9 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
         ("drifted_file_groups", f"file-groups?table={drifted}", '[data-testid="stDataFrame"]'),
         ("drifted_file_groups_storage", f"file-groups?table={drifted}&listing=storage",
          '[data-testid="stDataFrame"]'),
-        ("drifted_overview", f"?table={drifted}", '[data-testid="stPlotlyChart"]'),
+        # Readers fail on the drifted table: it opens on Health; its Overview leads with the same verdict.
+        ("drifted_opens", f"?table={drifted}", '[data-testid="stExpander"]'),
+        ("drifted_overview", f"overview?table={drifted}", '[data-testid="stPlotlyChart"]'),
         # The SQL page, its query from the URL: a time chart of write stats (active and archived), and
         # the default query (a bar chart) on the demo.
         ("sql", f"sql?table={generated}&sql={urllib.parse.quote(SQL_QUERY)}", '[data-testid="stPlotlyChart"]'),
@@ -222,7 +226,9 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                            "2 missing in metadata", "metadata_listing"],
         "drifted_file_groups": ["Listed from the metadata table", "disagree on 4 file(s)"],
         "drifted_file_groups_storage": ["Listed from storage: --listing storage", "disagree on 4 file(s)"],
-        "drifted_overview": ["Files listed from the metadata table"],
+        "drifted_opens": ["Health", "Readers of this table fail or see wrong data.", "FileNotFoundException"],
+        "drifted_overview": ["Files listed from the metadata table", "Readers of this table fail or see wrong data.",
+                             "FileNotFoundException", "Open the Health page"],
         "sql": ["views computed: write_stats", "query-result.csv", "deltacommit"],
         "sql_demo": ["views computed: instants", "Example postmortem queries"],
         "schema": ["Schema history", "Compare two versions", "5 change(s) from table_config to 20240101000600000",
@@ -268,6 +274,13 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 charts = page.evaluate(_LABEL_BOXES_JS)
                 labels_seen += sum(len(c["labels"]) for c in charts)
                 problems.extend(f"{name}: {p}" for p in label_problems(charts))
+                if name == "drifted_overview":  # the first screen (1,400 x 1,000) names the file readers fail on
+                    box = page.locator('[data-testid="stAlert"]', has_text="Readers of this table fail").first \
+                        .bounding_box()
+                    if box is None or box["y"] + box["height"] > 1000:
+                        problems.append(f"{name}: the verdict is not on the first screen: {box}")
+                if page.locator("text=Page not found").count():  # every page's URL is a real page's
+                    problems.append(f"{name}: a 'Page not found' dialog over {path!r}")
                 body = page.locator('[data-testid="stMain"]').inner_text()
                 for needle in checks.get(name, ()):
                     if needle not in body:
@@ -276,7 +289,10 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 timings.append(f"{name}: {time.monotonic() - started:.1f}s")
                 for selector in ERROR_SELECTORS:
                     for element in page.locator(selector).all():
-                        problems.append(f"{name}: {selector}: {element.inner_text()[:300]}")
+                        text = element.inner_text()
+                        if VERDICT_ERROR in text and name.startswith("drifted"):
+                            continue  # the table's verdict in red is the page's answer, not a failure
+                        problems.append(f"{name}: {selector}: {text[:300]}")
         finally:
             browser.close()
     print("page load times:", ", ".join(timings))

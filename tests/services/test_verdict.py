@@ -5,11 +5,13 @@ replaced file group is visible again after an archival without the HUDI-7779 gua
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 import streamlit as st
+from conftest import unzip_table
 from streamlit.testing.v1 import AppTest
 
 from hudi_core import dashboard, open_table
@@ -255,3 +257,83 @@ def test_overview_and_health_open_with_the_verdict(drifted: Path, exposed: Build
     fg2 = exposed.file_id("fg2")
     assert f"replaced by archived {exposed.time('t4')}, is visible again" in _errors(at)[0]
     assert f"`region=us/{fg2}`" in _errors(at)[0]
+
+
+#: A generated table's base file name, or its metadata table's, whole.
+_NAME = re.compile(r"(?:[0-9a-f]{8}-0000-4000-8000-[0-9a-f]{12}|files-0000)-0_0-1-1_\d{17,20}\.(?:parquet|hfile)")
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+@pytest.mark.parametrize("argv", [
+    ["fsview"], ["fsview", "--all-slices"], ["plan-clean", "--now", NOW], ["plan-archive"], ["markers"],
+    ["validate-metadata"], ["metadata-files"], ["doctor", "--now", NOW], ["info"], ["timeline"],
+    ["timeline", "--all"], ["history", "--file-id", "00000018-0000-4000-8000-000ed5336898-0"],
+    ["sql", "SELECT partition, file_id, base_file FROM file_slices ORDER BY ALL LIMIT 5"],
+    ["compare-releases", "--now", NOW], ["schema-history"], ["report", "--format", "json", "--now", NOW],
+], ids=lambda a: " ".join(a[:2]) if isinstance(a, list) else a)
+def test_no_command_cuts_a_name(drifted: Path, argv: list[str], columns: str, capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every file name a command prints for people is whole (the middle of a name, `-0_0-1-1_`, occurs exactly as
+    often as whole names), nothing is cut with an ellipsis, and no sentence says None."""
+    monkeypatch.setenv("COLUMNS", columns)
+    cmd, *rest = argv
+    cli_main([cmd, str(drifted), *rest])
+    out = capsys.readouterr().out
+    assert out.count("-0_0-1-1_") == len(_NAME.findall(out))
+    assert "…" not in out and "None" not in out
+    if argv[0] in ("fsview", "plan-clean", "validate-metadata", "metadata-files", "doctor", "info", "history"):
+        assert _NAME.search(out), "the command names files"
+
+
+def test_a_copy_of_the_real_v8_table_missing_a_latest_base_file(trips_v8_zip: Path, roots: Path,
+                                                                  capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report that started it: a copy of a real v8 table whose metadata table lists a base file the copy lacks
+    (a Hudi reader fails with FileNotFoundException). The API, every command's exit code, the report and the
+    Overview tell the same story, naming the file."""
+    table = unzip_table(trips_v8_zip, roots / "v8-copy")
+    gone = "city=chennai/6e1d5cc4-c487-487d-abbe-fe9b30b1c0cc-0_0-1112-3190_20251220210129235.parquet"
+    (table / gone).unlink()
+    v = compute_verdict(open_table(str(table)))
+    assert (v.status, v.exit_code, v.first_error.file if v.first_error else None) == ("error", 2, gone)
+    assert v.headline.endswith(f"readers fail on it (FileNotFoundException): {gone}")
+    t = str(table)
+    codes = {cmd: _code([cmd, t, *rest], capsys) for cmd, *rest in (
+        ["info"], ["fsview"], ["doctor", "--now", NOW], ["validate-metadata"], ["plan-clean", "--now", NOW],
+        ["sql", "SELECT count(*) FROM file_slices"], ["report", "--format", "json", "--now", NOW],
+        ["watch", "--until-idle", "0.3", "--interval", "0.1"], ["timeline"])}
+    assert codes == {"info": 2, "fsview": 2, "doctor": 2, "validate-metadata": 2, "plan-clean": 2, "sql": 2,
+                     "report": 2, "watch": 2, "timeline": 0}
+    assert cli_main(["report", t, "--format", "json", "--now", NOW]) == 2
+    assert json.loads(capsys.readouterr().out)["verdict"] == v.to_dict()
+    monkeypatch.setenv("COLUMNS", "80")
+    assert cli_main(["doctor", t, "--now", NOW]) == 2
+    text = capsys.readouterr().out
+    # At 80 columns the name goes whole onto a line of its own under "files:".
+    assert "  files:\n" + " " * 6 + gone + "\n" in text and "  why: " in text and "  what to do: " in text
+    at = _overview(table, roots, monkeypatch)
+    assert at.title[0].value == "Health"
+    at.switch_page(str(dashboard.PAGES_DIR / "1_overview.py")).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "**Readers of this table fail or see wrong data.** " + v.first_error.title + f" — `{gone}`"  # type: ignore[union-attr]
+        + (f"; {len(v.warnings)} warning{'s' if len(v.warnings) != 1 else ''}" if v.warnings else "")]
+
+
+def test_render_table_wraps_prose_and_keeps_names_whole() -> None:
+    from hudi_core.cli.output import render_table, wrap_lines
+
+    name = "00000018-0000-4000-8000-000ed5336898-0_0-1-1_20240101062900000.parquet"
+    rows = [{"file": name, "why": "Hudi readers list it and fail when a query reads it", "n": None,
+             "instants": ["20240101062900000", "20240101063000000"]}]
+    # Too narrow for the name and the prose: the name stays whole, the prose wraps to no fewer than 24 columns.
+    pad = " " * 72
+    assert render_table(rows, width=100).splitlines() == [
+        f"file{' ' * 68}why{' ' * 23}n  instants",
+        f"{'-' * 70}  {'-' * 24}  -  {'-' * 24}",
+        f"{name}  Hudi readers list it and     20240101062900000,",
+        f"{pad}fail when a query reads      20240101063000000",
+        f"{pad}it"]
+    assert render_table(rows, width=300).splitlines()[2] == (
+        f"{name}  Hudi readers list it and fail when a query reads it     20240101062900000, 20240101063000000")
+    assert wrap_lines([f"  files: {name}"], width=40).splitlines() == ["  files:", f"      {name}"]
