@@ -28,7 +28,7 @@ from pathlib import Path
 
 NOW = "20300101000000000"
 
-#: (name, argv after the table, whether the command takes --format json)
+#: (name, argv: the command, then its options after the table)
 COMMANDS: list[tuple[str, list[str]]] = [
     ("info", ["info", "--config", "--format", "json"]),
     ("timeline", ["timeline", "--format", "json"]),
@@ -41,8 +41,8 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("archive", ["archive", "--format", "json"]),
     ("markers", ["markers", "--format", "json"]),
     ("plan-clean", ["plan-clean", "--now", NOW, "--format", "json"]),
-    ("plan-archive", ["plan-archive", "--now", NOW, "--format", "json"]),
-    ("plan-archive-unguarded", ["plan-archive", "--now", NOW, "--without-savepoint-guard", "--format", "json"]),
+    ("plan-archive", ["plan-archive", "--format", "json"]),
+    ("plan-archive-unguarded", ["plan-archive", "--without-savepoint-guard", "--format", "json"]),
     ("compare-releases", ["compare-releases", "--now", NOW, "--format", "json"]),
     ("doctor", ["doctor", "--now", NOW, "--format", "json"]),
     ("report", ["report", "--now", NOW, "--format", "json"]),
@@ -56,7 +56,7 @@ COMMANDS: list[tuple[str, list[str]]] = [
     ("info-text", ["info"]),
     ("timeline-text", ["timeline", "--all"]),
     ("doctor-text", ["doctor", "--now", NOW]),
-    ("plan-archive-text", ["plan-archive", "--now", NOW]),
+    ("plan-archive-text", ["plan-archive"]),
 ]
 
 
