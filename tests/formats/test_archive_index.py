@@ -97,3 +97,17 @@ def test_a_damaged_index_entry_is_rebuilt_with_a_finding(tmp_path: Path, index_d
     # Rebuilt: the next open is silent and still right.
     again = _open_archived(t)
     assert again.findings == [] and _summary(again) == good
+
+
+def test_a_bit_flipped_index_entry_is_rebuilt_with_a_finding(tmp_path: Path, index_dir: Path) -> None:
+    """The checksum over the entry's bytes catches a flip that leaves a readable Arrow file."""
+    t = _archived_v6(tmp_path, 8, 5)
+    good = _summary(_open_archived(t))
+    [entry] = index_dir.glob("*.arrow")
+    data = bytearray(entry.read_bytes())
+    data[data.index(b"commit") + 2] ^= 0x01  # an action name in the rows
+    entry.write_bytes(bytes(data))
+    damaged = _open_archived(t)
+    assert _summary(damaged) == good
+    assert [f.code for f in damaged.findings] == ["archive_index_rebuilt"]
+    assert "checksum" in damaged.findings[0].message
