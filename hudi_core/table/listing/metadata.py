@@ -27,10 +27,9 @@ finding naming the file, and the listing is marked incomplete.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.formats.hfile import HFileError, HFileReader
@@ -43,10 +42,10 @@ from hudi_core.formats.mdt.records import (
     ALL_PARTITIONS_KEY,
     FILES_PARTITION,
     NON_PARTITIONED_NAME,
-    FileEntry,
     FilesRecord,
     MetadataRecordError,
     decode_files_record,
+    files_record_of,
     partition_key,
     partition_of_key,
 )
@@ -403,10 +402,22 @@ class MetadataTableListing:
                     raise MetadataRecordError("the HFile block has no writer schema (no SCHEMA header)")
                 cells: Iterable[tuple[str, bytes | None]] = (
                     hfile.scan() if keys is None else hfile.get_many(keys).items())
-                return [decode_files_record(k, v, schema) for k, v in cells if v is not None]
+                first: dict[str, bytes] = {}
+                repeated = sorted(hfile.repeated_keys)
+                for k, v in cells:
+                    if v is not None and k in first:
+                        repeated.append(k)
+                    elif v is not None:
+                        first[k] = v  # the first copy, as a key lookup answers
+                if repeated:
+                    self._finding(out, Severity.ERROR, "metadata_key_repeated", block.path,
+                                  f"{block.type_name} block at offset {block.offset} holds key(s) more than once "
+                                  f"({', '.join(repr(k) for k in repeated[:5])}): the first copy was used",
+                                  incomplete=True)
+                return [decode_files_record(k, v, schema) for k, v in first.items()]
             if block.block_type in (BlockType.AVRO_DATA_BLOCK,):
                 rows = decode_avro_content(content, block.schema or "")
-                return [_record_from_row(r) for r in rows if keys is None or r.get("key") in keys]
+                return [files_record_of(r) for r in rows if keys is None or r.get("key") in keys]
             self._finding(out, Severity.WARNING, "metadata_log_unexpected_block", block.path,
                           f"{block.type_name} block at offset {block.offset} in the files partition: not read")
         except (DecodeError, LogFileError, StorageError, HFileError) as exc:
@@ -435,10 +446,22 @@ class MetadataTableListing:
             schema = _text(hfile.file_info.get("schema"))
             if not schema:
                 raise MetadataRecordError("the base HFile has no writer schema (file info 'schema')")
-            records = {}
+            records: dict[str, FilesRecord] = {}
+            repeated: list[str] = []
             for key, value in cells:
-                if value is not None:
-                    records[key] = decode_files_record(key, value, schema)
+                if value is None:
+                    continue
+                if key in records:  # a whole-file read keeps the first copy, as a key lookup answers
+                    repeated.append(key)
+                    continue
+                records[key] = decode_files_record(key, value, schema)
+            repeated += sorted(k for k in hfile.repeated_keys if k not in repeated)
+            if repeated:
+                shown = ", ".join(repr(k) for k in repeated[:5]) + (" ..." if len(repeated) > 5 else "")
+                self._finding(out, Severity.ERROR, "metadata_key_repeated", path,
+                              f"the files partition's base file {base.name} holds {len(repeated)} key(s) more than "
+                              f"once ({shown}): a files-partition key is unique, so the file is damaged; the first "
+                              "copy was used", incomplete=True)
             return records
         except (DecodeError, StorageError, HFileError) as exc:
             self._finding(out, Severity.ERROR, "metadata_base_unreadable", path,
@@ -467,10 +490,3 @@ def _with(use: BlockUse, decision: BlockDecision, records: int | None = None) ->
 
 def _text(raw: bytes | None) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
-
-
-def _record_from_row(row: Mapping[str, Any]) -> FilesRecord:
-    """A record of a (pre-HFile) Avro data block of the files partition."""
-    raw: Mapping[str, Any] = row.get("filesystemMetadata") or {}
-    entries = {str(n): FileEntry(int(i["size"]), bool(i["isDeleted"])) for n, i in raw.items()}
-    return FilesRecord(str(row.get("key")), int(row.get("type") or 0), entries)
