@@ -188,8 +188,9 @@ VIEW_DOCS: dict[str, str] = {
     "archive_plan": "Every active instant with the next archival's decision and reasons (the dry run of "
                     "`plan-archive`).",
     "findings": "Everything noticed while reading the table for this query: the active timeline (every body "
-                "decoded) and the archived listing, plus what the query's other views read (archived bodies, "
-                "the file-system view, log files, plan inputs); computed after the other views.",
+                "decoded), the archived listing and the metadata table's files partition, plus what the query's "
+                "other views read (archived bodies, the file-system view, log files, plan inputs); computed after "
+                "the other views.",
     "metadata_files": "The metadata table's files partition as Hudi reads it: partition, file, size (empty "
                       "when the table has no metadata table).",
 }
@@ -340,6 +341,13 @@ def _findings(ctx: QueryContext, schema: pa.Schema) -> pa.Table:
     # findings alone reports on the table as the Overview does.
     ctx.table.timeline.decode_all(ctx.table.executor)
     ctx.table.unified_timeline()
+    # And the metadata table's files partition, where there is one: a damaged HFile or log file there is a
+    # wrong listing for every reader, so it belongs among the table's findings.
+    source = ctx.table.metadata_listing()
+    if source is not None:
+        read = source.read()
+        ctx.extra_findings.extend(read.findings)
+        ctx.incomplete = ctx.incomplete or read.incomplete
     seen: dict[tuple[str, str, str], Finding] = {}
     for f in [*ctx.table.findings, *ctx.extra_findings]:
         seen.setdefault((f.code, f.path, f.message), f)

@@ -169,3 +169,68 @@ def test_records_of_avro_blocks_are_type_checked(row: Any, words: str) -> None:
         files_record_of(row)
     sound = files_record_of({"key": "p", "type": 2, "filesystemMetadata": {"f": {"size": 3, "isDeleted": True}}})
     assert sound.key == "p" and sound.entries["f"].size == 3 and sound.entries["f"].is_deleted
+
+
+# -- damaged or missing log files of the files partition: findings in metadata-files, fsview and SQL ---------------
+
+SLICE_LOG = ".files-0000-0_20251220210130911.log.1_3-1149-3338"  # the one log file the latest slice reads
+
+
+def files_folder(table: Path) -> Path:
+    return table / ".hoodie" / "metadata" / "files"
+
+
+def codes_everywhere(capsys: pytest.CaptureFixture[str], table: Path) -> list[tuple[int, set[str]]]:
+    """(exit code, finding codes) of metadata-files, fsview (envelope) and the SQL findings view."""
+    out = []
+    for argv in (["metadata-files", str(table)], ["fsview", str(table), "--envelope"]):
+        code, answer = cli(capsys, *argv)
+        out.append((code, {f["code"] for f in answer["findings"]}))
+    code, rows = cli(capsys, "sql", str(table), "SELECT code FROM findings")
+    out.append((code, {r["code"] for r in rows}))
+    return out
+
+
+def test_an_empty_log_file_is_a_warning_everywhere(trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sound = chennai(capsys, trips)
+    (files_folder(trips) / SLICE_LOG).write_bytes(b"")
+    for code, codes in codes_everywhere(capsys, trips):
+        assert "metadata_log_empty" in codes, codes
+        assert code in (0, 1)
+    code, answer = chennai(capsys, trips)
+    assert [f["code"] for f in answer["findings"]] == ["metadata_log_empty"]
+    assert answer["findings"][0]["path"].endswith(SLICE_LOG) and answer["findings"][0]["severity"] == "warning"
+    # The answer is what Hudi reads without the log's block: the base file's listing.
+    assert code == 0 and answer["partitions"][0]["partition"] == "city=chennai"
+    assert sound[1]["partitions"][0]["files"]
+
+
+def test_a_deleted_log_file_is_an_error_and_the_answer_incomplete(trips: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    log = files_folder(trips) / SLICE_LOG
+    log.unlink()
+    log.symlink_to(trips / "gone")  # listed, then gone when read
+    for code, codes in codes_everywhere(capsys, trips):
+        assert code == 1 and "metadata_log_unreadable" in codes, codes
+    code, answer = chennai(capsys, trips)
+    assert code == 1 and answer["incomplete"] is True
+    unreadable = next(f for f in answer["findings"] if f["code"] == "metadata_log_unreadable")
+    assert unreadable["path"].endswith(SLICE_LOG)
+
+
+def test_a_future_dated_log_file_is_a_warning(trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    before = chennai(capsys, trips)
+    future = files_folder(trips) / ".files-0000-0_20991231000000000.log.1_0-1-1"
+    future.write_bytes((files_folder(trips) / SLICE_LOG).read_bytes())
+    for _, codes in codes_everywhere(capsys, trips):
+        assert "metadata_log_after_latest" in codes, codes
+    code, answer = chennai(capsys, trips)
+    assert [f["code"] for f in answer["findings"]] == ["metadata_log_after_latest"]
+    assert code == 0 and answer["partitions"] == before[1]["partitions"]  # not read, as Hudi does not read it
+
+
+def test_a_truncated_base_hfile_is_in_the_findings_view(trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = base_of(trips)
+    base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])
+    code, rows = cli(capsys, "sql", str(trips), "SELECT code, path FROM findings")
+    assert code == 1 and {"code": "metadata_base_unreadable", "path": str(base)} in rows, rows

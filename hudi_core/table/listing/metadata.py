@@ -53,6 +53,7 @@ from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import RollbackPlan
+from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.io.properties import TableProperties
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.table.facts import rollback_metadatas
@@ -299,6 +300,13 @@ class MetadataTableListing:
                           "the metadata table has no completed instant: Hudi's reader finds no file slice and fails",
                           incomplete=True)
             return None
+        for f in files:
+            parsed = parse_log_file_name(f.name)
+            if parsed is not None and parsed.instant_time > out.latest_instant:
+                self._finding(out, Severity.WARNING, "metadata_log_after_latest", f"{FILES_PARTITION}/{f.name}",
+                              f"metadata-table log file {f.name} names instant {parsed.instant_time}, after the "
+                              f"metadata table's latest completed instant {out.latest_instant}: not read (a write "
+                              "in progress, or a file that does not belong here)")
         slices = view.latest_merged_slices(FILES_PARTITION)
         if not slices:
             self._finding(out, Severity.ERROR, "metadata_files_no_slice", FILES_PARTITION,
@@ -331,7 +339,13 @@ class MetadataTableListing:
             data = contents.get(path)
             if isinstance(data, StorageError) or data is None:
                 self._finding(out, Severity.ERROR, "metadata_log_unreadable", path,
-                              f"cannot read metadata-table log file {path}: {data}", incomplete=True)
+                              f"cannot read metadata-table log file {path} (deleted, or not readable): {data}",
+                              incomplete=True)
+                continue
+            if not data:
+                self._finding(out, Severity.WARNING, "metadata_log_empty", path,
+                              f"metadata-table log file {path} is empty (0 bytes): it holds no block; a writer "
+                              "that failed before its first block leaves one")
                 continue
             reader = LogFileReader(_Bytes(path, data), path, len(data), head=data)
             scan = reader.scan()
