@@ -797,3 +797,30 @@ def test_describe_value_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     if not (REPO_ROOT / "hudi_core" / "formats" / "mdt" / "records.py").exists():
         assert cli_hfile.describe_value("k", b"\xff\x00") == {"encoding": "base64", "data": "/wA="}
     cli_hfile._metadata_decoder.cache_clear()
+
+
+def test_hfile_cli_bounds_each_value_and_streams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A small gzip file of large values (a decompression bomb in miniature): each value is shown as a bounded
+    prefix, marked truncated with its size; --max-value-bytes 0 shows whole values."""
+    from hudi_core.cli import main
+
+    big = b"\x00" * (8 << 20)
+    path = tmp_path / "bomb.hfile"
+    path.write_bytes(write_hfile([("a", big), ("b", b"small"), ("c", big)], compression="GZ", create_time_ms=0))
+    assert path.stat().st_size < 100_000
+    assert main(["hfile", str(path), "--records", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 300_000
+    records = json.loads(out)["records"]
+    assert [r["key"] for r in records] == ["a", "b", "c"]
+    assert records[0]["value"]["truncated"] is True and records[0]["value"]["size"] == len(big)
+    assert len(records[0]["value"]["data"]) <= 4 * (64 * 1024) // 3 + 4
+    assert records[1]["value"] == {"encoding": "text", "data": "small"}
+    assert main(["hfile", str(path), "--key", "c", "--key", "z", "--max-value-bytes", "16", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["records"][0]["value"]["size"] == len(big) and doc["missing_keys"] == ["z"]
+    assert main(["hfile", str(path), "--key", "b", "--max-value-bytes", "0", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == [{"key": "b", "value": {"encoding": "text",
+                                                                                    "data": "small"}}]
+    assert main(["hfile", str(path), "--prefix", "zz", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == []
