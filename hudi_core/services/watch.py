@@ -39,11 +39,11 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.errors import Severity
+from hudi_core.errors import HudiInspectError, Severity
 from hudi_core.formats.timeline.instant import SAVEPOINT, Instant, State
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.config import ServiceConfig
-from hudi_core.services.doctor import DoctorContext, DoctorOptions, HealthFinding, run_doctor
+from hudi_core.services.doctor import DoctorContext, DoctorOptions, Evidence, HealthFinding, run_doctor
 from hudi_core.services.markers import Marker, MarkerKind, Markers, compute_markers, timeline_markers
 from hudi_core.table.facts import rollback_facts
 
@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 #: and the metadata table's timeline only (no listing of the table's partitions, no log scan).
 ALERT_CHECKS: tuple[str, ...] = ("archival_exposes_replaced", "pending_instant", "rollback_failing",
                                  "metadata_table_sync", "metadata_blocks_archival")
+#: Checks that keep a watch as honest as `doctor` about what could not be read: a completed instant whose body
+#: does not decode is an alert, not a plain `completed` event.
+READ_CHECKS: tuple[str, ...] = ("unreadable_bodies",)
 #: Boundary guards that are limits, not guards: archival stops there by configuration.
 _LIMITS = (GuardName.KEEP_MIN_COMMITS, GuardName.KEEP_MAX_COMMITS)
 #: Seconds between two runs of the age-dependent alert checks on an unchanged table.
@@ -200,8 +203,9 @@ class LiveAnalysis:
         ctx = DoctorContext(self.state.table, self.config, options)
         ctx.__dict__["archive_plan"] = self.archive_plan
         ctx.__dict__["markers"] = self.markers
-        report = run_doctor(self.state.table, self.config, options, only=ALERT_CHECKS, context=ctx)
-        self.__dict__["_alerts"] = [f for f in report.findings if f.severity is not Severity.INFO]
+        report = run_doctor(self.state.table, self.config, options, only=(*ALERT_CHECKS, *READ_CHECKS), context=ctx)
+        alerts = [f for f in report.findings if f.severity is not Severity.INFO]
+        self.__dict__["_alerts"] = alerts + metadata_damage_alerts(self.state.table)
         self._alerts_at = time.monotonic()
         return self.__dict__["_alerts"]
 
@@ -218,6 +222,30 @@ class LiveAnalysis:
         if any(a.severity is Severity.ERROR for a in self.alerts):
             return EXIT_ERRORS
         return EXIT_WARNINGS if self.alerts else EXIT_HEALTHY
+
+
+def metadata_damage_alerts(table: Any) -> list[HealthFinding]:
+    """Alerts for damage in the metadata table's files partition (an unreadable HFile or log file, a repeated
+    key, a record of the wrong types), as `doctor`'s engine findings report it. Only the partition list is read:
+    a poll reads no partition's records."""
+    source = table.metadata_listing()
+    if source is None:
+        return []
+    read = source.read(frozenset())
+    return [HealthFinding("engine_findings", f.severity, f.message, Evidence(files=(f.path,), detail=f.code),
+                          "the metadata table's files partition could not be read as written: every reader's file "
+                          "listing of the table may be wrong", "run `hudi-inspect metadata-files` and "
+                          "`validate-metadata` on the table")
+            for f in read.findings if f.severity is not Severity.INFO]
+
+
+class TableReplacedError(HudiInspectError):
+    """The folder now holds another table (its name, table version or table type changed under the watch)."""
+
+
+def table_identity(state: TableState) -> tuple[str, int, str]:
+    props = state.table.properties
+    return props.name, props.version, props.table_type
 
 
 # -- events between two states -------------------------------------------------------------------------
@@ -424,6 +452,14 @@ class TableWatcher:
             return [e for n, e in self._log if n >= seq], self._next_seq
 
     def _update(self, result: PollResult) -> WatchUpdate:
+        previous_state = result.previous
+        if previous_state is not None and table_identity(previous_state) != table_identity(result.state):
+            # Another table in the folder: its instants are no events of the table being watched.
+            (name, version, kind), (name2, version2, kind2) = (table_identity(previous_state),
+                                                               table_identity(result.state))
+            raise TableReplacedError(
+                f"{self.follower.uri}: the table changed under the watch: {name} (version {version}, {kind}) is now "
+                f"{name2} (version {version2}, {kind2})")
         when = _iso(result.state.observed_at) if result.changed else _iso(dt.datetime.now(dt.UTC))
         before = self._analysis
         fresh = result.changed or before is None
