@@ -802,3 +802,31 @@ def test_sql_page_interrupts_a_query_past_its_time_limit(tables: dict[str, Path]
 
     answer = sql_ui.run(str(tables["case_b_v9"]), "local", ENDLESS["recursive CTE without an end"], timeout=1.0)
     assert answer.table is None and answer.error == "query stopped after 1 s (its time limit)"
+
+
+def test_a_running_query_does_not_hold_other_queries_back(tables: dict[str, Path]) -> None:
+    """DuckDB runs without Python's lock: while one session's endless query runs, another's answers at once (the
+    dashboard serves every session from one process)."""
+    import threading
+    import time
+
+    from hudi_core.inspect.sql import SqlTimeout
+
+    table = open_table(str(tables["case_b_v9"]))
+    run_query(table, "SELECT count(*) FROM instants")  # the view's first build, outside the timing
+    caught: list[BaseException] = []
+
+    def endless() -> None:
+        try:
+            run_query(table, ENDLESS["cross join of ranges"], timeout=8)
+        except SqlTimeout as exc:
+            caught.append(exc)
+
+    worker = threading.Thread(target=endless)
+    started = time.monotonic()
+    worker.start()
+    time.sleep(0.5)
+    assert run_query(table, "SELECT 42 AS n", timeout=5).table.to_pylist() == [{"n": 42}]
+    assert time.monotonic() - started < 6 and worker.is_alive()
+    worker.join(timeout=30)
+    assert len(caught) == 1

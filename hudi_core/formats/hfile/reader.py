@@ -362,8 +362,15 @@ class HFileReader:
             return None  # before the file's first key
         if self._last_row is not None and raw > self._last_row:
             return None  # past the last key
-        entry = next(self._data_entries(raw))
+        entries = self._data_entries(raw)
+        entry = next(entries)
         rows, values = self._cells(entry)
+        following = next(entries, None)  # index blocks only: the next data block is not read
+        if rows and following is not None and rows[-1] > following.key:
+            # Blocks that overlap: the key may sit in the next block, where this lookup would never look.
+            raise HFileFormatError(f"keys out of order across data blocks: the block's last key {_shown(rows[-1])} "
+                                   f"sorts after the next block's index key {_shown(following.key)}", self.name,
+                                   entry.offset)
         i = bisect_left(rows, raw)
         if i + 1 < len(rows) and rows[i + 1] == raw:
             self.repeated_keys.add(key)
@@ -380,8 +387,13 @@ class HFileReader:
         raw = _raw(prefix)
         if not self._root:
             return
+        previous: bytes | None = None
         for entry in self._data_entries(raw):
             rows, values = self._cells(entry)
+            if rows and previous is not None and rows[0] < previous:
+                raise HFileFormatError(f"keys out of order across data blocks: {_shown(rows[0])} after "
+                                       f"{_shown(previous)}", self.name, entry.offset)
+            previous = rows[-1] if rows else previous
             for i in range(bisect_left(rows, raw), len(rows)):
                 if not rows[i].startswith(raw):
                     return
