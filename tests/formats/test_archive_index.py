@@ -111,3 +111,20 @@ def test_a_bit_flipped_index_entry_is_rebuilt_with_a_finding(tmp_path: Path, ind
     assert _summary(damaged) == good
     assert [f.code for f in damaged.findings] == ["archive_index_rebuilt"]
     assert "checksum" in damaged.findings[0].message
+
+
+def test_an_archive_file_rewritten_with_the_same_size_and_mtime_is_read_again(
+        tmp_path: Path, index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _archived_v6(tmp_path, 8, 5)
+    good = _summary(_open_archived(t))  # fills the index
+    archive = next(p for p in Path(t.scratch.path(ARCHIVED)).iterdir() if p.name.startswith(".commits_"))
+    st = archive.stat()
+    data = bytearray(archive.read_bytes())
+    data[len(data) // 2:] = b"\x00" * (len(data) - len(data) // 2)  # the second half zeroed: same size
+    archive.write_bytes(bytes(data))
+    os.utime(archive, ns=(st.st_atime_ns, st.st_mtime_ns))
+    indexed = _open_archived(t)
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")
+    full = _open_archived(t)
+    assert _summary(indexed) == _summary(full) != good  # read again, as a full read answers
+    assert [f.code for f in indexed.findings] == [f.code for f in full.findings] != []
