@@ -798,10 +798,16 @@ def test_the_memory_limit_is_set_and_locked(tables: dict[str, Path], capsys: pyt
 
 
 def test_sql_page_interrupts_a_query_past_its_time_limit(tables: dict[str, Path], ui_env: Any) -> None:
+    import time
+
     from hudi_core.dashboard import sql as sql_ui
 
-    answer = sql_ui.run(str(tables["case_b_v9"]), "local", ENDLESS["recursive CTE without an end"], timeout=1.0)
-    assert answer.table is None and answer.error == "query stopped after 1 s (its time limit)"
+    for _ in range(2):  # not cached: running it again tries again
+        started = time.monotonic()
+        answer = sql_ui.run(str(tables["case_b_v9"]), "local", ENDLESS["recursive CTE without an end"],
+                            timeout=1.0)
+        assert answer.table is None and answer.error == "query stopped after 1 s (its time limit)"
+        assert time.monotonic() - started >= 0.9
 
 
 def test_a_running_query_does_not_hold_other_queries_back(tables: dict[str, Path]) -> None:
