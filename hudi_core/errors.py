@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TypeVar, overload
+
+_T = TypeVar("_T")
 
 
 class HudiInspectError(Exception):
@@ -50,6 +53,14 @@ class LocatedDecodeError(DecodeError):
         self.path = path
         self.offset = offset
         self.reason = message
+
+
+@overload
+def safe_text(value: str) -> str: ...
+
+
+@overload
+def safe_text(value: _T) -> _T: ...
 
 
 def safe_text(value: object) -> object:

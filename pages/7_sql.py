@@ -39,6 +39,9 @@ with st.form("sql_form", border=False):
         conf_text = st.text_area("Hudi configuration, KEY=VALUE per line", key="sql_conf", height=90,
                                  placeholder="hoodie.cleaner.commits.retained=4")
         release = st.selectbox("Emulated Hudi release", list(HUDI_RELEASES), key="sql_release")
+    timeout = st.number_input("Time limit (seconds)", min_value=1.0, max_value=sql_ui.MAX_QUERY_TIMEOUT_S,
+                              value=sql_ui.QUERY_TIMEOUT_S, step=10.0, key="sql_timeout",
+                              help="A query still running after this is interrupted.")
     st.form_submit_button("Run", type="primary")
 state.remember(ss, qp, "sql", query, default=sql_ui.DEFAULT_QUERY)
 state.remember(ss, qp, "sql_conf", conf_text, default="")
@@ -55,7 +58,7 @@ try:
 except ValueError as exc:
     st.error(f"Dry-run configuration: {exc}")
     st.stop()
-answer = sql_ui.run(uri, eng, query, conf, release)
+answer = sql_ui.run(uri, eng, query, conf, release, float(timeout))
 if answer.error is not None:
     st.error(answer.error, icon=":material/error:")
     st.stop()

@@ -12,6 +12,7 @@ options. Imports any layer below and the scenario writers; no other package impo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Sequence
@@ -562,6 +563,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _library_logging()
+    _escaping_output()
     try:
         code = int(args.func(args))
         incomplete = _report_findings(args)
@@ -584,6 +586,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hudi_core.formats.timeline.active import flush_index_writes
 
         flush_index_writes()
+
+
+def _escaping_output() -> None:
+    """Text the terminal's encoding cannot carry (a lone surrogate read from a damaged schema, a name in another
+    script on a Latin-1 terminal) is printed escaped (``\\udc80``), never an encoding error instead of the
+    answer."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def _library_logging() -> None:

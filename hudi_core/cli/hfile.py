@@ -10,7 +10,9 @@ JSON keys: ``file``, ``entries``, ``first_key``, ``last_key``, ``compression``, 
 ``index_levels``, ``major_version``, ``minor_version``, ``meta_blocks`` (names), ``trailer`` (every
 trailer field), ``file_info`` (name → value). With ``--records`` (every cell), ``--key`` (those keys)
 or ``--prefix`` (keys starting with it): ``records``, a list of {``key``, ``value``}; ``--key`` adds
-``missing_keys``. Every value, of a record or of the file info, is an object {``encoding``, ``data``}:
+``missing_keys``. The records are written one at a time; a value longer than ``--max-value-bytes`` (64 KiB
+by default) shows its first bytes, raw, with ``truncated`` and its ``size``. Every value, of a record or of
+the file info, is an object {``encoding``, ``data``}:
 
 * ``text``: the bytes are UTF-8 and printable (tabs and newlines allowed); ``data`` is that text;
 * ``base64``: any other bytes; ``data`` is their standard base64;
@@ -44,6 +46,8 @@ INT_FILE_INFO_KEYS = {
 }
 _METADATA_DECODER_MODULE = "hudi_core.formats.mdt.records"
 _SHOWN_TEXT = 100  # characters of a value shown per line in the text format
+#: Bytes of each record value shown by default: a small file can decompress to values of hundreds of megabytes.
+DEFAULT_MAX_VALUE_BYTES = 64 * 1024
 
 
 def raw_value(value: bytes) -> dict[str, Any]:
@@ -120,7 +124,7 @@ def _records(reader: Any, args: argparse.Namespace) -> tuple[Iterable[tuple[str,
 def cmd_hfile(args: argparse.Namespace) -> int:
     """`hfile FILE`: summary, file info and (optionally) records of one HFile."""
     from hudi_core.cli import EXIT_OK, _storage_options
-    from hudi_core.cli.output import render_json, render_table
+    from hudi_core.cli.output import render_table
     from hudi_core.errors import safe_text
     from hudi_core.formats.hfile.reader import HFileReader, describe_trailer
     from hudi_core.io.storage import ReadOnlyStorage
@@ -143,17 +147,23 @@ def cmd_hfile(args: argparse.Namespace) -> int:
         "file_info": {safe_text(k): file_info_value(k, v) for k, v in reader.file_info.items()},
     }
     wants_records = args.records or bool(args.key) or args.prefix is not None
-    records: list[dict[str, Any]] = []
+    limit = args.max_value_bytes
     missing: list[str] | None = None
+    found: Iterable[tuple[str, bytes]] = ()
     if wants_records:
         found, missing = _records(reader, args)
-        records = [{"key": safe_text(k), "value": describe_value(k, v)} for k, v in found]
+        if missing is not None:
+            missing = [safe_text(k) for k in missing]
+    described: Iterable[dict[str, Any]] = ({"key": safe_text(k), "value": bounded_value(k, v, limit)}
+                                           for k, v in found)
+    if args.format == "json":
+        _write_json(summary, described if wants_records else None, missing)
+        return EXIT_OK
+    records = list(described)
+    if wants_records:
         summary["records"] = records
         if missing is not None:
-            summary["missing_keys"] = [safe_text(k) for k in missing]
-    if args.format == "json":
-        print(render_json(summary))
-        return EXIT_OK
+            summary["missing_keys"] = missing
     rows = [{"field": k, "value": v} for k, v in summary.items()
             if k not in ("file_info", "records", "trailer", "missing_keys")]
     print(render_table(rows, ["field", "value"]))
@@ -167,6 +177,37 @@ def cmd_hfile(args: argparse.Namespace) -> int:
         if missing:
             print("not found: " + ", ".join(str(k) for k in summary["missing_keys"]))
     return EXIT_OK
+
+
+def bounded_value(key: str, value: bytes, limit: int) -> dict[str, Any]:
+    """:func:`describe_value` of at most `limit` bytes of `value` (0: all of it); a longer value says so with
+    ``truncated`` and its ``size`` (a decompressed block can hold values of hundreds of megabytes)."""
+    if limit <= 0 or len(value) <= limit:
+        return describe_value(key, value)
+    return {**raw_value(value[:limit]), "truncated": True, "size": len(value)}
+
+
+def _write_json(summary: dict[str, Any], records: Iterable[dict[str, Any]] | None, missing: list[str] | None) -> None:
+    """The summary as :func:`render_json` writes it, its records streamed one at a time (never the whole list
+    as one string)."""
+    import sys
+
+    from hudi_core.cli.output import render_json
+
+    if records is None:
+        print(render_json(summary))
+        return
+    head = render_json({**summary, "records": None})
+    out = sys.stdout
+    out.write(head[: head.rindex("null")])
+    first = True
+    for record in records:
+        out.write(("[\n" if first else ",\n") + "\n".join("    " + line for line in render_json(record).split("\n")))
+        first = False
+    out.write("[]" if first else "\n  ]")
+    if missing is not None:
+        out.write(',\n  "missing_keys": ' + render_json(missing).replace("\n", "\n  "))
+    out.write("\n}\n")
 
 
 def _short(data: Any) -> str:
@@ -192,6 +233,9 @@ def register(add: Any, sub: Any) -> None:
     p.add_argument("--format", choices=["text", "json"], default="text")
     p.add_argument("--storage-option", action="append", metavar="KEY=VALUE",
                    help="fsspec storage option (credentials, endpoint); repeatable")
+    p.add_argument("--max-value-bytes", type=int, default=DEFAULT_MAX_VALUE_BYTES, metavar="N",
+                   help=f"show at most N bytes of each value, marked truncated (default {DEFAULT_MAX_VALUE_BYTES}; "
+                        "0: whole values)")
     p.add_argument("--verify-checksums", action="store_true",
                    help="check HBase's CRC32C block checksums (Hudi's reader skips them)")
     p.set_defaults(func=cmd_hfile)

@@ -84,6 +84,8 @@ def cmd_metadata_files(args: argparse.Namespace) -> int:
     }
     if read.incomplete:
         args._plan_incomplete = True
+    # What reading the files partition noticed (unreadable, missing or damaged files, repeated keys).
+    args._extra_findings = [*getattr(args, "_extra_findings", []), *read.findings]
     if args.format == "json":
         print(render_json(cli.with_findings(args, payload)))
         return cli.EXIT_OK

@@ -3,7 +3,8 @@
 Views (each computed only when the query names it): ``instants``, ``write_stats``, ``file_slices``,
 ``log_blocks``, ``clean_plan``, ``archive_plan``, ``findings``, ``metadata_files``; ``--schema`` lists them
 with their documented columns (no table needed). A query that does not run (not one SELECT, a syntax error,
-an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 1 (no answer). The
+an unknown column, a file it may not read) is one line with DuckDB's message on stderr and exit 1 (no answer); so
+is a query that runs longer than ``--timeout`` seconds (interrupted) or needs more than ``--memory-limit``. The
 rows print as a table, JSON (a list of objects, streamed) or CSV; findings go to stderr as for every list-shaped
 answer (``--envelope`` keeps them in the JSON document). The dry-run views take ``--conf``, ``--conf-file``,
 ``--hudi-release``, ``--now`` and ``--without-savepoint-guard`` as `plan-clean` and `plan-archive` do.
@@ -17,6 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 AddCommand = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
+
+#: hudi_core.inspect.sql.DEFAULT_TIMEOUT_S, not imported here: the parser is built before any command needs pyarrow
+DEFAULT_TIMEOUT_S = 60.0
 
 EXAMPLE = 'SELECT action, state, count(*) AS n FROM instants GROUP BY ALL ORDER BY n DESC'
 
@@ -60,7 +64,8 @@ def cmd_sql(args: argparse.Namespace) -> int:
     table = cli._open(args)
     try:
         result = run_query(table, args.query, _config(args), now=_now(args),
-                           savepoint_guard=not args.without_savepoint_guard)
+                           savepoint_guard=not args.without_savepoint_guard, timeout=args.timeout,
+                           memory_limit=args.memory_limit)
     except SqlError as exc:
         print(f"hudi-inspect: sql: {exc}", file=sys.stderr)
         return cli.EXIT_USAGE
@@ -85,6 +90,16 @@ def _print(args: argparse.Namespace, table: Any) -> None:
     cli._emit(args, rows, columns=columns)
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value < 0 or value != value:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}")
+    return value
+
+
 def register(add: AddCommand, sub: Any) -> None:
     """Add `sql` to the CLI."""
     from hudi_core.cli.plans import _add_conf
@@ -100,5 +115,10 @@ def register(add: AddCommand, sub: Any) -> None:
     _add_conf(p, "cleaner/archiver (the clean_plan and archive_plan views)")
     p.add_argument("--now", metavar="INSTANT", help="planning time of the clean_plan view for KEEP_LATEST_BY_HOURS "
                                                      "(UTC instant time)")
+    p.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help=f"interrupt the query after this many seconds, exit 1: no answer (default "
+                        f"{DEFAULT_TIMEOUT_S:g}; 0: no limit)")
+    p.add_argument("--memory-limit", metavar="SIZE", default=None,
+                   help="DuckDB's memory limit, e.g. 512MB or 4GB (default: a quarter of the memory, at most 2GB)")
     p.add_argument("--without-savepoint-guard", action="store_true",
                    help="the archive_plan view as Hudi planned before HUDI-7779")

@@ -35,7 +35,7 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
     """The `watch` loop; `stop` (tests, an embedding program) ends it like Ctrl-C."""
     from hudi_core import cli
     from hudi_core.cli.plans import _config
-    from hudi_core.services.watch import TableWatcher
+    from hudi_core.services.watch import TableReplacedError, TableWatcher
     from hudi_core.table.follow import TableFollower, TableRemovedError
 
     stop = stop or threading.Event()
@@ -62,7 +62,7 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
             try:
                 update = watcher.poll()
                 failures = 0
-            except TableRemovedError as exc:
+            except (TableRemovedError, TableReplacedError) as exc:
                 print(f"hudi-inspect: {exc}", file=sys.stderr, flush=True)
                 return cli.EXIT_ERROR
             except StorageError as exc:

@@ -104,23 +104,50 @@ class SqlAnswer:
     error: str | None = None
 
 
+#: The page's default time limit per query (seconds), and the most a user may set.
+QUERY_TIMEOUT_S = 60.0
+MAX_QUERY_TIMEOUT_S = 600.0
+
+
 @st.cache_resource(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
 def _view_store(uri: str, engine_name: str) -> dict[str, Any]:
     """The table-only views computed so far for one table (shared by every session)."""
     return {}
 
 
-@st.cache_data(show_spinner="Running the query…", max_entries=32, ttl=TTL_SECONDS)
+class _Interrupted(Exception):
+    """A query stopped at its time limit: an answer, but not one to cache (a busy moment is no property of the
+    query)."""
+
+    def __init__(self, answer: SqlAnswer) -> None:
+        super().__init__(answer.error)
+        self.answer = answer
+
+
 def run(uri: str, engine_name: str, query: str, conf: tuple[tuple[str, str], ...] = (),
-        release: str | None = None) -> SqlAnswer:
-    """`query` over the table's views; a query that does not run is an answer with `error` (one line)."""
-    from hudi_core.inspect.sql import run_query
+        release: str | None = None, timeout: float = QUERY_TIMEOUT_S) -> SqlAnswer:
+    """`query` over the table's views; a query that does not run is an answer with `error` (one line), and so
+    is one interrupted after `timeout` seconds (the query comes from the URL: a link must not hold a server
+    thread forever). DuckDB runs without the GIL, so other sessions stay served while a query runs. Answers
+    are cached, but for an interrupted query: running it again tries again."""
+    try:
+        return _run(uri, engine_name, query, conf, release, timeout)
+    except _Interrupted as stopped:
+        return stopped.answer
+
+
+@st.cache_data(show_spinner="Running the query…", max_entries=32, ttl=TTL_SECONDS)
+def _run(uri: str, engine_name: str, query: str, conf: tuple[tuple[str, str], ...], release: str | None,
+         timeout: float) -> SqlAnswer:
+    from hudi_core.inspect.sql import SqlTimeout, run_query
     from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig
 
     try:
         config = ServiceConfig.from_layers([("the SQL page", dict(conf))], release or DEFAULT_HUDI_RELEASE)
         table = loaders.get_table(uri, engine_name)
-        result = run_query(table, query, config, cache=_view_store(uri, engine_name))
+        result = run_query(table, query, config, cache=_view_store(uri, engine_name), timeout=timeout)
+    except SqlTimeout as exc:
+        raise _Interrupted(SqlAnswer(None, [], [], False, " ".join(str(exc).split()))) from exc
     except HudiInspectError as exc:
         return SqlAnswer(None, [], [], False, " ".join(str(exc).split()))
     return SqlAnswer(result.table, result.views_computed, result.findings, result.incomplete)

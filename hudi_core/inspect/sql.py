@@ -9,7 +9,8 @@ prints (:func:`schema_rows`).
 Safety: only one ``SELECT`` (or ``WITH … SELECT``, ``FROM …``, ``DESCRIBE``, ``SUMMARIZE``) statement runs;
 the database is opened in memory with external access disabled (no file, URL or extension can be read or
 written from SQL), Python variables are not scanned, and the configuration is locked so a query cannot
-turn any of that back on.
+turn any of that back on. Every query has budgets: a time limit (:data:`DEFAULT_TIMEOUT_S`, after which a timer
+thread interrupts it) and a memory limit set before the configuration is locked (:func:`default_memory_limit`).
 
 The views and how each is computed:
 
@@ -184,8 +185,9 @@ VIEW_DOCS: dict[str, str] = {
     "archive_plan": "Every active instant with the next archival's decision and reasons (the dry run of "
                     "`plan-archive`).",
     "findings": "Everything noticed while reading the table for this query: the active timeline (every body "
-                "decoded) and the archived listing, plus what the query's other views read (archived bodies, "
-                "the file-system view, log files, plan inputs); computed after the other views.",
+                "decoded), the archived listing and the metadata table's files partition, plus what the query's "
+                "other views read (archived bodies, the file-system view, log files, plan inputs); computed after "
+                "the other views.",
     "metadata_files": "The metadata table's files partition as Hudi reads it: partition, file, size (empty "
                       "when the table has no metadata table).",
 }
@@ -336,6 +338,13 @@ def _findings(ctx: QueryContext, schema: pa.Schema) -> pa.Table:
     # findings alone reports on the table as the Overview does.
     ctx.table.timeline.decode_all(ctx.table.executor)
     ctx.table.unified_timeline()
+    # And the metadata table's files partition, where there is one: a damaged HFile or log file there is a
+    # wrong listing for every reader, so it belongs among the table's findings.
+    source = ctx.table.metadata_listing()
+    if source is not None:
+        read = source.read()
+        ctx.extra_findings.extend(read.findings)
+        ctx.incomplete = ctx.incomplete or read.incomplete
     seen: dict[tuple[str, str, str], Finding] = {}
     for f in [*ctx.table.findings, *ctx.extra_findings]:
         seen.setdefault((f.code, f.path, f.message), f)
@@ -386,10 +395,45 @@ def one_line(text: str) -> str:
     return " ".join(first.split())
 
 
-def connect() -> Any:
-    """An in-memory DuckDB connection that cannot reach files, URLs or extensions, with the macros."""
+#: Seconds a query may run before it is interrupted (`--timeout`); a cross join of ranges or a recursive CTE
+#: without an end would otherwise run until the process is killed.
+DEFAULT_TIMEOUT_S = 60.0
+
+
+def default_memory_limit() -> str:
+    """DuckDB's memory limit unless one is given: a quarter of the machine's memory, at most 2 GB (DuckDB's own
+    default is 80% of RAM, which a runaway query on a shared machine would take)."""
+    import os
+
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        total = 0
+    mb = min(2048, total // 4 // (1 << 20)) if total > 0 else 2048
+    return f"{max(mb, 64)}MB"
+
+
+class SqlTimeout(SqlError):
+    """A query interrupted because it ran longer than its time budget."""
+
+
+def connect(memory_limit: str | None = None) -> Any:
+    """An in-memory DuckDB connection that cannot reach files, URLs or extensions, with the macros. The memory
+    limit is set before the configuration is locked (a query cannot raise it); an invalid limit is a
+    :class:`SqlError`."""
     duckdb = _duckdb()
-    con = duckdb.connect(":memory:", config={
+    try:
+        con = _connect(duckdb, memory_limit or default_memory_limit())
+    except duckdb.Error as exc:
+        raise SqlError(f"memory limit {memory_limit!r}: {one_line(str(exc))}") from exc
+    for definition, _ in MACROS.values():
+        con.execute(f"CREATE MACRO {definition}").fetchall()
+    return con
+
+
+def _connect(duckdb: Any, memory_limit: str) -> Any:
+    return duckdb.connect(":memory:", config={
+        "memory_limit": memory_limit,
         "enable_external_access": False,
         "autoinstall_known_extensions": False,
         "autoload_known_extensions": False,
@@ -397,9 +441,6 @@ def connect() -> Any:
         "python_enable_replacements": False,
         "lock_configuration": True,
     })
-    for definition, _ in MACROS.values():
-        con.execute(f"CREATE MACRO {definition}").fetchall()
-    return con
 
 
 def check_query(query: str) -> None:
@@ -474,6 +515,33 @@ def plain_numbers(table: pa.Table) -> pa.Table:
     return pa.table(columns, names=table.column_names) if changed else table
 
 
+def _timed(con: Any, query: str, timeout: float | None) -> pa.Table:
+    """`query`'s answer, interrupted from a timer thread after `timeout` seconds (DuckDB checks for an interrupt
+    between vectors, so even an endless recursive CTE stops)."""
+    import threading
+
+    duckdb = _duckdb()
+    fired = threading.Event()
+
+    def stop() -> None:
+        fired.set()
+        con.interrupt()
+
+    timer = threading.Timer(timeout, stop) if timeout and timeout > 0 else None
+    if timer is not None:
+        timer.daemon = True
+        timer.start()
+    try:
+        return con.sql(query).to_arrow_table()
+    except duckdb.Error as exc:
+        if fired.is_set():
+            raise SqlTimeout(f"query stopped after {timeout:g} s (its time limit)") from exc
+        raise SqlError(one_line(str(exc))) from exc
+    finally:
+        if timer is not None:
+            timer.cancel()
+
+
 @dataclass
 class QueryResult:
     """A query's answer: the rows, the views it computed (in order), and what was noticed."""
@@ -491,20 +559,23 @@ TABLE_ONLY_VIEWS = frozenset({"instants", "write_stats", "file_slices", "log_blo
 
 def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
               now: dt.datetime | None = None, savepoint_guard: bool = True,
-              cache: MutableMapping[str, tuple[pa.Table, list[Finding], bool]] | None = None) -> QueryResult:
+              cache: MutableMapping[str, tuple[pa.Table, list[Finding], bool]] | None = None,
+              timeout: float | None = DEFAULT_TIMEOUT_S, memory_limit: str | None = None) -> QueryResult:
     """Run one SELECT over the views of `table`: the views it names are computed (findings last) and
     registered, then DuckDB answers as an Arrow table. Raises :class:`SqlError` for a query that does not run.
 
     `cache` (the dashboard's, per table): views of :data:`TABLE_ONLY_VIEWS` computed by an earlier query are
-    taken from it, with what was noticed computing them, and new ones are put in it."""
+    taken from it, with what was noticed computing them, and new ones are put in it.
+
+    `timeout` (seconds; None or 0: none) bounds the query's run: a timer thread interrupts the connection and
+    :class:`SqlTimeout` says so. `memory_limit` is DuckDB's (default :func:`default_memory_limit`)."""
     from hudi_core.services.config import ServiceConfig
 
     check_query(query)
-    duckdb = _duckdb()
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     ctx = QueryContext(table, config, now, savepoint_guard)
     all_views = views(table, context=ctx)
-    con = connect()
+    con = connect(memory_limit)
     try:
         wanted = referenced_views(query, con)
         order = [n for n in all_views if n in wanted and n != "findings"] + (["findings"] if "findings" in wanted
@@ -523,10 +594,7 @@ def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceCon
                     cache[name] = (arrow, ctx.extra_findings[before:], ctx.incomplete)
                 ctx.incomplete = ctx.incomplete or was_incomplete
             con.register(name, arrow)
-        try:
-            result = con.sql(query).to_arrow_table()
-        except duckdb.Error as exc:
-            raise SqlError(one_line(str(exc))) from exc
+        result = _timed(con, query, timeout)
     finally:
         con.close()
     seen: dict[tuple[str, str, str], Finding] = {}
@@ -537,5 +605,6 @@ def run_query(table: HudiTable, query: str, conf: Mapping[str, Any] | ServiceCon
     return QueryResult(result, order, findings, incomplete)
 
 
-__all__ = ["MACROS", "TABLE_ONLY_VIEWS", "VIEW_DOCS", "QueryResult", "SqlError", "View", "check_query", "connect",
-           "plain_numbers", "referenced_views", "run_query", "schema_rows", "view_schemas", "views"]
+__all__ = ["DEFAULT_TIMEOUT_S", "MACROS", "TABLE_ONLY_VIEWS", "VIEW_DOCS", "QueryResult", "SqlError", "SqlTimeout",
+           "View", "check_query", "connect", "default_memory_limit", "plain_numbers", "referenced_views", "run_query",
+           "schema_rows", "view_schemas", "views"]

@@ -55,7 +55,9 @@ class FileInfo:
     size: int
     mtime_ms: int | None
     is_dir: bool
-    #: The object store's ETag where its listing gives one (``None`` on local disk): a version key for caches.
+    #: A version key for caches: the object store's ETag where its listing gives one; on local disk the
+    #: modification and change times at full resolution (nanoseconds) and the inode (:func:`local_version`), so
+    #: a rewrite of the same size within the same millisecond, or with its time set back, is a new version.
     etag: str | None = field(default=None, compare=False)
 
     @property
@@ -128,6 +130,12 @@ class Backend(Protocol):
 
 
 # -- entries and errors as the stores give them ---------------------------------------------------------------
+
+
+def local_version(st: os.stat_result) -> str:
+    """A local file's version key (:attr:`FileInfo.etag`): `st_mtime_ns`, `st_ctime_ns` (changed by any write,
+    and not settable by `utime`) and the inode (a file replaced by another)."""
+    return f"local:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
 
 
 def etag_of(info: dict[str, Any]) -> str | None:
@@ -352,10 +360,11 @@ class LocalBackend:
         """What `LocalFileSystem.ls(detail=True)` gives, entry for entry (type and mtime from `lstat`, size through
         a symlink), via one `os.scandir`."""
         prefix = f"{rel}/" if rel else ""
-        return [FileInfo(prefix + name, size, mtime_ms, is_dir)
-                for name, size, mtime_ms, is_dir in self.list_entries(target, rel)]
+        versions: dict[str, str] = {}
+        return [FileInfo(prefix + name, size, mtime_ms, is_dir, versions.get(name))
+                for name, size, mtime_ms, is_dir in self.list_entries(target, rel, versions)]
 
-    def list_entries(self, target: str, rel: str) -> builtins.list[Entry]:
+    def list_entries(self, target: str, rel: str, versions: dict[str, str] | None = None) -> builtins.list[Entry]:
         reporter = self._reporter
         try:
             entries = os.scandir(target)
@@ -373,9 +382,10 @@ class LocalBackend:
                     st = entry.stat(follow_symlinks=False)
                     size = st.st_size
                     kind = None
+                    version_of = st
                     if stat_mode.S_ISLNK(st.st_mode):
                         try:
-                            linked = entry.stat(follow_symlinks=True)
+                            linked = version_of = entry.stat(follow_symlinks=True)
                             size = linked.st_size
                             kind = None if stat_mode.S_ISDIR(linked.st_mode) else not_regular(linked.st_mode)
                         except OSError:
@@ -395,6 +405,8 @@ class LocalBackend:
                 known = mtime_ms if MTIME_MS_MIN <= mtime_ms <= MTIME_MS_MAX else reporter.checked_mtime(
                     posixpath.join(rel, entry.name), mtime_ms)
                 out.append((entry.name, int(size or 0), known, stat_mode.S_ISDIR(st.st_mode)))
+                if versions is not None:
+                    versions[entry.name] = local_version(version_of)
         out.sort()
         return out
 
@@ -409,7 +421,7 @@ class LocalBackend:
         except backend_errors() as exc:
             raise StorageError(f"cannot stat {self._reporter.uri_of(rel)}: {exc}") from exc
         return FileInfo(rel, int(st.st_size or 0), self._reporter.checked_mtime(rel, int(st.st_mtime * 1000)),
-                        stat_mode.S_ISDIR(st.st_mode))
+                        stat_mode.S_ISDIR(st.st_mode), local_version(st))
 
     def exists(self, target: str) -> bool:
         return os.path.exists(target)  # LocalFileSystem.exists

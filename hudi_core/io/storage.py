@@ -194,6 +194,22 @@ class ReadOnlyStorage:
         rel = normalize_relative(path)
         return f"{self._uri}/{rel}" if rel else self._uri
 
+    def location_of(self, path: str) -> str:
+        """The resolved absolute location of a root-relative path, for cache keys: locally ``file://`` and the
+        real path (relative roots, ``..`` and symlinks resolved, so the same relative path used from two folders
+        names two locations and two spellings of one folder name one); elsewhere the URI with its scheme in
+        lower case and repeated slashes collapsed."""
+        uri = self.uri_of(path)
+        if self.is_local:
+            target = self._abs(path)
+            return "file://" + os.path.realpath(os.path.abspath(target.removeprefix("file://")))
+        scheme, sep, rest = uri.partition("://")
+        if not sep:
+            return uri
+        while "//" in rest:
+            rest = rest.replace("//", "/")
+        return f"{scheme.lower()}://{rest.rstrip('/')}"
+
     def child(self, path: str) -> ReadOnlyStorage:
         """A storage rooted at a sub-folder (the metadata table, for instance)."""
         return ReadOnlyStorage(self.uri_of(path), dict(self._spec.options), confine_to=self._spec.confine_to or None,

@@ -216,6 +216,8 @@ class _Parser:
         logical = str(logical) if isinstance(logical, str) else None
         precision = schema.get("precision") if logical == "decimal" else None
         scale = schema.get("scale", 0) if logical == "decimal" else None
+        if logical == "decimal":
+            _check_decimal(schema, precision, scale)
         if kind in _PRIMITIVES:
             return AvroType(str(kind), logical=logical, precision=precision, scale=scale)
         if kind in ("record", "error"):
@@ -226,14 +228,18 @@ class _Parser:
             self.names[full] = (full, AvroType("record", name=full, recursive=True))  # until its fields are read
             self.stack.append(full)
             try:
-                fields = []
+                fields: list[AvroField] = []
                 for f in raw_fields:
                     if not isinstance(f, dict) or not isinstance(f.get("name"), str) or "type" not in f:
                         raise SchemaError(f"record {full} has a field without a name or type")
-                    aliases = f.get("aliases")
-                    if not isinstance(aliases, list):
-                        aliases = []
-                    fields.append(AvroField(f["name"], self.parse(f["type"], ns), f.get("default"), "default" in f,
+                    if any(existing.name == f["name"] for existing in fields):
+                        raise SchemaError(f"record {full} has two fields named {f['name']!r}")
+                    raw_aliases = f.get("aliases")
+                    aliases = raw_aliases if isinstance(raw_aliases, list) else []
+                    field_type = self.parse(f["type"], ns)
+                    if "default" in f:
+                        _check_default(full, f["name"], field_type, f["default"])
+                    fields.append(AvroField(f["name"], field_type, f.get("default"), "default" in f,
                                             tuple(str(a) for a in aliases)))
             finally:
                 self.stack.pop()
@@ -250,6 +256,9 @@ class _Parser:
             return out
         if kind == "fixed":
             full, _ = self.full_name(schema, namespace)
+            size = schema.get("size")
+            if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+                raise SchemaError(f"fixed {full} has size {size!r}, not a byte count")
             out = AvroType("fixed", logical=logical, name=full, size=schema.get("size"), precision=precision,
                            scale=scale)
             self.names[full] = (full, out)
@@ -263,6 +272,39 @@ class _Parser:
                 raise SchemaError("a map without values")
             return AvroType("map", items=self.parse(schema["values"], namespace))
         raise SchemaError(f"unknown type {kind!r}")
+
+
+_INT_RANGES = {"int": (-(1 << 31), (1 << 31) - 1), "long": (-(1 << 63), (1 << 63) - 1)}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_decimal(schema: dict[str, Any], precision: Any, scale: Any) -> None:
+    """A decimal's precision and scale are integers with 0 <= scale <= precision, 1 <= precision (and a fixed
+    decimal's precision fits its size): anything else is an invalid schema, not a type to compare."""
+    if not _is_int(precision) or precision < 1:
+        raise SchemaError(f"decimal precision {precision!r} is not a positive integer")
+    if not _is_int(scale) or not 0 <= scale <= precision:
+        raise SchemaError(f"decimal scale {scale!r} is not an integer from 0 to the precision {precision}")
+
+
+def _check_default(record: str, name: str, t: AvroType, value: Any) -> None:
+    """A default must be a value of the field's type (of a union's first branch): an `int` or `long` default out
+    of its range, or of another type, makes the schema invalid (Avro refuses it when it parses)."""
+    if t.kind == "union":
+        if not t.branches:
+            return
+        t = t.branches[0]
+    if t.kind in _INT_RANGES:
+        low, high = _INT_RANGES[t.kind]
+        if not _is_int(value) or not low <= value <= high:
+            raise SchemaError(f"record {record}: field {name!r} has default {value!r}, not a {t.kind}")
+    elif t.kind == "boolean" and not isinstance(value, bool):
+        raise SchemaError(f"record {record}: field {name!r} has default {value!r}, not a boolean")
+    elif t.kind == "null" and value is not None:
+        raise SchemaError(f"record {record}: field {name!r} has default {value!r}, not null")
 
 
 def parse_schema(text: str | bytes | dict[str, Any]) -> AvroType:

@@ -42,7 +42,7 @@ from enum import StrEnum
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.errors import Severity
+from hudi_core.errors import HudiInspectError, Severity
 from hudi_core.formats.timeline.instant import SAVEPOINT, Instant, State
 from hudi_core.services.archive import ArchivePlan, GuardName, plan_archive
 from hudi_core.services.config import ServiceConfig
@@ -51,6 +51,7 @@ from hudi_core.services.doctor import (
     SLOW_CHECKS,
     DoctorContext,
     DoctorOptions,
+    Evidence,
     HealthFinding,
     run_doctor,
 )
@@ -233,7 +234,10 @@ class LiveAnalysis:
         ctx.__dict__["markers"] = self.markers
         ctx.__dict__["clean_plan"] = self.clean_plan
         report = run_doctor(self.state.table, self.config, options, only=alert_checks(self.state.table), context=ctx)
-        self.__dict__["_alerts"] = [f for f in report.findings if f.severity is not Severity.INFO]
+        alerts = [f for f in report.findings if f.severity is not Severity.INFO]
+        seen = {(f.check, f.title) for f in alerts}
+        alerts += [f for f in metadata_damage_alerts(self.state.table) if (f.check, f.title) not in seen]
+        self.__dict__["_alerts"] = alerts
         self._alerts_at = time.monotonic()
         return self.__dict__["_alerts"]
 
@@ -248,6 +252,30 @@ class LiveAnalysis:
         from hudi_core.services.doctor import EXIT_HEALTHY, EXIT_PROBLEMS
 
         return EXIT_PROBLEMS if self.alerts else EXIT_HEALTHY
+
+
+def metadata_damage_alerts(table: Any) -> list[HealthFinding]:
+    """Alerts for damage in the metadata table's files partition (an unreadable HFile or log file, a repeated
+    key, a record of the wrong types), as `doctor`'s engine findings report it. Only the partition list is read:
+    a poll reads no partition's records."""
+    source = table.metadata_listing()
+    if source is None:
+        return []
+    read = source.read(frozenset())
+    return [HealthFinding("engine_findings", f.severity, f.message, Evidence(files=(f.path,), detail=f.code),
+                          "the metadata table's files partition could not be read as written: every reader's file "
+                          "listing of the table may be wrong", "run `hudi-inspect metadata-files` and "
+                          "`validate-metadata` on the table")
+            for f in read.findings if f.severity is not Severity.INFO]
+
+
+class TableReplacedError(HudiInspectError):
+    """The folder now holds another table (its name, table version or table type changed under the watch)."""
+
+
+def table_identity(state: TableState) -> tuple[str, int, str]:
+    props = state.table.properties
+    return props.name, props.version, props.table_type
 
 
 # -- events between two states -------------------------------------------------------------------------
@@ -469,6 +497,14 @@ class TableWatcher:
             return [e for n, e in self._log if n >= seq], self._next_seq
 
     def _update(self, result: PollResult) -> WatchUpdate:
+        previous_state = result.previous
+        if previous_state is not None and table_identity(previous_state) != table_identity(result.state):
+            # Another table in the folder: its instants are no events of the table being watched.
+            (name, version, kind), (name2, version2, kind2) = (table_identity(previous_state),
+                                                               table_identity(result.state))
+            raise TableReplacedError(
+                f"{self.follower.uri}: the table changed under the watch: {name} (version {version}, {kind}) is now "
+                f"{name2} (version {version2}, {kind2})")
         when = _iso(result.state.observed_at) if result.changed else _iso(dt.datetime.now(dt.UTC))
         before = self._analysis
         analysis = (before if before is not None and not result.changed

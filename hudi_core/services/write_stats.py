@@ -216,7 +216,8 @@ def _archive_rows(table: HudiTable, paths: list[str], layout_one: bool) -> pa.Ta
 
     def key(path: str) -> IndexKey | None:
         info = infos.get(path)
-        return None if info is None else IndexKey(storage.uri_of(path), info.size, info.mtime_ms, False)
+        return None if info is None else IndexKey(storage.location_of(path), info.size, info.mtime_ms, False,
+                                                           info.etag)
 
     found: dict[str, pa.Table] = {}
     if index is not None:

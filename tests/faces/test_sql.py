@@ -4,7 +4,7 @@ Every view is checked row for row against an expectation computed another way: t
 (HUDI-7779 case (b): t1..t3 archived, t4 the replacecommit, t5..t10 upserts, the clean t10.1), the raw
 instant files and LSM rows decoded here with fastavro / json, the files on disk, the log scenario's written
 blocks, and the JSON of `plan-clean` / `plan-archive`. Then the refusals (a bad query, a write, a file read:
-exit 2, one line), `--schema`, the formats, the laziness of the views, and the column-wise decoder against
+exit 1, no answer, one line), `--schema`, the formats, the laziness of the views, and the column-wise decoder against
 fastavro on generated commit metadata.
 """
 
@@ -744,3 +744,95 @@ def test_archived_write_stats_are_kept_in_the_derived_index(tables: dict[str, Pa
     monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")  # off: the same rows, nothing written
     assert table_write_stats(open_table(str(tables["case_b_v9"]))).equals(first)
     assert not list((tmp_path / "index" / WRITE_STATS_INDEX).glob("*.arrow"))
+
+
+# -- budgets: time and memory ------------------------------------------------------------------------------------
+
+ENDLESS = {
+    "cross join of ranges": "SELECT count(*) FROM range(1000000) a, range(1000000) b, range(1000000) c",
+    "recursive CTE without an end": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+                                    "SELECT count(*) FROM r",
+}
+
+
+@pytest.mark.parametrize("name", list(ENDLESS))
+def test_a_query_past_its_time_limit_is_interrupted_one_line_exit_1(tables: dict[str, Path], name: str,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import time
+
+    started = time.monotonic()
+    code, out, err = sql(capsys, tables["case_b_v9"], ENDLESS[name], "--timeout", "1", fmt="table")
+    assert time.monotonic() - started < 30
+    assert code == 1 and out == ""  # no answer
+    assert err == "hudi-inspect: sql: query stopped after 1 s (its time limit)\n"
+
+
+def test_run_query_times_out_with_sql_timeout_and_a_quick_query_is_untouched(tables: dict[str, Path]) -> None:
+    from hudi_core.inspect.sql import SqlTimeout
+
+    table = open_table(str(tables["case_b_v9"]))
+    with pytest.raises(SqlTimeout):
+        run_query(table, ENDLESS["cross join of ranges"], timeout=0.5)
+    # The timer is cancelled once the answer is in: a quick query under a short limit answers.
+    assert run_query(table, "SELECT count(*) AS n FROM instants", timeout=5).table.to_pylist() == [{"n": 11}]
+
+
+def test_the_memory_limit_is_set_and_locked(tables: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    from hudi_core.inspect.sql import connect, default_memory_limit
+
+    con = connect("300MB")
+    assert con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0].startswith("286")  # MiB shown
+    code, out, err = sql(capsys, tables["case_b_v9"], "SELECT current_setting('memory_limit') AS m",
+                         "--memory-limit", "300MB")
+    assert code == 0 and out == [{"m": "286.1 MiB"}], err
+    # A query cannot raise it (SET is refused, and the configuration is locked anyway).
+    with pytest.raises(Exception, match="locked"):
+        con.execute("SET memory_limit = '100GB'")
+    assert default_memory_limit().endswith("MB") and int(default_memory_limit()[:-2]) <= 2048
+    # More than the limit is one line, exit 1 (no answer).
+    code, out, err = sql(capsys, tables["case_b_v9"], "SELECT list(range) FROM range(100000000)",
+                         "--memory-limit", "64MB", fmt="table")
+    assert code == 1 and err.count("\n") == 1 and "memory" in err.lower(), err
+    code, out, err = sql(capsys, tables["case_b_v9"], "SELECT 1", "--memory-limit", "lots", fmt="table")
+    assert code == 1 and err.count("\n") == 1 and "memory limit 'lots'" in err, err
+
+
+def test_sql_page_interrupts_a_query_past_its_time_limit(tables: dict[str, Path], ui_env: Any) -> None:
+    import time
+
+    from hudi_core.dashboard import sql as sql_ui
+
+    for _ in range(2):  # not cached: running it again tries again
+        started = time.monotonic()
+        answer = sql_ui.run(str(tables["case_b_v9"]), "local", ENDLESS["recursive CTE without an end"],
+                            timeout=1.0)
+        assert answer.table is None and answer.error == "query stopped after 1 s (its time limit)"
+        assert time.monotonic() - started >= 0.9
+
+
+def test_a_running_query_does_not_hold_other_queries_back(tables: dict[str, Path]) -> None:
+    """DuckDB runs without Python's lock: while one session's endless query runs, another's answers at once (the
+    dashboard serves every session from one process)."""
+    import threading
+    import time
+
+    from hudi_core.inspect.sql import SqlTimeout
+
+    table = open_table(str(tables["case_b_v9"]))
+    run_query(table, "SELECT count(*) FROM instants")  # the view's first build, outside the timing
+    caught: list[BaseException] = []
+
+    def endless() -> None:
+        try:
+            run_query(table, ENDLESS["cross join of ranges"], timeout=8)
+        except SqlTimeout as exc:
+            caught.append(exc)
+
+    worker = threading.Thread(target=endless)
+    started = time.monotonic()
+    worker.start()
+    time.sleep(0.5)
+    assert run_query(table, "SELECT 42 AS n", timeout=5).table.to_pylist() == [{"n": 42}]
+    assert time.monotonic() - started < 6 and worker.is_alive()
+    worker.join(timeout=30)
+    assert len(caught) == 1

@@ -97,3 +97,34 @@ def test_a_damaged_index_entry_is_rebuilt_with_a_finding(tmp_path: Path, index_d
     # Rebuilt: the next open is silent and still right.
     again = _open_archived(t)
     assert again.findings == [] and _summary(again) == good
+
+
+def test_a_bit_flipped_index_entry_is_rebuilt_with_a_finding(tmp_path: Path, index_dir: Path) -> None:
+    """The checksum over the entry's bytes catches a flip that leaves a readable Arrow file."""
+    t = _archived_v6(tmp_path, 8, 5)
+    good = _summary(_open_archived(t))
+    [entry] = index_dir.glob("*.arrow")
+    data = bytearray(entry.read_bytes())
+    data[data.index(b"commit") + 2] ^= 0x01  # an action name in the rows
+    entry.write_bytes(bytes(data))
+    damaged = _open_archived(t)
+    assert _summary(damaged) == good
+    assert [f.code for f in damaged.findings] == ["archive_index_rebuilt"]
+    assert "checksum" in damaged.findings[0].message
+
+
+def test_an_archive_file_rewritten_with_the_same_size_and_mtime_is_read_again(
+        tmp_path: Path, index_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    t = _archived_v6(tmp_path, 8, 5)
+    good = _summary(_open_archived(t))  # fills the index
+    archive = next(p for p in Path(t.scratch.path(ARCHIVED)).iterdir() if p.name.startswith(".commits_"))
+    st = archive.stat()
+    data = bytearray(archive.read_bytes())
+    data[len(data) // 2:] = b"\x00" * (len(data) - len(data) // 2)  # the second half zeroed: same size
+    archive.write_bytes(bytes(data))
+    os.utime(archive, ns=(st.st_atime_ns, st.st_mtime_ns))
+    indexed = _open_archived(t)
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")
+    full = _open_archived(t)
+    assert _summary(indexed) == _summary(full) != good  # read again, as a full read answers
+    assert [f.code for f in indexed.findings] == [f.code for f in full.findings] != []

@@ -10,6 +10,7 @@ random). Every crash found becomes a regression test below (``test_regression_*`
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import os
@@ -65,6 +66,8 @@ def _built_tables() -> list[Path]:
 
 
 def _kind(name: str, path: str) -> str | None:
+    if name.endswith(".hfile"):
+        return "hfile"
     if name.startswith("hoodie.properties"):
         return "properties"
     if "/archived/" in path and ".archive." in name:
@@ -103,7 +106,20 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
                 kind = _kind(path.name, path.relative_to(base).as_posix())
                 if kind is not None:
                     out.setdefault(kind, []).append((path.name, path.read_bytes()))
+    out.setdefault("hfile", []).extend(_written_hfiles())
     return out
+
+
+def _written_hfiles() -> list[tuple[str, bytes]]:
+    """HFiles from the package's writer: uncompressed and gzip, one and several data blocks, a repeated key."""
+    from hudi_core.formats.hfile import write_hfile
+
+    items = [(f"key{i:04d}", f"value {i}".encode() * 3) for i in range(60)]
+    return [("one-block.hfile", write_hfile(items, compression="NONE", create_time_ms=0)),
+            ("blocks.hfile", write_hfile(items, block_size=200, compression="NONE", create_time_ms=0)),
+            ("gz.hfile", write_hfile(items, block_size=300, compression="GZ", create_time_ms=0)),
+            ("repeats.hfile", write_hfile([*items[:5], items[5], (items[5][0], b"second"), *items[6:9]],
+                                          compression="NONE", allow_duplicates=True, create_time_ms=0))]
 
 
 def _no_seed(kind: str, what: str = "") -> str:
@@ -282,6 +298,79 @@ def test_fuzz_lsm_manifest(data: bytes) -> None:
     except (ValueError, UnicodeDecodeError, TypeError):
         return  # what `resolve_snapshot` catches and reports as a finding
     assert all(isinstance(f.name, str) for f in files)
+
+
+@FUZZ
+@given(mutated("hfile"))
+def test_fuzz_hfile_reader(seed: tuple[str, bytes]) -> None:
+    """Damaged HFiles are an HFileError naming the file, and where the whole file reads, every key lookup
+    answers the key's first value: a lookup and a whole-file read never disagree."""
+    from hudi_core.formats.hfile import HFileError, HFileReader
+
+    name, data = seed
+    try:
+        reader = HFileReader.from_bytes(data, name)
+        cells = list(reader.scan())
+        first: dict[str, bytes] = {}
+        for key, value in cells:
+            first.setdefault(key, value)
+        for key in list(first)[:20]:
+            assert reader.get(key) == first[key], key
+        assert reader.get("\U0010ffff-past-every-key") is None
+    except HFileError as exc:
+        assert exc.path == name
+
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-(1 << 80), 1 << 80) | st.floats(allow_nan=True) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["type", "name", "fields", "size", "precision", "scale", "logicalType", "default", "items",
+                         "values", "symbols", "key", "filesystemMetadata", "isDeleted"]) | st.text(max_size=4),
+        inner, max_size=5),
+    max_leaves=20)
+
+
+@FUZZ
+@given(st.one_of(_JSONISH, st.builds(lambda k, t, m: {"key": k, "type": t, "filesystemMetadata": m}, _JSONISH,
+                                     _JSONISH, st.dictionaries(st.text(max_size=4), _JSONISH, max_size=3))))
+def test_fuzz_metadata_files_record(row: Any) -> None:
+    """Any decoded row: a files record with typed fields, or a MetadataRecordError naming why."""
+    from hudi_core.formats.mdt.records import MetadataRecordError, files_record_of
+
+    try:
+        record = files_record_of(row)
+    except MetadataRecordError:
+        return
+    assert isinstance(record.key, str) and record.record_type in (1, 2)
+    assert all(isinstance(e.size, int) and e.size >= 0 and isinstance(e.is_deleted, bool)
+               for e in record.entries.values())
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_fuzz_metadata_record_bytes(value: bytes) -> None:
+    """Any cell value under the bundled writer schema: a record or a MetadataRecordError."""
+    from hudi_core.formats.mdt.records import MetadataRecordError, bundled_schema, decode_files_record
+
+    with contextlib.suppress(MetadataRecordError):
+        decode_files_record("k", value, bundled_schema())
+
+
+@FUZZ
+@given(st.one_of(_JSONISH.map(lambda v: __import__("json").dumps(v)), _JSONISH.map(lambda v: {
+    "type": "record", "name": "r", "fields": [{"name": "a", "type": v}, {"name": "b", "type": "long",
+                                                                           "default": v}]}),
+    st.text(max_size=200)))
+def test_fuzz_schema_parser(schema: Any) -> None:
+    """Any schema text: parsed and flattened, or a SchemaError naming why."""
+    from hudi_core.services.schema_rules import SchemaError, comparable, flatten, parse_schema
+
+    try:
+        root = parse_schema(schema)
+    except SchemaError:
+        return
+    flatten(root)
+    comparable(root)
 
 
 # -- regressions found by the fuzzers --------------------------------------------------------------------

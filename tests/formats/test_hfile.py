@@ -797,3 +797,79 @@ def test_describe_value_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     if not (REPO_ROOT / "hudi_core" / "formats" / "mdt" / "records.py").exists():
         assert cli_hfile.describe_value("k", b"\xff\x00") == {"encoding": "base64", "data": "/wA="}
     cli_hfile._metadata_decoder.cache_clear()
+
+
+def test_hfile_cli_bounds_each_value_and_streams(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A small gzip file of large values (a decompression bomb in miniature): each value is shown as a bounded
+    prefix, marked truncated with its size; --max-value-bytes 0 shows whole values."""
+    from hudi_core.cli import main
+
+    big = b"\x00" * (8 << 20)
+    path = tmp_path / "bomb.hfile"
+    path.write_bytes(write_hfile([("a", big), ("b", b"small"), ("c", big)], compression="GZ", create_time_ms=0))
+    assert path.stat().st_size < 100_000
+    assert main(["hfile", str(path), "--records", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert len(out) < 300_000
+    records = json.loads(out)["records"]
+    assert [r["key"] for r in records] == ["a", "b", "c"]
+    assert records[0]["value"]["truncated"] is True and records[0]["value"]["size"] == len(big)
+    assert len(records[0]["value"]["data"]) <= 4 * (64 * 1024) // 3 + 4
+    assert records[1]["value"] == {"encoding": "text", "data": "small"}
+    assert main(["hfile", str(path), "--key", "c", "--key", "z", "--max-value-bytes", "16", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["records"][0]["value"]["size"] == len(big) and doc["missing_keys"] == ["z"]
+    assert main(["hfile", str(path), "--key", "b", "--max-value-bytes", "0", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == [{"key": "b", "value": {"encoding": "text",
+                                                                                    "data": "small"}}]
+    assert main(["hfile", str(path), "--prefix", "zz", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == []
+
+
+# -- keys out of order or repeated: an error naming the file, never "absent" -------------------------------------
+
+
+def _blocks_file() -> tuple[bytes, list[str], HFileReader]:
+    """An uncompressed file of several data blocks, and the keys of its first block."""
+    items = [(f"key{i:04d}", b"v" * 40) for i in range(24)]
+    data = write_hfile(items, block_size=250, compression="NONE", create_time_ms=0)
+    reader = HFileReader.from_bytes(data, "blocks.hfile")
+    assert reader.data_block_count >= 3
+    second = reader.root_index[1].key.decode()
+    first_block = [k for k, _ in items if k < second]
+    assert len(first_block) >= 3
+    return data, first_block, reader
+
+
+def _rename_key(data: bytes, old: str, new: str) -> bytes:
+    row = struct.pack(">H", len(old)) + old.encode()
+    assert data.count(row) == 1 and len(old) == len(new)  # a key of no index entry
+    return data.replace(row, struct.pack(">H", len(new)) + new.encode())
+
+
+def test_keys_out_of_order_within_a_block_fail_lookups_and_scans() -> None:
+    data, first_block, _ = _blocks_file()
+    damaged = HFileReader.from_bytes(_rename_key(data, first_block[1], "key9990"), "bad.hfile")
+    for ask in (lambda: list(damaged.scan()), lambda: damaged.get(first_block[2])):
+        with pytest.raises(HFileFormatError, match="keys out of order") as exc:
+            ask()
+        assert exc.value.path == "bad.hfile"
+
+
+def test_overlapping_blocks_fail_lookups_in_them_and_scans() -> None:
+    data, first_block, _ = _blocks_file()
+    damaged = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+    with pytest.raises(HFileFormatError, match="across data blocks"):
+        list(damaged.scan())
+    with pytest.raises(HFileFormatError, match="across data blocks"):
+        damaged.get(first_block[0])  # its block's last key sorts after the next block's first
+    with pytest.raises(HFileFormatError, match="across data blocks"):
+        list(damaged.prefix("key"))
+
+
+def test_a_repeated_key_is_noted_by_lookups() -> None:
+    data = write_hfile([("a", b"1"), ("b", b"first"), ("b", b"second"), ("c", b"3")], compression="NONE",
+                       allow_duplicates=True, create_time_ms=0)
+    reader = HFileReader.from_bytes(data)
+    assert reader.get("b") == b"first" and reader.repeated_keys == {"b"}
+    assert reader.get("a") == b"1" and reader.repeated_keys == {"b"}

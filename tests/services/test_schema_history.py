@@ -513,3 +513,81 @@ def test_schema_page_shows_breaking_changes_as_warnings(built: dict[str, BuildRe
     # The default diff: the last two versions, the required field added without a default.
     assert list(at.dataframe[1].value[["field", "change", "breaks_readers"]].itertuples(index=False, name=None)) == [
         ("code", "added", True)]
+
+
+# -- invalid schemas: a finding, never a change -----------------------------------------------------------------
+
+
+def _with_t6_schema(src: BuildResult, table: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """A copy of `src` whose t6 commit records its own schema edited by `edit`; returns the t6 file."""
+    shutil.copytree(src.path, table)
+    t6_file = table / ".hoodie" / src.writer.find_instant(t(6)).file_names[-1]
+    stat = t6_file.stat()
+    body = json.loads(t6_file.read_text())
+    schema = json.loads(body["extraMetadata"]["schema"])
+    edit(schema)
+    body["extraMetadata"]["schema"] = json.dumps(schema)
+    t6_file.write_text(json.dumps(body))
+    os.utime(t6_file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # layout 1: the completion time is the mtime
+    return t6_file
+
+
+def _first_plain_field(schema: dict[str, Any]) -> dict[str, Any]:
+    return next(f for f in schema["fields"] if not f["name"].startswith("_hoodie"))
+
+
+INVALID_SCHEMAS: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "duplicate field": (lambda s: s["fields"].append(dict(_first_plain_field(s))), "two fields named"),
+    "decimal precision a string": (
+        lambda s: s["fields"].append({"name": "amount", "type": {"type": "bytes", "logicalType": "decimal",
+                                                                 "precision": "10", "scale": 2}}),
+        "decimal precision '10'"),
+    "decimal scale above precision": (
+        lambda s: s["fields"].append({"name": "amount", "type": {"type": "bytes", "logicalType": "decimal",
+                                                                 "precision": 4, "scale": 6}}),
+        "decimal scale 6"),
+    "fixed size a string": (
+        lambda s: s["fields"].append({"name": "blob", "type": {"type": "fixed", "name": "blob8", "size": "8"}}),
+        "has size '8'"),
+    "long default of 2^70": (
+        lambda s: s["fields"].append({"name": "big", "type": "long", "default": 2 ** 70}), "not a long"),
+    "int default a string": (
+        lambda s: s["fields"].append({"name": "small", "type": ["int", "null"], "default": "1"}), "not a int"),
+}
+
+
+@pytest.mark.parametrize("case", list(INVALID_SCHEMAS))
+def test_an_invalid_schema_is_a_finding_not_a_change(built: dict[str, BuildResult], tmp_path: Path, case: str,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    edit, words = INVALID_SCHEMAS[case]
+    src = built["schema_evolution_v6"]
+    assert cli_main(["schema-history", str(src.path), "--format", "json"]) == 0
+    sound = json.loads(capsys.readouterr().out)
+    t6_file = _with_t6_schema(src, tmp_path / "t", edit)
+    assert cli_main(["schema-history", str(tmp_path / "t"), "--format", "json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    errors = [f for f in doc["findings"] if f["severity"] == "error"]
+    assert [(f["code"], f["path"]) for f in errors] == [("commit_schema_unreadable", str(t6_file))]
+    assert words in errors[0]["message"], errors[0]["message"]
+    assert doc["incomplete"] is True
+    # No change is attributed to the invalid schema: t6's own changes are seen at t7.
+    assert not [c for c in doc["changes"] if c["instant"] == t(6)]
+    assert {(c["field"], c["change"]) for c in doc["changes"]} <= {(c["field"], c["change"])
+                                                                    for c in sound["changes"]}
+
+
+def test_a_lone_surrogate_in_a_schema_prints_escaped(built: dict[str, BuildResult], tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    src = built["schema_evolution_v6"]
+    _with_t6_schema(src, tmp_path / "t", lambda s: _first_plain_field(s).__setitem__("doc", "bad \ud800 doc")
+                    or s["fields"].append({"name": "odd\udc80name", "type": ["null", "string"], "default": None}))
+    for fmt in ("table", "json", "csv"):
+        done = subprocess.run([sys.executable, "-m", "hudi_core", "schema-history", str(tmp_path / "t"),
+                               "--format", fmt], capture_output=True, timeout=120,
+                              env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+        assert done.returncode in (0, 1), (fmt, done.stderr)
+        assert b"unexpected" not in done.stderr and b"Traceback" not in done.stderr, (fmt, done.stderr)
+        assert b"odd" in done.stdout, fmt
+        done.stdout.decode("utf-8")  # valid UTF-8: the surrogate is escaped, not written raw

@@ -343,3 +343,71 @@ def test_metadata_table_falling_behind_is_an_alert(tmp_path: Path) -> None:
         ("rolled_back", new_time), ("alert", new_time)]
     assert update.events[-1].fields["status"] == "cleared"
     assert "metadata_table_sync" not in {a.check for a in watcher.analysis.alerts}  # type: ignore[union-attr]
+
+
+# -- as honest as doctor: unreadable bodies, metadata-table damage, another table in the folder -----------------
+
+
+def test_a_completed_commit_whose_body_is_garbage_raises_an_alert(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    build_scenario(load_builtin("hudi7779_case_b"), out, 9, upto_step=2)
+    watcher = TableWatcher(TableFollower(str(out)), load_builtin("hudi7779_case_b").conf)
+    watcher.poll()
+    timeline = out / ".hoodie" / "timeline"
+    last = watcher.follower.state.timeline.completed().last()  # type: ignore[union-attr]
+    completed = last.file(last.state)
+    new_time = str(int(last.requested_time) + 100_000)
+    for f in last.files:
+        name = f.name.replace(last.requested_time, new_time, 1)
+        data = b"\x00garbage, no commit metadata\xff" if f is completed else (timeline / f.name).read_bytes()
+        (timeline / name).write_bytes(data)
+    update = watcher.poll()
+    completed_events = [e for e in update.events if e.event is EventKind.COMPLETED and e.instant == new_time]
+    alerts = [e for e in update.events if e.event is EventKind.ALERT]
+    assert len(completed_events) == 1
+    assert [(e.fields["check"], e.fields["status"], e.fields["severity"], e.instant) for e in alerts] == [
+        ("unreadable_bodies", "raised", "error", new_time)]
+    assert watcher.analysis is not None and watcher.analysis.exit_code == 2  # as doctor's
+
+
+def test_metadata_table_damage_raises_an_alert(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    play("hudi7779_case_b", out, 9, metadata_table=True)
+    conf = load_builtin("hudi7779_case_b").conf
+    watcher = TableWatcher(TableFollower(str(out)), conf)
+    watcher.poll()
+    assert watcher.analysis is not None
+    assert not [a for a in watcher.analysis.alerts if a.check == "engine_findings"]  # case b warns, but not of this
+    files = out / ".hoodie" / "metadata" / "files"
+    base = max(files.glob("*.hfile"))
+    base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])
+    # A watch of the damaged table reports the damage among the alerts in force.
+    damaged = TableWatcher(TableFollower(str(out)), conf, from_start=True)
+    alerts = [e for e in damaged.poll().events if e.event is EventKind.ALERT]
+    # The unreadable base file, and what follows from it: no partition list.
+    assert sorted((e.fields["check"], e.fields["status"], e.fields["severity"]) for e in alerts
+                  if e.fields["check"] == "engine_findings") == [
+        ("engine_findings", "raised", "error"), ("engine_findings", "raised", "warning")]
+    assert any(base.name in json.dumps(e.to_dict())
+               for e in alerts)
+    assert damaged.analysis is not None and damaged.analysis.exit_code == 2
+
+
+def test_another_table_swapped_in_ends_the_watch_with_one_line(tmp_path: Path) -> None:
+    table, other = tmp_path / "t", tmp_path / "other"
+    build_scenario(load_builtin("blog_rollback_t20"), table, 9)
+    build_scenario(load_builtin("hudi7779_case_a"), other, 6)
+    proc = subprocess.Popen([*CLI, "watch", str(table), "--interval", "0.2", "--format", "jsonl"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    time.sleep(3)
+    import shutil
+
+    shutil.rmtree(table / ".hoodie")
+    shutil.copytree(other / ".hoodie", table / ".hoodie")
+    assert proc.wait(timeout=60) == 1
+    assert proc.stdout is not None and proc.stderr is not None
+    events = [json.loads(line) for line in proc.stdout.read().splitlines()]
+    assert not [e for e in events if e["event"] == "rolled_back"], events
+    err = proc.stderr.read().splitlines()
+    # The first line says what the alerts are judged with (JSON); then one line ends the watch.
+    assert len(err) == 2 and json.loads(err[0])["judged_with"] and "the table changed under the watch" in err[1], err

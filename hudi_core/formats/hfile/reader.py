@@ -134,6 +134,20 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
+def _shown(raw: bytes) -> str:
+    text = raw[:80].decode("utf-8", "backslashreplace")
+    return repr(text + ("…" if len(raw) > 80 else ""))
+
+
+def _check_order(keys: list[bytes], what: str, name: str, offset: int) -> None:
+    """Raise when `keys` (rows of a block, or an index's keys) ever go down: HBase and Hudi write them sorted
+    (repeats allowed: a row of several cells), and every lookup relies on it."""
+    for i in range(1, len(keys)):
+        if keys[i] < keys[i - 1]:
+            raise HFileFormatError(f"keys out of order in the {what}: {_shown(keys[i])} after "
+                                   f"{_shown(keys[i - 1])}", name, offset)
+
+
 def _raw(key: str) -> bytes:
     return key.encode("utf-8", "surrogateescape")
 
@@ -152,6 +166,8 @@ class HFileReader:
         self.verify_checksums = verify_checksums
         self._index_cache: dict[int, tuple[list[IndexEntry], list[bytes]]] = {}
         self._last_data: tuple[int, list[bytes], list[bytes]] | None = None
+        #: Keys :meth:`get` found more than once (it answers with the first cell, as :meth:`scan` lists first).
+        self.repeated_keys: set[str] = set()
         try:
             self.size: int = int(source.size)
         except StorageError as exc:
@@ -221,6 +237,7 @@ class HFileReader:
         last = self._file_info.get(LAST_KEY)
         self._last_row = row_of(last, self.name, self.trailer.file_info_offset) if last else None
         self._root_keys = [e.key for e in self._root]
+        _check_order(self._root_keys, "root data index", self.name, los)
         if self.trailer.entry_count > 0 and not self._root:
             raise HFileFormatError(f"{self.trailer.entry_count} entries but an empty data index", self.name, los)
 
@@ -299,6 +316,7 @@ class HFileReader:
             if not entries:
                 raise HFileFormatError("non-root index block without entries", self.name, entry.offset)
             cached = (entries, [e.key for e in entries])
+            _check_order(cached[1], "index block", self.name, entry.offset)
             self._index_cache[entry.offset] = cached
         return cached
 
@@ -322,6 +340,11 @@ class HFileReader:
         block = self._read_block(entry, (BlockType.DATA,), "data block")
         rows, values = decode_cells(block.payload, mvcc=self._mvcc, tags=self._tags, name=self.name,
                                     offset=entry.offset + HEADER_SIZE)
+        # A lookup bisects the rows: keys out of order would make it answer "absent" for a key that is there.
+        _check_order(rows, "data block", self.name, entry.offset)
+        if rows and rows[0] < entry.key:
+            raise HFileFormatError(f"the data block's first key {_shown(rows[0])} sorts before its index key "
+                                   f"{_shown(entry.key)}", self.name, entry.offset)
         self._last_data = (entry.offset, rows, values)
         return rows, values
 
@@ -330,8 +353,13 @@ class HFileReader:
         """Every (key, value) in file order. Raises at the end when the index covered a different
         number of cells than the trailer's entry count (a damaged file)."""
         seen = 0
+        previous: bytes | None = None
         for entry in self._data_entries(None):
             rows, values = self._cells(entry)
+            if rows and previous is not None and rows[0] < previous:
+                raise HFileFormatError(f"keys out of order across data blocks: {_shown(rows[0])} after "
+                                       f"{_shown(previous)}", self.name, entry.offset)
+            previous = rows[-1] if rows else previous
             seen += len(rows)
             for row, value in zip(rows, values, strict=True):
                 yield _text(row), value
@@ -347,9 +375,18 @@ class HFileReader:
             return None  # before the file's first key
         if self._last_row is not None and raw > self._last_row:
             return None  # past the last key
-        entry = next(self._data_entries(raw))
+        entries = self._data_entries(raw)
+        entry = next(entries)
         rows, values = self._cells(entry)
+        following = next(entries, None)  # index blocks only: the next data block is not read
+        if rows and following is not None and rows[-1] > following.key:
+            # Blocks that overlap: the key may sit in the next block, where this lookup would never look.
+            raise HFileFormatError(f"keys out of order across data blocks: the block's last key {_shown(rows[-1])} "
+                                   f"sorts after the next block's index key {_shown(following.key)}", self.name,
+                                   entry.offset)
         i = bisect_left(rows, raw)
+        if i + 1 < len(rows) and rows[i + 1] == raw:
+            self.repeated_keys.add(key)
         return values[i] if i < len(rows) and rows[i] == raw else None
 
     def get_many(self, keys: Iterable[str]) -> dict[str, bytes | None]:
@@ -363,8 +400,13 @@ class HFileReader:
         raw = _raw(prefix)
         if not self._root:
             return
+        previous: bytes | None = None
         for entry in self._data_entries(raw):
             rows, values = self._cells(entry)
+            if rows and previous is not None and rows[0] < previous:
+                raise HFileFormatError(f"keys out of order across data blocks: {_shown(rows[0])} after "
+                                       f"{_shown(previous)}", self.name, entry.offset)
+            previous = rows[-1] if rows else previous
             for i in range(bisect_left(rows, raw), len(rows)):
                 if not rows[i].startswith(raw):
                     return

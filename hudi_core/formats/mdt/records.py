@@ -127,16 +127,41 @@ def decode_files_record(key: str, value: bytes, schema_json: str) -> FilesRecord
     """
     if not value:
         return FilesRecord.delete(key)
-    record = decode_raw(value, schema_json)
+    return files_record_of(decode_raw(value, schema_json), key)
+
+
+def files_record_of(record: Any, key: str | None = None) -> FilesRecord:
+    """A `files`-partition record from its decoded fields, every field's type checked as read: a writer schema
+    that declares other types (a string size, a list of file infos) is damage, a
+    :class:`MetadataRecordError` naming the record, never a wrong listing or a bare ``TypeError``. `key`: the
+    cell key (HFile), else the record's own `key` field (Avro blocks)."""
+    if not isinstance(record, dict):
+        raise MetadataRecordError(f"a files-partition record is a record, not {type(record).__name__}")
+    if key is None:
+        key = record.get("key")
+        if not isinstance(key, str):
+            raise MetadataRecordError(f"record key {key!r} is {type(key).__name__}, not a string")
     record_type = record.get("type")
+    if isinstance(record_type, bool) or not isinstance(record_type, int):
+        raise MetadataRecordError(f"record {key!r} has type {record_type!r} ({type(record_type).__name__}), "
+                                  "not an integer")
     if record_type not in (MetadataRecordType.ALL_PARTITIONS, MetadataRecordType.FILES):
         raise MetadataRecordError(f"record {key!r} has type {record_type}, not a files-partition record (1 or 2)")
     raw = record.get("filesystemMetadata") or {}
+    if not isinstance(raw, dict):
+        raise MetadataRecordError(f"record {key!r}: filesystemMetadata is {type(raw).__name__}, not a map")
     entries: dict[str, FileEntry] = {}
     for name, info in raw.items():
-        if not isinstance(info, dict) or "size" not in info or "isDeleted" not in info:
+        if not isinstance(name, str) or not isinstance(info, dict) or "size" not in info or "isDeleted" not in info:
             raise MetadataRecordError(f"record {key!r}: entry {name!r} is not a HoodieMetadataFileInfo")
-        entries[name] = FileEntry(int(info["size"]), bool(info["isDeleted"]))
+        size, deleted = info["size"], info["isDeleted"]
+        if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+            raise MetadataRecordError(f"record {key!r}: entry {name!r} has size {size!r} "
+                                      f"({type(size).__name__}), not a byte count")
+        if not isinstance(deleted, bool):
+            raise MetadataRecordError(f"record {key!r}: entry {name!r} has isDeleted {deleted!r} "
+                                      f"({type(deleted).__name__}), not a boolean")
+        entries[name] = FileEntry(size, deleted)
     return FilesRecord(key, int(record_type), entries)
 
 

@@ -138,7 +138,7 @@ class IndexSlot:
             if active_index_wanted(len(self.files)):
                 from hudi_core.formats.timeline.active_index import ActiveIndex
 
-                self.index = ActiveIndex(storage.uri_of(timeline_dir), self.files, self.superseded)
+                self.index = ActiveIndex(storage.location_of(timeline_dir), self.files, self.superseded)
                 findings.extend(self.index.findings)
         return self.index
 

@@ -6,8 +6,11 @@ from JSON or Avro in every process, seconds of work. Instant files do not change
 state file; a rewritten one gets a new size or modification time), so what their bodies say can be kept:
 
 * one Arrow IPC file per timeline folder (``<hash of the folder's URI>.arrow``), one row per instant file
-  (requested, inflight and completed), keyed by the file's name, size, modification time and, where the store's
-  listing gives one, ETag;
+  (requested, inflight and completed), keyed by the file's name, size, modification time and version (the
+  store's ETag; locally the modification and change times in nanoseconds and the inode); a file with no version
+  that changed within :data:`SETTLE_MS` gets no row. The folder's hash is of its resolved absolute location
+  (:meth:`~hudi_core.io.storage.ReadOnlyStorage.location_of`), so the same relative path used from two folders
+  is two indexes; the file carries a SHA-256 of its bytes (:mod:`~hudi_core.formats.timeline.index_files`);
 * per row the typed record's fields (:mod:`hudi_core.formats.timeline.records`: what a commit wrote and replaced, what a
   clean cleaned and its earliest commit to retain and policy, rollback and restore targets, savepoint files,
   compaction and clustering plans' file groups, ...) as JSON, and the commit's write stats as Arrow columns
@@ -38,7 +41,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 import types
 import typing
 import weakref
@@ -48,16 +50,20 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.ipc as ipc
 
 from hudi_core.errors import Finding, Severity
 from hudi_core.formats.timeline import records as rec
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
+from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import ACTIVE_SWITCH_ENV, cache_folder
 from hudi_core.formats.timeline.instant import InstantFile
 
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
+#: A file with no version key beyond its size and modification time (a store whose listing gives no ETag) that
+#: changed less than this long before the index is saved gets no row: a rewrite within the store's time
+#: resolution would look unchanged.
+SETTLE_MS = 2_000
 #: Index rows (instant files) whose write stats :meth:`ActiveIndex._stat_rows` converts to tuples at a time.
 STAT_BLOCK_ROWS = 256
 #: Typed record classes by name (the `class` key of a row's fields).
@@ -110,6 +116,18 @@ def _stats_of_rows(column: pa.ListArray, rows: list[tuple[int, int]], names: lis
     body = np.repeat(np.asarray([k for k, _ in rows], dtype=np.int64), lens)
     seq = np.arange(total, dtype=np.int64) - np.repeat(before, lens)
     return pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked], names=["body", "seq", *names])
+
+
+def _settled(file: InstantFile, now_ms: int | None = None) -> bool:
+    """Whether a row may be kept for `file`: it has a version key (an ETag, or a local file's times at full
+    resolution and inode), or it changed at least :data:`SETTLE_MS` ago."""
+    if file.etag is not None:
+        return True
+    if file.mtime_ms is None:
+        return False
+    import time
+
+    return (now_ms if now_ms is not None else time.time_ns() // 1_000_000) - file.mtime_ms >= SETTLE_MS
 
 
 def _key(file: InstantFile) -> tuple[int, int | None, str | None]:
@@ -184,7 +202,7 @@ class ActiveIndex:
         self.timeline_uri = timeline_uri
         self.directory = directory or index_dir()
         stem = hashlib.sha256(timeline_uri.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-        self.path = self.directory / f"{stem}.arrow"
+        self.path = self.directory / f"{stem}.v{INDEX_FORMAT}.arrow"
         self.files = {f.name: f for f in files}
         self.superseded = frozenset(superseded)
         self.findings: list[Finding] = []
@@ -203,8 +221,7 @@ class ActiveIndex:
         if not self.path.is_file():
             return
         try:
-            with pa.memory_map(str(self.path)) as source:
-                table = ipc.open_file(source).read_all()
+            table = read_checked(self.path)
             meta = table.schema.metadata or {}
             if not table.schema.equals(INDEX_SCHEMA):
                 raise ValueError("its columns are not the index's")
@@ -335,7 +352,7 @@ class ActiveIndex:
         errors = {n: e for n, e in zip(rows.column("name").to_pylist(), rows.column("error").to_pylist(),
                                        strict=True) if e is not None}
         names = rows.column("name").to_pylist()
-        keep = [k for k, n in enumerate(names) if n not in errors and n in self.files]
+        keep = [k for k, n in enumerate(names) if n not in errors and n in self.files and _settled(self.files[n])]
         if not keep:
             return errors
         # Every row kept (the usual case): no copy of the write stats (a million on L).
@@ -371,6 +388,7 @@ class ActiveIndex:
         if not self._new and not self._added:
             return
         new, self._new = self._new, {}
+        new = {name: entry for name, entry in new.items() if _settled(entry[0])}
         self._added = False
         _PENDING.discard(self)
         try:
@@ -382,16 +400,7 @@ class ActiveIndex:
                 return
             table = pa.concat_tables(parts).replace_schema_metadata(
                 {"format": str(INDEX_FORMAT), "uri": self.timeline_uri})
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".arrow")
-            try:
-                with os.fdopen(fd, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
-                    writer.write_table(table)
-                os.replace(tmp, self.path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_checked(self.directory, self.path, table)
         except (OSError, pa.ArrowException, TypeError, ValueError):
             return
 

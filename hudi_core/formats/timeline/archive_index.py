@@ -7,8 +7,12 @@ file), so the listing rows of one file (:data:`~hudi_core.formats.timeline.archi
 instant time, action, state, completion time, block offset, record index, and any damage rows) can be
 kept and reused while the file is unchanged.
 
-An entry is keyed by the archive file's full URI, size and modification time, plus whether the
-merge plan names it as an unfinished merge (that changes how its damage is reported). A changed or
+An entry is keyed by the archive file's resolved absolute location
+(:meth:`~hudi_core.io.storage.ReadOnlyStorage.location_of`: the same relative path used from two folders is two
+files), size, modification time and version (the store's ETag; locally the modification and change times in
+nanoseconds and the inode), plus whether the merge plan names it as an unfinished merge (that changes how its
+damage is reported). Each entry carries a SHA-256 of its bytes (:mod:`~hudi_core.formats.timeline.index_files`):
+an entry that rotted is rebuilt with a finding. A changed or
 new archive file has a new key and is read again; the entry of its old version is removed. Entries
 are Arrow IPC files written atomically (temporary file, then rename). An entry that cannot be read
 back, or whose rows do not match the schema, is rebuilt from the archive file and reported as a
@@ -23,21 +27,30 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.ipc as ipc
 
 from hudi_core.errors import Finding, Severity
+from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import CACHE_ENV, cache_folder, switch_enabled
 
 __all__ = ["CACHE_ENV", "INDEX_FORMAT", "SWITCH_ENV", "ArchiveIndex", "IndexKey", "index_dir", "index_enabled"]
 SWITCH_ENV = "HUDI_INSPECTOR_ARCHIVE_INDEX"
 #: Bumped whenever the listing rows of a file would change for the same bytes (reader fixes).
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
+
+
+#: An archive file with no version key that changed less than this long ago gets no entry (a rewrite within the
+#: store's time resolution would look unchanged).
+SETTLE_MS = 2_000
+
+
+def _settled(mtime_ms: int | None) -> bool:
+    import time
+
+    return mtime_ms is not None and time.time_ns() // 1_000_000 - mtime_ms >= SETTLE_MS
 
 
 def index_dir() -> Path:
@@ -57,6 +70,8 @@ class IndexKey:
     size: int
     mtime_ms: int | None
     tolerated: bool
+    #: The file's version key (:attr:`~hudi_core.io.backends.FileInfo.etag`), where the store gives one.
+    version: str | None = None
 
     @property
     def file_stem(self) -> str:
@@ -65,7 +80,7 @@ class IndexKey:
 
     @property
     def version_tag(self) -> str:
-        raw = f"{INDEX_FORMAT}|{self.size}|{self.mtime_ms}|{int(self.tolerated)}"
+        raw = f"{INDEX_FORMAT}|{self.size}|{self.mtime_ms}|{int(self.tolerated)}|{self.version}"
         return hashlib.sha256(raw.encode()).hexdigest()[:16]
 
     @property
@@ -90,8 +105,7 @@ class ArchiveIndex:
             self.misses += 1
             return None
         try:
-            with pa.memory_map(str(path)) as source:
-                table = ipc.open_file(source).read_all()
+            table = read_checked(path)
             if not table.schema.equals(self.schema):
                 raise ValueError(f"schema {table.schema} is not the listing schema")
             self.hits += 1
@@ -110,19 +124,14 @@ class ArchiveIndex:
     def put(self, key: IndexKey, rows: pa.Table) -> None:
         """Record the rows of one archive file (best effort: a cache that cannot be written is skipped)."""
         try:
+            if key.version is None and not _settled(key.mtime_ms):
+                return
             self.directory.mkdir(parents=True, exist_ok=True)
             for stale in self.directory.glob(f"{key.file_stem}-*.arrow"):
                 if stale.name != key.file_name:
                     with contextlib.suppress(OSError):
                         stale.unlink()
-            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".arrow")
-            try:
-                with os.fdopen(fd, "wb") as sink, ipc.new_file(sink, self.schema) as writer:
-                    writer.write_table(rows.cast(self.schema) if rows.schema != self.schema else rows)
-                os.replace(tmp, self.directory / key.file_name)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+            write_checked(self.directory, self.directory / key.file_name,
+                          rows.cast(self.schema) if rows.schema != self.schema else rows)
         except (OSError, pa.ArrowException):
             return

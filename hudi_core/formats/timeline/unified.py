@@ -385,8 +385,8 @@ class _ArchiveRows:
 
     def _key(self, path: str) -> IndexKey:
         info = self.infos[path]
-        return IndexKey(self.storage.uri_of(path), info.size, info.mtime_ms,
-                        posixpath.basename(path) in self.tolerated)
+        return IndexKey(self.storage.location_of(path), info.size, info.mtime_ms,
+                        posixpath.basename(path) in self.tolerated, info.etag)
 
     def all(self, paths: list[str]) -> pa.Table:
         """Unfiltered rows of `paths`, in that order."""

@@ -28,10 +28,10 @@ finding naming the file, and the listing is marked incomplete.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.formats.hfile import HFileError, HFileReader
@@ -44,10 +44,10 @@ from hudi_core.formats.mdt.records import (
     ALL_PARTITIONS_KEY,
     FILES_PARTITION,
     NON_PARTITIONED_NAME,
-    FileEntry,
     FilesRecord,
     MetadataRecordError,
     decode_files_record,
+    files_record_of,
     partition_key,
     partition_of_key,
 )
@@ -55,6 +55,7 @@ from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import RollbackPlan
+from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.io.properties import TableProperties
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.table.facts import rollback_metadatas
@@ -290,13 +291,22 @@ class MetadataTableListing:
         files = sorted((ListedFile(n, int(s or 0), m) for n, s, m, d in entries if not d), key=lambda f: f.name)
         view = FileSystemView.from_listing({FILES_PARTITION: files}, self.mdt_timeline, self.mdt_properties.version,
                                            self.mdt_properties.base_file_format or "HFILE", storage=self.mdt_storage)
-        for f in view.findings:
-            out.findings.append(f)
+        out.findings.extend(view.findings)
         if out.latest_instant is None:
             self._finding(out, Severity.ERROR, "metadata_table_no_completed_instant", ".hoodie",
                           "the metadata table has no completed instant: Hudi's reader finds no file slice and fails",
                           incomplete=True)
             return None
+        # A log file of a pending delta commit is a write in progress, whose blocks Hudi's reader skips: no finding.
+        pending = {i.requested_time for i in self.mdt_timeline if i.is_pending}
+        for f in files:
+            parsed = parse_log_file_name(f.name)
+            if parsed is not None and parsed.instant_time > out.latest_instant \
+                    and parsed.instant_time not in pending:
+                self._finding(out, Severity.WARNING, "metadata_log_after_latest", f"{FILES_PARTITION}/{f.name}",
+                              f"metadata-table log file {f.name} names instant {parsed.instant_time}, after the "
+                              f"metadata table's latest completed instant {out.latest_instant} and of no pending "
+                              "one: not read (a file that does not belong here)")
         slices = view.latest_merged_slices(FILES_PARTITION)
         if not slices:
             self._finding(out, Severity.ERROR, "metadata_files_no_slice", FILES_PARTITION,
@@ -329,7 +339,13 @@ class MetadataTableListing:
             data = contents.get(path)
             if isinstance(data, StorageError) or data is None:
                 self._finding(out, Severity.ERROR, "metadata_log_unreadable", path,
-                              f"cannot read metadata-table log file {path}: {data}", incomplete=True)
+                              f"cannot read metadata-table log file {path} (deleted, or not readable): {data}",
+                              incomplete=True)
+                continue
+            if not data:
+                self._finding(out, Severity.WARNING, "metadata_log_empty", path,
+                              f"metadata-table log file {path} is empty (0 bytes): it holds no block; a writer "
+                              "that failed before its first block leaves one")
                 continue
             reader = LogFileReader(_Bytes(path, data), path, len(data), head=data)
             scan = reader.scan()
@@ -400,10 +416,22 @@ class MetadataTableListing:
                     raise MetadataRecordError("the HFile block has no writer schema (no SCHEMA header)")
                 cells: Iterable[tuple[str, bytes | None]] = (
                     hfile.scan() if keys is None else hfile.get_many(keys).items())
-                return [decode_files_record(k, v, schema) for k, v in cells if v is not None]
+                first: dict[str, bytes] = {}
+                repeated = sorted(hfile.repeated_keys)
+                for k, v in cells:
+                    if v is not None and k in first:
+                        repeated.append(k)
+                    elif v is not None:
+                        first[k] = v  # the first copy, as a key lookup answers
+                if repeated:
+                    self._finding(out, Severity.ERROR, "metadata_key_repeated", block.path,
+                                  f"{block.type_name} block at offset {block.offset} holds key(s) more than once "
+                                  f"({', '.join(repr(k) for k in repeated[:5])}): the first copy was used",
+                                  incomplete=True)
+                return [decode_files_record(k, v, schema) for k, v in first.items()]
             if block.block_type in (BlockType.AVRO_DATA_BLOCK,):
                 rows = decode_avro_content(content, block.schema or "")
-                return [_record_from_row(r) for r in rows if keys is None or r.get("key") in keys]
+                return [files_record_of(r) for r in rows if keys is None or r.get("key") in keys]
             self._finding(out, Severity.WARNING, "metadata_log_unexpected_block", block.path,
                           f"{block.type_name} block at offset {block.offset} in the files partition: not read")
         except (DecodeError, LogFileError, StorageError, HFileError) as exc:
@@ -432,10 +460,22 @@ class MetadataTableListing:
             schema = _text(hfile.file_info.get("schema"))
             if not schema:
                 raise MetadataRecordError("the base HFile has no writer schema (file info 'schema')")
-            records = {}
+            records: dict[str, FilesRecord] = {}
+            repeated: list[str] = []
             for key, value in cells:
-                if value is not None:
-                    records[key] = decode_files_record(key, value, schema)
+                if value is None:
+                    continue
+                if key in records:  # a whole-file read keeps the first copy, as a key lookup answers
+                    repeated.append(key)
+                    continue
+                records[key] = decode_files_record(key, value, schema)
+            repeated += sorted(k for k in hfile.repeated_keys if k not in repeated)
+            if repeated:
+                shown = ", ".join(repr(k) for k in repeated[:5]) + (" ..." if len(repeated) > 5 else "")
+                self._finding(out, Severity.ERROR, "metadata_key_repeated", path,
+                              f"the files partition's base file {base.name} holds {len(repeated)} key(s) more than "
+                              f"once ({shown}): a files-partition key is unique, so the file is damaged; the first "
+                              "copy was used", incomplete=True)
             return records
         except (DecodeError, StorageError, HFileError) as exc:
             self._finding(out, Severity.ERROR, "metadata_base_unreadable", path,
@@ -464,10 +504,3 @@ def _with(use: BlockUse, decision: BlockDecision, records: int | None = None) ->
 
 def _text(raw: bytes | None) -> str:
     return raw.decode("utf-8", "replace") if raw else ""
-
-
-def _record_from_row(row: Mapping[str, Any]) -> FilesRecord:
-    """A record of a (pre-HFile) Avro data block of the files partition."""
-    raw: Mapping[str, Any] = row.get("filesystemMetadata") or {}
-    entries = {str(n): FileEntry(int(i["size"]), bool(i["isDeleted"])) for n, i in raw.items()}
-    return FilesRecord(str(row.get("key")), int(row.get("type") or 0), entries)

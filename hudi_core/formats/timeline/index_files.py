@@ -1,0 +1,59 @@
+"""Checked index files: an Arrow IPC file followed by a SHA-256 of its bytes, so a cached index that rotted on
+disk (a flipped bit, a truncated write, another program's file of the same name) is never served as truth.
+
+Layout: the IPC file's bytes, then :data:`TRAILER_MAGIC` and the 32-byte digest of those bytes. Written to a
+temporary file and renamed over the old one, so two processes saving at once leave one of the two whole files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.ipc as ipc
+
+TRAILER_MAGIC = b"HUDIIDX1"
+_TRAILER = len(TRAILER_MAGIC) + 32
+
+
+class IndexFileDamaged(ValueError):
+    """An index file whose bytes do not match its checksum (or that has none)."""
+
+
+def read_checked(path: Path) -> pa.Table:
+    """The table of a checked index file; :class:`IndexFileDamaged` when its checksum does not match, OSError or
+    an Arrow error when it cannot be read."""
+    with pa.memory_map(str(path)) as source:
+        data = source.read_buffer()
+    if data.size < _TRAILER or data[data.size - _TRAILER:data.size - 32].to_pybytes() != TRAILER_MAGIC:
+        raise IndexFileDamaged("it has no checksum trailer")
+    body = data.slice(0, data.size - _TRAILER)
+    if hashlib.sha256(memoryview(body)).digest() != data[data.size - 32:].to_pybytes():
+        raise IndexFileDamaged("its checksum does not match its bytes")
+    return ipc.open_file(pa.BufferReader(body)).read_all()
+
+
+def write_checked(directory: Path, path: Path, table: pa.Table) -> None:
+    """Write `table` to `path` atomically with its checksum (OSError or an Arrow error when it cannot)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    sink = pa.BufferOutputStream()
+    with ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    body = sink.getvalue()
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".arrow")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(memoryview(body))
+            out.write(TRAILER_MAGIC + hashlib.sha256(memoryview(body)).digest())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+__all__ = ["TRAILER_MAGIC", "IndexFileDamaged", "read_checked", "write_checked"]
