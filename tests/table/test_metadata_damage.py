@@ -237,3 +237,46 @@ def test_a_truncated_base_hfile_is_in_the_findings_view(trips: Path, capsys: pyt
     base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])
     code, rows = cli(capsys, "sql", str(trips), "SELECT code, path FROM findings")
     assert code == 1 and {"code": "metadata_base_unreadable", "path": str(base)} in rows, rows
+
+
+def test_a_log_block_field_of_an_unexpected_type_is_a_finding_naming_the_file(
+        trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same retyping in the latest slice's log file, end to end: its HFile data block written again with every
+    file size a string (its header's schema saying so) is a finding naming the log file, not an unexpected error;
+    the answer says it is incomplete."""
+    from hudi_core.formats.logfile.format import HeaderKey
+    from hudi_core.formats.logfile.reader import read_log_blocks
+    from hudi_core.formats.logfile.writer import encode_block
+    from hudi_core.io.storage import ReadOnlyStorage
+
+    folder = files_folder(trips)
+    raw = (folder / SLICE_LOG).read_bytes()
+    blocks = read_log_blocks(ReadOnlyStorage(str(folder)), SLICE_LOG).blocks
+    rewritten, retyped = [], 0
+    for block in blocks:
+        data = raw[block.offset:block.end]
+        if block.type_name == "HFILE_DATA_BLOCK" and block.schema:
+            embedded = HFileReader.from_bytes(raw[block.content_offset:block.content_offset + block.content_length])
+            new_schema = _retyped_schema(block.schema)
+            parsed = fastavro.parse_schema(json.loads(new_schema))
+            entries = []
+            for key, value in embedded.scan():
+                record = decode_raw(value, block.schema)
+                for info in (record.get("filesystemMetadata") or {}).values():
+                    info["size"] = str(info["size"])
+                    retyped += 1
+                buf = io.BytesIO()
+                fastavro.schemaless_writer(buf, parsed, record)
+                entries.append((key, buf.getvalue()))
+            header = tuple((k, new_schema if k == int(HeaderKey.SCHEMA) else v) for k, v in block.header_entries)
+            data = encode_block(int(block.type_ordinal or 0), header, write_hfile(entries, compression="NONE"),
+                                block.footer_entries, int(block.format_version or 1))
+        rewritten.append(data)
+    assert retyped > 0
+    (folder / SLICE_LOG).write_bytes(b"".join(rewritten))
+    code, answer = chennai(capsys, trips)
+    typed = [f for f in answer["findings"] if SLICE_LOG in f["path"]]
+    assert typed, answer["findings"]
+    assert all("unexpected" not in f["message"] for f in answer["findings"])
+    assert any("not a byte count" in f["message"] for f in typed), typed
+    assert code == 1 and answer["incomplete"] is True
