@@ -197,31 +197,32 @@ def _list(storage: ReadOnlyStorage, path: str, findings: list[Finding]) -> list[
 
 
 def read_markers(storage: ReadOnlyStorage, instant: str, path: str, findings: list[Finding]) -> MarkerDir:
-    """One instant's marker folder: its type and marker names."""
-    entries = _list(storage, path, findings)
-    names = {posixpath.basename(e.path): e for e in entries}
-    type_info = names.get(MARKERS_TYPE_FILE)
+    """One instant's marker folder: its type and marker names, from one walk of the folder (a marker folder holds
+    a file per data file written, in partition sub-folders)."""
+    prefix = path.rstrip("/") + "/"
+    try:
+        files = list(storage.walk_files(path))
+    except StorageError as exc:
+        findings.append(Finding(Severity.ERROR, "writer_files_unlisted", storage.uri_of(path), str(exc)))
+        files = []
+    top = {info.path[len(prefix):]: info for info in files
+           if info.path.startswith(prefix) and "/" not in info.path[len(prefix):]}
+    type_info = top.get(MARKERS_TYPE_FILE)
     marker_type, source = DIRECT, f"no {MARKERS_TYPE_FILE} file (direct markers write none)"
     if type_info is not None:
         data = _read(storage, type_info, findings)
         text = data.decode("utf-8", "replace").strip() if data is not None else ""
         marker_type, source = (text or "UNKNOWN"), MARKERS_TYPE_FILE
     markers: list[str] = []
-    for name, info in sorted(names.items()):
-        if info.is_dir or name == MARKERS_TYPE_FILE:
-            continue
-        if name.startswith(MARKERS_FILE_PREFIX):  # a timeline server's list of marker names
+    for name, info in sorted(top.items()):
+        if name != MARKERS_TYPE_FILE and name.startswith(MARKERS_FILE_PREFIX):  # a timeline server's marker list
             data = _read(storage, info, findings)
             if data is not None:
                 markers.extend(line.strip() for line in data.decode("utf-8", "replace").splitlines()
                                if line.strip())
-    prefix = path.rstrip("/") + "/"
-    try:
-        for info in storage.walk_files(path):
-            if _MARKER_NAME.search(info.path):
-                markers.append(info.path[len(prefix):] if info.path.startswith(prefix) else info.path)
-    except StorageError as exc:
-        findings.append(Finding(Severity.ERROR, "writer_files_unlisted", storage.uri_of(path), str(exc)))
+    for info in files:
+        if _MARKER_NAME.search(info.path):
+            markers.append(info.path[len(prefix):] if info.path.startswith(prefix) else info.path)
     return MarkerDir(instant, path, marker_type, source, len(markers), tuple(sorted(set(markers))))
 
 
