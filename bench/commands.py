@@ -208,7 +208,9 @@ def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None
         peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else peak_kib
     result: dict[str, Any] = {"seconds": round(seconds, 3), "peak_rss_mib": round(peak_kib / 1024, 1),
                               "exit": proc.returncode, "stdout_bytes": out_path.stat().st_size}
-    if proc.returncode not in (0, 1):
+    # Every command's contract: 0 nothing wrong, 1 incomplete (or no answer), 2 a problem of the table found: all
+    # three are answers to time; anything else (a signal, a crash) is an error.
+    if proc.returncode not in (0, 1, 2):
         lines = err_path.read_text(errors="replace").strip().splitlines()
         result["error"] = (lines[-1] if lines else f"exit {proc.returncode}")[:300]
     return result
