@@ -280,3 +280,19 @@ def test_a_log_block_field_of_an_unexpected_type_is_a_finding_naming_the_file(
     assert all("unexpected" not in f["message"] for f in answer["findings"])
     assert any("not a byte count" in f["message"] for f in typed), typed
     assert code == 1 and answer["incomplete"] is True
+
+
+def test_a_log_file_deleted_from_storage_is_an_error_naming_it(trips: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The latest slice's log file removed outright (not listed at all): the delta commit that wrote it names it in
+    its commit metadata, so its loss is an error naming the file and the answer is incomplete, everywhere."""
+    sound = codes_everywhere(capsys, trips)
+    assert all("metadata_log_missing" not in codes for _, codes in sound)
+    (files_folder(trips) / SLICE_LOG).unlink()
+    for code, codes in codes_everywhere(capsys, trips):
+        assert "metadata_log_missing" in codes, codes
+        assert code in (1, 2)  # incomplete; fsview also finds the listing's drift (2 wins)
+    code, answer = chennai(capsys, trips)
+    missing = next(f for f in answer["findings"] if f["code"] == "metadata_log_missing")
+    assert code == 1 and answer["incomplete"] is True and missing["path"].endswith(SLICE_LOG)
+    assert "20251220210130911" in missing["message"] or "delta commit" in missing["message"]

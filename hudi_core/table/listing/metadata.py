@@ -28,6 +28,7 @@ finding naming the file, and the listing is marked incomplete.
 from __future__ import annotations
 
 import builtins
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -317,10 +318,31 @@ class MetadataTableListing:
             ids = ", ".join(s.file_id for s in slices)
             self._finding(out, Severity.WARNING, "metadata_files_many_groups", FILES_PARTITION,
                           f"the files partition has {len(slices)} file groups ({ids}); Hudi writes one: all are read")
+        self._missing_logs(out, files, min(s.base_instant for s in slices))
         if len(slices) == 1:
             return slices[0]
         return FileSlice(FILES_PARTITION, slices[0].file_id, slices[0].base_instant, slices[0].base_file,
                          tuple(lf for s in slices for lf in s.log_files))
+
+    def _missing_logs(self, out: FilesPartitionRead, files: builtins.list[ListedFile], base_instant: str) -> None:
+        """Log files of the files partition that a completed delta commit after the slice's base instant wrote (its
+        commit metadata names them) but storage no longer has: their records are lost to every reader, which lists
+        the folder and never notices. Only the commits of the latest slice are read (a few since its compaction)."""
+        listed = {f.name for f in files}
+        for inst in self.mdt_timeline.completed():
+            # Table version 8+ slices log files by completion time: a delta commit that completed after the
+            # compaction that made the base file was requested writes into the new slice.
+            if inst.completed_action != ia.DELTA_COMMIT or max(inst.requested_time,
+                                                                inst.completion_time or "") <= base_instant:
+                continue
+            meta = self.mdt_timeline.commit_metadata(inst)
+            for partition, _file_id, path, _logs in meta.write_refs() if meta is not None else ():
+                name = posixpath.basename(path or "")
+                if partition == FILES_PARTITION and name.startswith(".") and name not in listed:
+                    self._finding(out, Severity.ERROR, "metadata_log_missing", f"{FILES_PARTITION}/{name}",
+                                  f"metadata-table log file {name}, written by delta commit {inst.requested_time}, "
+                                  "is missing on storage: the records it held are lost to every reader",
+                                  incomplete=True)
 
     # -- log blocks -----------------------------------------------------------------------------
 
