@@ -110,8 +110,9 @@ EXIT_PROBLEM = 2
 #: The exit-code contract, in words, for every command's --help and the docs.
 EXIT_CODES_EPILOG = ("exit codes: 0 = read completely, nothing wrong found; 1 = the answer is incomplete "
                      "(something could not be read) or there is no answer (the table cannot be opened, bad "
-                     "arguments); 2 = the table has a problem this command found (a file readers fail on, "
-                     "replaced data exposed, metadata-table drift, a health finding). 2 wins over 1.")
+                     "arguments); 2 = the table has a problem: one this command found or the table's verdict (a "
+                     "file readers fail on, replaced data exposed, metadata-table drift, a health finding; "
+                     "--no-verdict: what this command found only). 2 wins over 1.")
 
 
 def exit_code_for(problem: bool, incomplete: bool) -> int:

@@ -210,3 +210,14 @@ def builtin_table(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-
         return built[key]
 
     return build
+
+
+#: Commands without the table's verdict (`--no-verdict` is theirs only: they judge nothing or judge by themselves).
+_UNJUDGED_COMMANDS = frozenset({"log-scenarios", "scenario", "generate", "hfile", "ui", "watch"})
+
+
+def own_answer(argv: list[str] | tuple[str, ...]) -> list[str]:
+    """`argv` with `--no-verdict` for a command that carries the table's verdict: the exit code of what the command
+    itself read (tests of one command's answers and codes; tests/services/test_verdict.py tests the verdict)."""
+    argv = list(argv)
+    return [*argv, "--no-verdict"] if argv and argv[0] not in _UNJUDGED_COMMANDS else argv

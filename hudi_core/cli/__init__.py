@@ -162,6 +162,35 @@ def problem_found(args: argparse.Namespace, findings: Sequence[Finding] | None =
     return any(is_problem_finding(f) for f in findings)
 
 
+def _judge_table(args: argparse.Namespace) -> tuple[bool, bool]:
+    """The table's verdict behind the exit code of a command that does not give it itself: every command's exit
+    code tells the same story as `info` (`--no-verdict`: only what the command read). It reuses what the command
+    built (the file-system view) and lists files only where drift can be found (a metadata-table listing checked
+    against storage) or the command listed them anyway. A verdict with something wrong adds one line to stderr;
+    standard output is the command's answer alone. Returns (problem, incomplete)."""
+    tables = getattr(args, "_opened_tables", [])
+    if not tables or getattr(args, "_verdict_given", False) or getattr(args, "no_verdict", False):
+        return False, False
+    table = tables[0]
+    from hudi_core.services.verdict import compute_verdict  # the doctor's modules: only when needed
+
+    # No view built: the listings alone (drift needs no file group), and only where drift can be found.
+    with_listing = ("_fs_view" in table.__dict__
+                    or (table.listing_choice()[0] == "metadata" and table.storage_check))
+    conf = getattr(args, "conf", None)
+    config = None
+    if conf is not None or getattr(args, "conf_file", None) is not None:
+        from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig, conf_layers
+
+        config = ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), conf),
+                                           getattr(args, "hudi_release", None) or DEFAULT_HUDI_RELEASE)
+    verdict = compute_verdict(table, config, with_listing=with_listing)
+    if verdict.status != "ok":
+        print(f"hudi-inspect: verdict {verdict.status}: {_one_line(verdict.headline)} "
+              f"(`hudi-inspect info {args.table}` tells more)", file=sys.stderr)
+    return verdict.severity is not None, verdict.incomplete
+
+
 def listing_incomplete(args: argparse.Namespace) -> bool:
     """Whether a view the command built lists files from a metadata table it could not read whole."""
     for table in getattr(args, "_opened_tables", []):
@@ -262,8 +291,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         args._extra_findings = [*getattr(args, "_extra_findings", []), *config.findings]
         info = {**info, "config": [e.to_dict() for e in config.entries],
                 "backup_differences": [d.to_dict() for d in config.backup_differences]}
-    # The verdict first: the doctor's triage checks and what the file listing found.
-    verdict = compute_verdict(table)
+    # The verdict first: the doctor's triage checks and what the file listing found (the view's: its findings,
+    # every file the listing skipped or the storage check found, are part of info's answer).
+    verdict = compute_verdict(table, view=table.fs_view())
     findings = with_findings(args, {})["findings"]
     if args.format == "json":
         print(render_json({"verdict": verdict.to_dict(), **info, "findings": findings,
@@ -289,6 +319,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         for f in findings:
             print(f"{f['severity']}: {f['message']} ({f['path']})")
     args._table_problem = verdict.severity is not None
+    args._verdict_given = True
     return EXIT_OK
 
 
@@ -521,6 +552,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "partition, which Hudi never makes: off unless asked)")
         check.add_argument("--no-storage-check", dest="storage_check", action="store_false",
                            help="do not check the metadata-table listing against storage")
+        p.add_argument("--no-verdict", action="store_true",
+                       help="the exit code says what this command found only, without the table's verdict (which "
+                            "may list the table's files to check the metadata table against storage)")
         p.add_argument("--envelope", action="store_true",
                        help="with --format json: list-shaped answers as {\"rows\": [...], \"findings\": [...], "
                             "\"incomplete\": ...} instead of a list (findings then stay off stderr)")
@@ -568,7 +602,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code = int(args.func(args))
         incomplete = _report_findings(args)
         if code == EXIT_OK:
-            return exit_code_for(problem_found(args), incomplete)
+            verdict_problem, verdict_incomplete = _judge_table(args)
+            return exit_code_for(problem_found(args) or verdict_problem, incomplete or verdict_incomplete)
         return code
     except HudiInspectError as exc:
         print(f"hudi-inspect: {_one_line(str(exc))}", file=sys.stderr)

@@ -253,6 +253,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                 print(wrap_lines(finding_lines(n, f)))
     # Findings of the engine itself are a check (`engine_findings`): they count in the report's own exit code.
     args._findings_reported = True
+    args._verdict_given = True  # every check the verdict runs, and more
     return report.exit_code
 
 

@@ -25,6 +25,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     document = build_report(table, _config(args), now=_now(args), histories=args.history or ())
     document = cli.with_findings(args, document)
     args._table_problem = document["verdict"]["severity"] is not None
+    args._verdict_given = True
     if args.redact:
         document = redact(document, table.uri)
     if args.format == "json":

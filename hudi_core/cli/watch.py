@@ -92,6 +92,7 @@ def run_watch(args: argparse.Namespace, stop: threading.Event | None = None) -> 
 def cmd_watch(args: argparse.Namespace) -> int:
     """`hudi-inspect watch TABLE ...`."""
     args._findings_reported = True  # a follower's findings belong to its states, reported as alerts
+    args._verdict_given = True  # its alerts are the verdict's checks, poll after poll
     return run_watch(args)
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.errors import Finding, Severity, exit_code_for
 from hudi_core.services.config import ServiceConfig
 from hudi_core.services.doctor import CHECKS, VERDICT_CHECKS, DoctorOptions, HealthFinding, run_doctor
-from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind
+from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind, ListingCheck
 
 if TYPE_CHECKING:
     from hudi_core.services.doctor import DoctorReport
@@ -181,15 +181,16 @@ def _rel(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
 
-def listing_items(view: FileSystemView) -> list[VerdictItem]:
+def listing_items(check: ListingCheck) -> list[VerdictItem]:
     """What the metadata-table listing's check against storage found, one item per kind: a file of a latest file
     slice listed but missing on storage is an error (a snapshot query opens it and fails), every other
     difference Hudi's validator does not tolerate a warning. None from a listing that could not be read whole."""
-    diffs = [d for d in (view.listing_differences or []) if d.tolerated is None]
-    if not diffs or view.listing_incomplete:  # a listing not read whole proves no difference: incomplete instead
+    diffs = [d for d in (check.differences or []) if d.tolerated is None]
+    if not diffs or check.incomplete:  # a listing not read whole proves no difference: incomplete instead
         return []
-    latest = {(s.partition, n) for s in view.latest_slices() for n in s.file_names}
-    check = _CATALOGUE[LISTING_CHECK]
+    missing = frozenset(d.partition for d in diffs if d.kind is DifferenceKind.MISSING_ON_STORAGE)
+    latest = check.latest_files(missing) if missing and check.latest_files is not None else set()
+    check_entry = _CATALOGUE[LISTING_CHECK]
     groups: dict[tuple[DifferenceKind, bool], list[Any]] = {}
     for d in diffs:
         in_latest = d.kind is DifferenceKind.MISSING_ON_STORAGE and (d.partition, d.file) in latest
@@ -214,7 +215,8 @@ def listing_items(view: FileSystemView) -> list[VerdictItem]:
         text = what[(kind, in_latest)] if len(ds) == 1 else what[(kind, in_latest)].replace(" on it ", " on them ")
         title = f"{len(ds)} {noun}{text}"
         items.append(VerdictItem(LISTING_CHECK, Severity.ERROR if in_latest else Severity.WARNING, title, files,
-                                 tuple(sorted({d.instant for d in ds if d.instant})), check.why, check.what_to_do))
+                                 tuple(sorted({d.instant for d in ds if d.instant})), check_entry.why,
+                                 check_entry.what_to_do))
     return items
 
 
@@ -253,17 +255,24 @@ def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
     options = options or DoctorOptions()
     checks = tuple(checks) if checks is not None else verdict_checks(table)
     report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
-    view = view if view is not None or not with_listing else table.fs_view()
+    # The listing: the given view's, else the table's (its view when built; otherwise the listings alone).
+    listing = (table.listing_check() if view is None else
+               ListingCheck(view.listing, view.listing_incomplete, view.listing_differences,
+                            latest_files=lambda _: _latest_files(view))) if with_listing or view is not None else None
     # A full doctor report may be given: the verdict keeps to its own checks.
     items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO and f.check in checks]
-    items += listing_items(view) if view is not None else []
+    items += listing_items(listing) if listing is not None else []
     unread = unread_findings(table)
-    incomplete = (bool(unread) or (view is not None and view.listing_incomplete)
+    incomplete = (bool(unread) or (listing is not None and listing.incomplete)
                   or any(c in checks for c in report.incomplete_checks))
     order = {Severity.ERROR: 0, Severity.WARNING: 1}
     items.sort(key=lambda i: order[i.severity])  # stable: checks in catalogue order, then the listing's items
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     judged = {"hudi_release": config.hudi_release, "savepoint_guard": options.savepoint_guard,
-              "stale_hours": options.stale_hours, "listing": view.listing.value if view is not None else None}
+              "stale_hours": options.stale_hours, "listing": listing.listing.value if listing is not None else None}
     ran = tuple(c for c in report.checks if c in checks)
-    return Verdict(table.uri, tuple(items), incomplete, ran, view is not None and view.storage_checked, judged)
+    return Verdict(table.uri, tuple(items), incomplete, ran, listing is not None and listing.storage_checked, judged)
+
+
+def _latest_files(view: FileSystemView) -> set[tuple[str, str]]:
+    return {(s.partition, n) for s in view.latest_slices() for n in s.file_names}

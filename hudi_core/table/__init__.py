@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from hudi_core.formats.timeline.unified import ArchivedTimeline, UnifiedTimeline
     from hudi_core.table.fsview import FileSystemView
     from hudi_core.table.listing import Listing, ListingSource
+    from hudi_core.table.listing.compare import ListingCheck
     from hudi_core.table.listing.metadata import MetadataTableListing
     from hudi_core.table.listing.storage import StorageListing
 
@@ -165,6 +166,8 @@ class HudiTable:
                                                                                           {}).values()]
         for view in views:
             seen.extend(f for f in view.findings if f not in seen)
+        if "_listing_check" in self.__dict__:  # the verdict's listing, made without a view
+            seen.extend(f for f in self.__dict__["_listing_check"].findings if f not in seen)
         if self.__dict__.get("_metadata_listing") is not None and self.__dict__.get("_mdt") is not None:
             # The listing came from the metadata table: what its own loading ran into bears on it.
             seen.extend(f for f in self.__dict__["_mdt"].findings if f not in seen)
@@ -292,6 +295,37 @@ class HudiTable:
                      if d.kind is DifferenceKind.SIZE_DIFFERS else "")
             view.findings.append(Finding(Severity.WARNING, code, self.storage.uri_of(path),
                                          f"{path or '(root)'} {what}{sizes}: {HUDI_EFFECT[d.kind]}"))
+
+    def listing_check(self) -> ListingCheck:
+        """The file listing as the verdict judges it (:class:`~hudi_core.table.listing.compare.ListingCheck`):
+        from the file-system view when it is built; otherwise from the listing and, for a metadata-table listing
+        with the storage check on, storage's listing compared with it, without building a file group (the same
+        differences as the view's check: both compare the metadata table's files with storage's). Made once."""
+        from hudi_core.table.listing import ListingKind
+        from hudi_core.table.listing.compare import ListingCheck, compare_listings
+
+        def latest_files(partitions: frozenset[str]) -> set[tuple[str, str]]:
+            view = self.fs_view(partitions=partitions)
+            return {(s.partition, n) for s in view.latest_slices() for n in s.file_names if s.partition in partitions}
+
+        view = self.__dict__.get("_fs_view")
+        if view is not None:
+            return ListingCheck(view.listing, view.listing_incomplete, view.listing_differences,
+                                latest_files=latest_files)
+        check: ListingCheck | None = self.__dict__.get("_listing_check")
+        if check is None:
+            listing = self.listing_source().list()
+            findings = list(listing.findings)
+            differences = None
+            if listing.kind is ListingKind.METADATA and self.storage_check:
+                on_storage = self.storage_listing()
+                findings.extend(on_storage.findings)
+                differences = compare_listings(listing.partitions, on_storage.partitions, self.timeline,
+                                               self.properties.base_file_format, self.storage,
+                                               self.properties.version).differences
+            check = ListingCheck(listing.kind, listing.incomplete, differences, findings, latest_files)
+            self.__dict__["_listing_check"] = check
+        return check
 
     @cached_property
     def _fs_view(self) -> FileSystemView:

@@ -173,7 +173,7 @@ def test_generate_sizes_are_the_generator_presets() -> None:
 
 
 def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None:
-    """On a local table `timeline` answers without pyarrow, fsspec or pandas (a third of its start-up;
+    """On a local table `timeline --no-verdict` answers without pyarrow, fsspec or pandas (a third of its start-up;
     `info` judges the table, its verdict's checks read Arrow listings); `fsview` neither since its local listing
     levels run inline and the default engine's threshold is known without importing the Spark executor
     (it loaded pyarrow before); `plan-archive` lists no folder through Arrow here, so pyarrow stays unloaded
@@ -189,11 +189,17 @@ def test_info_and_timeline_import_neither_pyarrow_nor_fsspec(table_path) -> None
              "file=sys.stderr)")
     seen = {}
     for command in ("info", "timeline", "fsview", "plan-archive"):
-        proc = subprocess.run([sys.executable, "-c", probe, command, table, "--format", "json"],
-                              capture_output=True, text=True, check=True)
-        seen[command] = proc.stderr.strip().splitlines()[-1]
-        assert json.loads(proc.stdout)
-    assert seen == {"info": "['pyarrow']", "timeline": "[]", "fsview": "[]", "plan-archive": "[]"}
+        for judged in (True, False):
+            proc = subprocess.run([sys.executable, "-c", probe, command, table, "--format", "json",
+                                   *([] if judged else ["--no-verdict"])], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stderr
+            seen[command, judged] = proc.stderr.strip().splitlines()[-1]
+            assert json.loads(proc.stdout)
+    # The table's verdict (every command's exit code) runs the doctor's checks on Arrow listings.
+    assert seen == {("info", True): "['pyarrow']", ("info", False): "['pyarrow']",
+                    ("timeline", True): "['pyarrow']", ("timeline", False): "[]",
+                    ("fsview", True): "['pyarrow']", ("fsview", False): "[]",
+                    ("plan-archive", True): "['pyarrow']", ("plan-archive", False): "[]"}
 
 
 def test_cli_process_exit_keeps_output_and_code(table_path) -> None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import own_answer
 
 from hudi_core.cli import main
 from hudi_core.errors import PropertiesError, StorageError
@@ -35,7 +36,7 @@ README_CONF = ["--conf", "hoodie.cleaner.commits.retained=4", "--conf", "hoodie.
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    code = main([*argv, "--engine", "local"])
+    code = main(own_answer([*argv, "--engine", "local"]))
     out, err = capsys.readouterr()
     assert "unexpected" not in err, err
     assert "Traceback" not in err, err
@@ -48,7 +49,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
 def run_process(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The CLI as a process, under a timeout: a hang fails the test instead of blocking it."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HUDI_INSPECTOR_ENGINE": "local"}
-    proc = subprocess.run([sys.executable, "-m", "hudi_core", *argv], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "hudi_core", *own_answer(argv)], capture_output=True, text=True,
                           timeout=timeout, env=env, check=False)
     assert "unexpected" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     return proc

@@ -21,6 +21,7 @@ import fastavro
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import own_answer
 
 from hudi_core.cli import main
 from hudi_core.dashboard import PAGES_DIR
@@ -63,7 +64,7 @@ def sql(capsys: pytest.CaptureFixture[str], table: Path | None, query: str | Non
     """(exit code, parsed stdout (JSON) or text, stderr) of `hudi-inspect sql`."""
     argv = ["sql", *([str(table)] if table is not None else []), *([query] if query is not None else []),
             "--format", fmt, "--engine", "local", *extra]
-    code = main(argv)
+    code = main(own_answer(argv))
     captured = capsys.readouterr()
     out: Any = captured.out
     if fmt == "json" and code in (0, 1) and captured.out.strip():
@@ -72,7 +73,7 @@ def sql(capsys: pytest.CaptureFixture[str], table: Path | None, query: str | Non
 
 
 def cli_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    code = main([*argv, "--format", "json", "--engine", "local"])
+    code = main(own_answer([*argv, "--format", "json", "--engine", "local"]))
     assert code in (0, 1, 2), argv  # 2: the plan exposes replaced file groups
     return json.loads(capsys.readouterr().out)
 

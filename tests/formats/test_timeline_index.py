@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
+from conftest import own_answer
 
 from hudi_core.cli import main
 from hudi_core.dashboard import PAGES_DIR
@@ -102,7 +103,7 @@ def decodes(monkeypatch: pytest.MonkeyPatch) -> Iterator[collections.Counter[str
 
 
 def run(table: Path, argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    code = main([argv[0], str(table), *argv[1:], "--format", "json", "--engine", "local"])
+    code = main(own_answer([argv[0], str(table), *argv[1:], "--format", "json", "--engine", "local"]))
     return code, capsys.readouterr().out
 
 

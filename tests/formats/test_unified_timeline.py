@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from archived_tables import ScratchTable, instant_time, new_table
+from conftest import own_answer
 
 from hudi_core import open_table
 from hudi_core.cli import main
@@ -128,17 +129,18 @@ def test_inspect_instants_with_archived_rows(tmp_path: Path) -> None:
 @pytest.mark.parametrize("version", [6, 9])
 def test_cli_archived_and_all(tmp_path: Path, version: int, capsys: pytest.CaptureFixture[str]) -> None:
     t = _table(tmp_path, version)
-    assert main(["timeline", t.scratch.uri, "--archived", "--format", "json"]) == 0
+    assert main(own_answer(["timeline", t.scratch.uri, "--archived", "--format", "json"])) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["requested_time"] for r in rows] == T[:9]
     assert {r["source"] for r in rows} == {"archived"}
     assert rows[0]["completion_time"] == instant_time(4) and rows[0]["completion_time_source"] == "archive"
-    assert main(["timeline", t.scratch.uri, "--all", "--since", T[8], "--until", T[9], "--format", "json"]) == 0
+    assert main(own_answer(["timeline", t.scratch.uri, "--all", "--since", T[8], "--until", T[9],
+                            "--format", "json"])) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [(r["requested_time"], r["source"]) for r in rows] == [(T[8], "archived"), (T[9], "active")]
-    assert main(["timeline", t.scratch.uri, "--format", "json"]) == 0
+    assert main(own_answer(["timeline", t.scratch.uri, "--format", "json"])) == 0
     assert len(json.loads(capsys.readouterr().out)) == 6
-    assert main(["timeline", t.scratch.uri, "--all", "--format", "table"]) == 0
+    assert main(own_answer(["timeline", t.scratch.uri, "--all", "--format", "table"])) == 0
     assert "archived" in capsys.readouterr().out
 
 
@@ -146,7 +148,7 @@ def test_cli_reports_archive_damage_on_stderr(tmp_path: Path, capsys: pytest.Cap
     t = _table(tmp_path, 9)
     history = t.scratch.path(".hoodie/timeline/history")
     history.joinpath("_version_").write_bytes(b"garbage")
-    assert main(["timeline", t.scratch.uri, "--all", "--format", "json"]) == 0
+    assert main(own_answer(["timeline", t.scratch.uri, "--all", "--format", "json"])) == 0
     captured = capsys.readouterr()
     assert len(json.loads(captured.out)) == 15
     assert "_version_" in captured.err and "warning" in captured.err
@@ -155,7 +157,7 @@ def test_cli_reports_archive_damage_on_stderr(tmp_path: Path, capsys: pytest.Cap
 @pytest.mark.parametrize("version", [6, 9])
 def test_cli_archive_summary(tmp_path: Path, version: int, capsys: pytest.CaptureFixture[str]) -> None:
     t = _table(tmp_path, version)
-    assert main(["archive", t.scratch.uri, "--format", "json"]) == 0
+    assert main(own_answer(["archive", t.scratch.uri, "--format", "json"])) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["layout"] == (1 if version == 6 else 2)
     assert (summary["instants"], summary["completed_instants"]) == (9, 9)
@@ -166,5 +168,5 @@ def test_cli_archive_summary(tmp_path: Path, version: int, capsys: pytest.Captur
         assert [f["first_instant"] for f in summary["files"]] == [T[6], T[3], T[0]]
     else:
         assert summary["snapshot_version"] == 3 and {f["level"] for f in summary["files"]} == {0}
-    assert main(["archive", t.scratch.uri]) == 0
+    assert main(own_answer(["archive", t.scratch.uri])) == 0
     assert "instants" in capsys.readouterr().out

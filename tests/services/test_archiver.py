@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from conftest import own_answer
 from services_tables import T, TableWriter
 
 from hudi_core.cli import main
@@ -244,8 +245,8 @@ def test_optional_guard_a6_clean_plan_retain_instant(tmp_path: Path, version: in
     plan = plan_archive(w.open(), a6)
     assert archived(plan) == [T(1)] and plan.boundary_guard == "A6"
     capsys.readouterr()
-    assert main(["plan-archive", str(tmp_path / "t"), "--conf",
-                 "hoodie.archive.keep.clean.plan.retain.instant=true"]) == 0
+    assert main(own_answer(["plan-archive", str(tmp_path / "t"), "--conf",
+                            "hoodie.archive.keep.clean.plan.retain.instant=true"])) == 0
     assert "UNVERIFIED KEY: hoodie.archive.keep.clean.plan.retain.instant=True" in capsys.readouterr().out
 
 
@@ -303,8 +304,8 @@ def test_cli_plan_archive_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     w = TableWriter(tmp_path / "t")
     for n in range(1, 6):
         w.commit(T(n), [("p1", "f1")])
-    assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf", "hoodie.keep.min.commits=1",
-                 "--conf", "hoodie.keep.max.commits=2", "--without-savepoint-guard"]) == 0
+    assert main(own_answer(["plan-archive", w.scratch.uri, "--format", "json", "--conf", "hoodie.keep.min.commits=1",
+                            "--conf", "hoodie.keep.max.commits=2", "--without-savepoint-guard"])) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"archiver", "min_to_keep", "max_to_keep", "boundary", "guards", "instants",
                         "exposed_file_groups"}

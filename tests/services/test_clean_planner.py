@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from conftest import own_answer
 from services_tables import T, TableWriter
 
 from hudi_core.cli import main
@@ -409,18 +410,19 @@ def test_cli_plan_clean_json(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     """`hudi-inspect plan-clean` JSON keys and --conf."""
     w = TableWriter(tmp_path / "t")
     filler(w, 1, 4, "f1")
-    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf", "hoodie.cleaner.commits.retained=1"]) == 0
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--format", "json",
+                            "--conf", "hoodie.cleaner.commits.retained=1"])) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"policy", "earliest_commit_to_retain", "earliest_commit_to_not_archive",
                         "savepointed_timestamps", "partitions", "files_to_delete", "kept", "partitions_to_delete"}
     assert out["earliest_commit_to_retain"] == T(4)
     assert [f["reason"] for f in out["files_to_delete"]] == [cl.OLDER_THAN_ECTR, cl.OLDER_THAN_ECTR]
     assert set(out["files_to_delete"][0]) == {"partition", "file_id", "file", "base_instant", "reason"}
-    assert main(["plan-clean", w.scratch.uri]) == 0
+    assert main(own_answer(["plan-clean", w.scratch.uri])) == 0
     assert "policy KEEP_LATEST_COMMITS" in capsys.readouterr().out
     # KEEP_LATEST_BY_HOURS at a fixed planning time: one hour before T(62) is T(2).
-    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf", "hoodie.cleaner.hours.retained=1",
-                 "--now", T(62)]) == 0
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--format", "json",
+                            "--conf", "hoodie.cleaner.hours.retained=1", "--now", T(62)])) == 0
     assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(2)
 
 
@@ -458,7 +460,7 @@ def test_untriggered_plan_json_deletes_nothing_and_reports_forced_files(
     forced clean would delete is under `files_to_delete_if_forced`."""
     w = _not_triggered_table(tmp_path)
     args = ["plan-clean", w.scratch.uri, "--format", "json"] + [f"--conf={k}={v}" for k, v in NOT_MET.items()]
-    assert main(args) == 0
+    assert main(own_answer(args)) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["would_schedule"] is False and out["triggered"] is False
     assert out["files_to_delete"] == [] and out["partitions_to_delete"] == []
@@ -472,7 +474,7 @@ def test_untriggered_plan_json_deletes_nothing_and_reports_forced_files(
     assert out["partitions_to_delete_if_forced"] == []
     assert out["hoodie_cleaner_plan"]["filePathsToBeDeletedPerPartition"] == {}
     # The text and CSV faces never call these files "delete".
-    assert main([*args[:2], "--format", "csv", *args[4:]]) == 0
+    assert main(own_answer([*args[:2], "--format", "csv", *args[4:]])) == 0
     csv_out = capsys.readouterr().out.splitlines()
     assert csv_out[0].startswith("decision,") and sum(r.startswith("delete_if_forced,") for r in csv_out) == 6
     assert not any(r.startswith("delete,") for r in csv_out)
@@ -543,7 +545,7 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     filler(w, 1, 4, "f1")
     conf = tmp_path / "hudi-defaults.conf"
     conf.write_text(HUDI_DEFAULTS)
-    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf)])) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["earliest_commit_to_retain"] == T(4)  # commits retained 1, from the spark.hadoop. key
     ignored = {k["key"]: k for k in out["ignored_config_keys"]}
@@ -565,11 +567,11 @@ def test_conf_file_as_users_have_it(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert ignored["hoodie.cleaner.parallelism"]["reason"].startswith("a cleaner/archiver key this dry run does not")
     assert ignored["hoodie.upsert.shuffle.parallelism"]["reason"] == "does not affect cleaning or archival"
     # --conf overrides the file, across a key's two names.
-    assert main(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf),
-                 "--conf", "hoodie.clean.commits.retained=2"]) == 0
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--format", "json", "--conf-file", str(conf),
+                 "--conf", "hoodie.clean.commits.retained=2"])) == 0
     assert json.loads(capsys.readouterr().out)["earliest_commit_to_retain"] == T(3)
     # plan-archive takes the same file; its JSON lists the same ignored keys.
-    assert main(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)]) == 0
+    assert main(own_answer(["plan-archive", w.scratch.uri, "--format", "json", "--conf-file", str(conf)])) == 0
     assert len(json.loads(capsys.readouterr().out)["ignored_config_keys"]) == 8
 
 
@@ -580,20 +582,20 @@ def test_conf_file_typo_and_bad_lines_name_the_key_and_line(tmp_path: Path,
     filler(w, 1, 2, "f1")
     typo = tmp_path / "typo.properties"
     typo.write_text("hoodie.datasource.write.operation=upsert\nspark.hadoop.hoodie.cleaner.commit.retained=2\n")
-    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(typo)]) == 1
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--conf-file", str(typo)])) == 1
     err = capsys.readouterr().err
     assert "'spark.hadoop.hoodie.cleaner.commit.retained (read as hoodie.cleaner.commit.retained)'" in err
     assert f"from {typo}" in err and "did you mean 'hoodie.cleaner.commits.retained'" in err
     bad = tmp_path / "bad.conf"
     bad.write_text("# ok\nhoodie.keep.min.commits=3\nhoodie.keep.max.commits\n")
-    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(bad)]) == 1
+    assert main(own_answer(["plan-archive", w.scratch.uri, "--conf-file", str(bad)])) == 1
     assert f"{bad}, line 3: 'hoodie.keep.max.commits' has no value" in capsys.readouterr().err
-    assert main(["plan-archive", w.scratch.uri, "--conf-file", str(tmp_path / "missing.conf")]) == 1
+    assert main(own_answer(["plan-archive", w.scratch.uri, "--conf-file", str(tmp_path / "missing.conf")])) == 1
     assert "not a regular file" in capsys.readouterr().err
     # Two names of one key with different values in one file: refused; in file and --conf: --conf wins.
     both = tmp_path / "both.conf"
     both.write_text("hoodie.cleaner.commits.retained 2\nhoodie.clean.commits.retained 3\n")
-    assert main(["plan-clean", w.scratch.uri, "--conf-file", str(both)]) == 1
+    assert main(own_answer(["plan-clean", w.scratch.uri, "--conf-file", str(both)])) == 1
     assert "set twice with different values" in capsys.readouterr().err
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import own_answer
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
@@ -177,12 +178,12 @@ def test_fixture_table_history(table_path: Any) -> None:
 
 def test_cli_history(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     r = build_scenario(scenario(ARCHIVE_STEPS, conf=ARCHIVE_CONF), tmp_path / "t", 9)
-    assert cli_main(["history", r.uri, "--file-id", r.file_id("fg1"), "--format", "json"]) == 0
+    assert cli_main(own_answer(["history", r.uri, "--file-id", r.file_id("fg1"), "--format", "json"])) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(e["event"], e["source"]) for e in out["events"]] == [("created", "archived"), ("replaced", "archived"),
                                                                    ("cleaned", "active")]
     assert (out["file_id"], out["incomplete"], out["findings"]) == (r.file_id("fg1"), False, [])
-    assert cli_main(["history", r.uri, "--file-id", r.file_id("fg1")]) == 0
+    assert cli_main(own_answer(["history", r.uri, "--file-id", r.file_id("fg1")])) == 0
     assert capsys.readouterr().out.startswith(f"history of {r.file_id('fg1')}: 3 events in 9 instants")
-    assert cli_main(["history", r.uri, "--path", "p=a/not-a-hudi-file.txt"]) == 1
+    assert cli_main(own_answer(["history", r.uri, "--path", "p=a/not-a-hudi-file.txt"])) == 1
     assert "is not a Hudi base or log file name" in capsys.readouterr().err

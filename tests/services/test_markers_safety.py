@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from conftest import own_answer
 from services_tables import CLEAN_METADATA, CLEANER_PLAN, T, TableWriter, avro_bytes
 
 from hudi_core.cli import main
@@ -200,7 +201,8 @@ def test_fixture_markers(table_path) -> None:  # type: ignore[no-untyped-def]
 def test_cli_markers_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`hudi-inspect markers` on seed case (b)."""
     w = seed_case_b(tmp_path / "t")
-    assert main(["markers", w.scratch.uri, "--format", "json", "--conf", "hoodie.cleaner.commits.retained=4"]) == 0
+    assert main(own_answer(["markers", w.scratch.uri, "--format", "json",
+                            "--conf", "hoodie.cleaner.commits.retained=4"])) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["earliest_commit_to_not_archive"]["proposed"] == T(3)
     assert out["earliest_commit_to_not_archive"]["hudi"] == T(3)

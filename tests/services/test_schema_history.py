@@ -19,7 +19,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import FIXTURE_NAMES
+from conftest import FIXTURE_NAMES, own_answer
 
 from hudi_core import open_table
 from hudi_core.cli import main as cli_main
@@ -226,7 +226,7 @@ def test_unreadable_bodies_are_findings_and_the_answer_is_incomplete(
                                                                          rows["metadata"].to_pylist(), strict=True)]
     rows = rows.set_column(rows.schema.get_field_index("metadata"), "metadata", pa.array(metadata, pa.binary()))
     pq.write_table(rows, lsm)
-    assert cli_main(["schema-history", str(table), "--format", "json"]) == 1
+    assert cli_main(own_answer(["schema-history", str(table), "--format", "json"])) == 1
     doc = json.loads(capsys.readouterr().out)
     assert doc["incomplete"] is True
     codes = {(f["code"], f["path"]) for f in doc["findings"]}
@@ -249,7 +249,7 @@ def test_a_schema_that_does_not_parse_is_an_error_finding(built: dict[str, Build
     body["extraMetadata"]["schema"] = '{"type": "record", "name": "broken", "fields": [{"name": "x"}]}'
     t6_file.write_text(json.dumps(body))
     os.utime(t6_file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # layout 1: the completion time is the mtime
-    assert cli_main(["schema-history", str(table), "--format", "json"]) == 1
+    assert cli_main(own_answer(["schema-history", str(table), "--format", "json"])) == 1
     doc = json.loads(capsys.readouterr().out)
     errors = [f for f in doc["findings"] if f["severity"] == "error"]
     assert [(f["code"], f["path"]) for f in errors] == [("commit_schema_unreadable", str(t6_file))]

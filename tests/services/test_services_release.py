@@ -38,6 +38,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from conftest import own_answer
 from services_tables import T, TableWriter
 
 from hudi_core.cli import main
@@ -54,7 +55,7 @@ def _table(root: Path, version: int) -> TableWriter:
 
 
 def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    assert main(list(args)) == 0
+    assert main(own_answer(args)) == 0
     return json.loads(capsys.readouterr().out)
 
 
@@ -79,7 +80,7 @@ def test_release_is_recorded_and_defaults_to_1_2(tmp_path: Path, version: int,
         assert {k: v for k, v in new.items() if k != "hudi_release"} == \
             {k: v for k, v in old.items() if k != "hudi_release"}
     with pytest.raises(SystemExit) as usage:
-        main(["plan-clean", w.scratch.uri, "--hudi-release", "1.3"])
+        main(own_answer(["plan-clean", w.scratch.uri, "--hudi-release", "1.3"]))
     assert usage.value.code == 1 and "invalid choice: '1.3'" in capsys.readouterr().err  # no answer
 
 
@@ -510,8 +511,8 @@ def test_compare_releases_names_every_difference(tmp_path: Path, version: int,
     assert (files["1.1.x"]["count"], files["1.2.x"]["count"], files["1.2.x"]["only_here"]) == (26, 9, [])
     assert files["1.1.x"]["only_here_count"] == 17
     assert data["summary"]["1.2.x"]["clean"]["files_to_delete"] == 9
-    assert main(["compare-releases", w.scratch.uri, "--conf", "hoodie.cleaner.commits.retained=3",
-                 "--conf", "hoodie.clean.max.commits.to.clean=10"]) == 0
+    assert main(own_answer(["compare-releases", w.scratch.uri, "--conf", "hoodie.cleaner.commits.retained=3",
+                 "--conf", "hoodie.clean.max.commits.to.clean=10"])) == 0
     text = capsys.readouterr().out
     assert "DIFFERS clean.earliest_commit_to_retain:\n  1.1.x: " + T(27) + "\n  1.2.x: " + T(10) in text
     assert "DIFFERS clean.files_to_delete:\n  1.1.x: 26 (17 only here: p1/" in text

@@ -116,17 +116,39 @@ def _code(argv: list[str], capsys: pytest.CaptureFixture[str]) -> int:
 
 def test_every_command_exit_code_on_the_drifted_table(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
     t = str(drifted)
+    last = open_table(t).timeline.completed().last()
+    assert last is not None
+    instant = last.requested_time
     codes = {name: _code(argv, capsys) for name, argv in {
         "info": ["info", t], "fsview": ["fsview", t], "fsview-json": ["fsview", t, "--format", "json"],
         "doctor": ["doctor", t, "--now", NOW], "validate-metadata": ["validate-metadata", t],
         "plan-clean": ["plan-clean", t, "--now", NOW], "sql": ["sql", t, "SELECT count(*) FROM file_slices"],
         "report": ["report", t, "--format", "json", "--now", NOW],
         "watch": ["watch", t, "--until-idle", "0.3", "--interval", "0.1"],
-        # Read the timeline only: they list no file, so they cannot find the drift.
-        "timeline": ["timeline", t], "markers": ["markers", t], "plan-archive": ["plan-archive", t],
+        # They read the timeline only; the table's verdict (which lists the files) decides their exit code too.
+        "timeline": ["timeline", t], "instant": ["instant", t, instant], "markers": ["markers", t],
+        "plan-archive": ["plan-archive", t], "log-blocks": ["log-blocks", t, "--counts"],
+        "writers": ["writers", t, "--now", NOW],
     }.items()}
     assert codes == {"info": 2, "fsview": 2, "fsview-json": 2, "doctor": 2, "validate-metadata": 2, "plan-clean": 2,
-                     "sql": 2, "report": 2, "watch": 2, "timeline": 0, "markers": 0, "plan-archive": 0}
+                     "sql": 2, "report": 2, "watch": 2, "timeline": 2, "instant": 2, "markers": 2,
+                     "plan-archive": 2, "log-blocks": 2, "writers": 2}
+
+
+def test_no_verdict_gives_what_the_command_found(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`--no-verdict`: the code of what the command read alone; stdout is the same answer either way, and the
+    verdict's one line goes to stderr."""
+    t = str(drifted)
+    assert cli_main(["timeline", t, "--format", "json"]) == 2
+    judged = capsys.readouterr()
+    assert cli_main(["timeline", t, "--format", "json", "--no-verdict"]) == 0
+    alone = capsys.readouterr()
+    assert judged.out == alone.out and json.loads(judged.out)
+    gone = compute_verdict(open_table(t)).first_error.file
+    assert "verdict error: 1 file listed by the metadata table in a latest file slice but missing on storage" \
+        in judged.err and gone in judged.err and "verdict" not in alone.err
+    assert cli_main(["fsview", t, "--no-verdict", "--no-storage-check"]) == 0
+    capsys.readouterr()
 
 
 def test_every_command_exit_code_on_the_exposed_table(exposed: BuildResult,
@@ -137,10 +159,14 @@ def test_every_command_exit_code_on_the_exposed_table(exposed: BuildResult,
         "info": ["info", t], "doctor": ["doctor", t, *conf, "--now", NOW],
         "report": ["report", t, *conf, "--format", "json", "--now", NOW],
         "watch": ["watch", t, *conf, "--until-idle", "0.3", "--interval", "0.1"],
-        # No metadata table: no answer.
+        # No metadata table to validate: no answer at all (1), as for a table that cannot be opened.
         "validate-metadata": ["validate-metadata", t], "timeline": ["timeline", t],
+        "fsview": ["fsview", t], "markers": ["markers", t], "plan-archive": ["plan-archive", t, *conf],
+        "plan-clean": ["plan-clean", t, *conf, "--now", NOW], "sql": ["sql", t, "SELECT count(*) FROM instants"],
     }.items()}
-    assert codes == {"info": 2, "doctor": 2, "report": 2, "watch": 2, "validate-metadata": 1, "timeline": 0}
+    assert codes == {"info": 2, "doctor": 2, "report": 2, "watch": 2, "validate-metadata": 1, "timeline": 2,
+                     "fsview": 2, "markers": 2, "plan-archive": 2, "plan-clean": 2, "sql": 2}
+    assert _code(["timeline", t, "--no-verdict"], capsys) == 0
 
 
 def test_bad_arguments_and_a_bad_query_exit_1(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,7 +183,7 @@ def test_every_help_states_the_exit_code_contract(capsys: pytest.CaptureFixture[
             cli_main([command, "--help"])
         out = " ".join(capsys.readouterr().out.split())
         assert "exit codes: 0 = read completely, nothing wrong found; 1 = the answer is incomplete" in out, command
-        assert "2 = the table has a problem this command found" in out, command
+        assert "2 = the table has a problem: one this command found or the table's verdict" in out, command
 
 
 # -- the same verdict in the report, info and the Overview ------------------------------------------------
@@ -301,9 +327,9 @@ def test_a_copy_of_the_real_v8_table_missing_a_latest_base_file(trips_v8_zip: Pa
     codes = {cmd: _code([cmd, t, *rest], capsys) for cmd, *rest in (
         ["info"], ["fsview"], ["doctor", "--now", NOW], ["validate-metadata"], ["plan-clean", "--now", NOW],
         ["sql", "SELECT count(*) FROM file_slices"], ["report", "--format", "json", "--now", NOW],
-        ["watch", "--until-idle", "0.3", "--interval", "0.1"], ["timeline"])}
+        ["watch", "--until-idle", "0.3", "--interval", "0.1"], ["timeline"], ["markers"], ["plan-archive"])}
     assert codes == {"info": 2, "fsview": 2, "doctor": 2, "validate-metadata": 2, "plan-clean": 2, "sql": 2,
-                     "report": 2, "watch": 2, "timeline": 0}
+                     "report": 2, "watch": 2, "timeline": 2, "markers": 2, "plan-archive": 2}
     assert cli_main(["report", t, "--format", "json", "--now", NOW]) == 2
     assert json.loads(capsys.readouterr().out)["verdict"] == v.to_dict()
     monkeypatch.setenv("COLUMNS", "80")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import own_answer
 
 from hudi_core.cli import main
 from hudi_core.scenarios.build import build_scenario
@@ -122,7 +123,7 @@ def test_cli_writers_json_and_exit_codes(before_clean: dict[int, Path], capsys: 
     path = str(before_clean[9])
     now = "20240101003000500"
     conf = [x for k, v in CONF.items() for x in ("--conf", f"{k}={v}")]
-    assert main(["writers", path, "--now", now, "--format", "json", *conf]) == 0
+    assert main(own_answer(["writers", path, "--now", now, "--format", "json", *conf])) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(p["instant"], p["writer"], p["rollback"], p["heartbeat_expired"]) for p in out["pending"]] == [
         (_t("t20"), "expired", "next_clean", True), (_t("t22"), "expired", "next_clean", True),

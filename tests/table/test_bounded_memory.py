@@ -20,6 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 import pytest
+from conftest import own_answer
 
 from hudi_core import open_table
 from hudi_core.cli import main
@@ -103,7 +104,7 @@ def test_plan_clean_streamed_equals_plain(built: dict[str, Path], generated_v6: 
         write_json(plan.to_dict(lazy=True), out, 3)
         assert out.getvalue() == render_json(plan.to_dict()) + "\n"
         # The command: the plain dict with its findings, rendered whole, is what it prints.
-        code = main(["plan-clean", str(path), "--format", "json", "--now", "20300101000000000"])
+        code = main(own_answer(["plan-clean", str(path), "--format", "json", "--now", "20300101000000000"]))
         printed = capsys.readouterr().out
         plain = open_table(str(path))
         payload = plan_clean(plain, now=NOW).to_dict()

@@ -18,18 +18,18 @@ are kept, marked with the :class:`Tolerance` that applies:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from hudi_core.errors import StorageError
+from hudi_core.errors import Finding, StorageError
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import CleanerPlan
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX, base_file_parts, parse_log_file_name
 from hudi_core.io.storage import ReadOnlyStorage
-from hudi_core.table.listing import ListedFile
+from hudi_core.table.listing import ListedFile, ListingKind
 
 
 class DifferenceKind(StrEnum):
@@ -256,3 +256,25 @@ def _partition_creator(storage: ReadOnlyStorage, partition: str) -> str | None:
         if sep and key.strip() == "commitTime":
             return value.strip() or None
     return None
+
+
+@dataclass
+class ListingCheck:
+    """What the table's verdict asks of its file listing: which listing Hudi uses, whether it was read whole, and
+    (a metadata-table listing checked against storage) every difference with storage. Made from a built
+    file-system view, or from the two listings alone (no file group built: what a command that needs no view
+    pays for its verdict).
+
+    `latest_files` tells, only when asked, which files of latest file slices a set of partitions holds (a file
+    missing on storage is an error when a snapshot read opens it): it builds a view of those partitions only."""
+
+    listing: ListingKind
+    incomplete: bool
+    differences: list[ListingDifference] | None
+    findings: list[Finding] = field(default_factory=list)
+    latest_files: Callable[[frozenset[str]], set[tuple[str, str]]] | None = field(default=None, repr=False)
+
+    @property
+    def storage_checked(self) -> bool:
+        """Whether the listing was checked against storage (a storage listing is storage)."""
+        return self.listing is ListingKind.STORAGE or self.differences is not None
