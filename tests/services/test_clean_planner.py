@@ -478,11 +478,11 @@ def test_untriggered_plan_json_deletes_nothing_and_reports_forced_files(
     csv_out = capsys.readouterr().out.splitlines()
     assert csv_out[0].startswith("decision,") and sum(r.startswith("delete_if_forced,") for r in csv_out) == 6
     assert not any(r.startswith("delete,") for r in csv_out)
-    assert main(args[:2] + args[4:]) == 0
+    assert main(own_answer(args[:2] + args[4:])) == 0
     text = capsys.readouterr().out
     assert "scheduled: no (trigger not met: " in text and "A forced clean would delete 6 files" in text
     # Met trigger: the same files are scheduled, and the forced list equals them.
-    assert main(args[:-1]) == 0
+    assert main(own_answer(args[:-1])) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["would_schedule"] is True and out["not_scheduled_reason"] is None and out["not_scheduled_detail"] == ""
     assert len(out["files_to_delete"]) == 6 and out["files_to_delete"] == out["files_to_delete_if_forced"]
