@@ -172,6 +172,8 @@ def _judge_table(args: argparse.Namespace) -> tuple[bool, bool]:
     if not tables or getattr(args, "_verdict_given", False) or getattr(args, "no_verdict", False):
         return False, False
     table = tables[0]
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()  # the answer is out before the table is judged (a pipe reads it at once)
     from hudi_core.services.verdict import compute_verdict  # the doctor's modules: only when needed
 
     # No view built: the listings alone (drift needs no file group), and only where drift can be found.
