@@ -31,6 +31,7 @@ from hudi_core.formats.timeline.records import (
     CommitMetadata,
     CompactionPlan,
     RequestedReplaceMetadata,
+    SavepointMetadata,
 )
 from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
@@ -211,6 +212,11 @@ class DoctorContext:
     @cached_property
     def view(self) -> FileSystemView:
         return self.table.fs_view()
+
+    def view_of(self, partitions: Iterable[str]) -> FileSystemView:
+        """The view of some partitions only (the whole view's answer for them, without listing the rest): a check
+        about a few file groups does not build every file group of the table. The whole view once it is built."""
+        return self.table.fs_view(partitions=frozenset(partitions))
 
     @cached_property
     def duplicates(self) -> list[Any]:
@@ -437,13 +443,13 @@ def _failing_rollbacks(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
-    plan = ctx.clean_plan
-    if not plan.would_schedule:
-        return
     last = tls.latest_completed_clean(ctx.timeline)
     since = [i for i in tls.completed_commits(ctx.timeline) if last is None or i.requested_time > last.requested_time]
     retained = ctx.config.commits_retained
     if len(since) <= retained:
+        return  # judged from the timeline first: the clean plan (every file group) only when it may fire
+    plan = ctx.clean_plan
+    if not plan.would_schedule:
         return
     age = ctx.age_hours(last.requested_time) if last else None
     what = f"last clean {last.requested_time} ({age_text(age)} ago)" if last else "no clean on the active timeline"
@@ -508,13 +514,14 @@ def _active_timeline_size(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
+    completed = [sp for sp in savepoint_facts(ctx.timeline) if sp.state == State.COMPLETED.name]
+    if not completed:
+        return  # no clean plan or file listing for a table without savepoints
     plan = ctx.archive_plan
     from hudi_core.services.clean import SAVEPOINTED
 
     kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
-    for sp in savepoint_facts(ctx.timeline):
-        if sp.state != State.COMPLETED.name:
-            continue
+    for sp in completed:
         files = tuple(_rel(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
         size = sum(ctx.listed.get(f, 0) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
@@ -532,8 +539,14 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _savepoint_files_missing(ctx: DoctorContext) -> Iterable[Result]:
+    saved: set[str] = set()
+    for inst in ctx.timeline.savepoints():
+        rec = ctx.timeline.record(inst, State.COMPLETED)
+        saved.update(rec.partition_files if isinstance(rec, SavepointMetadata) else ())
+    if not saved:
+        return
     missing: dict[str, list[str]] = {}
-    for pin in ctx.view.savepoint_pins():
+    for pin in ctx.view_of(saved).savepoint_pins():
         if not pin.exists:
             missing.setdefault(pin.savepoint_time, []).append(pin.path)
     for sp, paths in sorted(missing.items()):
@@ -563,7 +576,7 @@ def _archival_exposes(ctx: DoctorContext) -> Iterable[Result]:
 def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
     plan = ctx.archive_plan
     completed = [i.requested_time for i in tls.completed_commits(ctx.timeline)]
-    for r in ctx.view.replaced_file_groups():
+    for r in ctx.table.replaced_groups_view().replaced_file_groups():
         if not r.files_exist:
             continue
         newer = sum(1 for t in completed if t > r.replace_instant)
@@ -582,13 +595,19 @@ def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
     listing = archived.listing
     if "replacecommit" not in set(listing["completed_action"].unique().to_pylist()):
         return  # no archived replacecommit: nothing can have come back (no instant objects built)
-    visible = {(s.partition, s.file_id) for s in ctx.view.latest_slices()}
+    replaces: list[tuple[Instant, CommitMetadata]] = []
     for inst in archived:
         if inst.completed_action != ia.REPLACE_COMMIT or not inst.is_completed:
             continue
         meta = archived.commit_metadata(inst)
-        if not isinstance(meta, CommitMetadata):
-            continue
+        if isinstance(meta, CommitMetadata):
+            replaces.append((inst, meta))
+    # The latest slices of the partitions those replacecommits wrote or replaced in, not of the whole table.
+    partitions = {p for _, meta in replaces for p, _ in meta.replaced_file_ids()}
+    partitions |= {p for _, meta in replaces for p in meta.partition_to_write_stats}
+    visible = ({(s.partition, s.file_id) for s in ctx.view_of(partitions).latest_slices()
+                if s.partition in partitions} if partitions else set())
+    for inst, meta in replaces:
         for p, fid in meta.replaced_file_ids():
             if (p, fid) not in visible:
                 continue

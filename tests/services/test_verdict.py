@@ -169,6 +169,29 @@ def test_every_command_exit_code_on_the_exposed_table(exposed: BuildResult,
     assert _code(["timeline", t, "--no-verdict"], capsys) == 0
 
 
+def test_the_verdict_from_the_listings_alone_is_the_views(drifted: Path, exposed: BuildResult, case_b: BuildResult,
+                                                          roots: Path, table_path: Any) -> None:
+    """A command that builds no file-system view judges the table from the two listings alone (no file group
+    built): the same verdict as from the view, drift, exposure and warnings alike, on generated, built and real
+    tables (the real v8 table with its metadata table too)."""
+    healthy = build_scenario(load_builtin("blog_clean_t1_t4"), roots / "healthy-mdt", 9, metadata_table=True)
+    tables = [(str(drifted), None), (exposed.uri, None), (case_b.uri, case_b.scenario.conf), (healthy.uri, None),
+              (str(table_path("v9_txns_simple_meta")), None)]
+    built_view = {}
+    for uri, conf in tables:
+        light = open_table(uri)
+        from_listings = compute_verdict(light, conf)
+        built_view[uri] = "_fs_view" in light.__dict__
+        full = open_table(uri)
+        assert from_listings.to_dict() == compute_verdict(full, conf, view=full.fs_view()).to_dict(), uri
+    assert compute_verdict(open_table(str(drifted))).status == "error"
+    # Only a check that needs every file group builds the view (more commits since the last clean than retained:
+    # whether the cleaner would run, and what it would delete, is the clean plan's); the others are judged from the
+    # listings alone.
+    assert built_view == {str(drifted): True, exposed.uri: False, case_b.uri: False, healthy.uri: False,
+                          str(table_path("v9_txns_simple_meta")): True}
+
+
 def test_bad_arguments_and_a_bad_query_exit_1(drifted: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as usage:
         cli_main(["fsview", str(drifted), "--no-such-option"])
