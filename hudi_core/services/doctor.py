@@ -33,7 +33,7 @@ from hudi_core.formats.timeline.records import (
     RequestedReplaceMetadata,
     SavepointMetadata,
 )
-from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
+from hudi_core.io.filenames import base_file_parts, parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
@@ -267,9 +267,11 @@ class DoctorContext:
         """Table-relative path → size of every data file (base or log) on storage."""
         out: dict[str, int] = {}
         for partition, files in self.table.storage_listing().partitions.items():
+            prefix = f"{partition}/" if partition else ""
             for f in files:
-                if parse_base_file_name(f.name) or parse_log_file_name(f.name):
-                    out[_rel(partition, f.name)] = f.size
+                # `base_file_parts`: the base-file rule without an object per name (a million on L).
+                if base_file_parts(f.name) is not None or parse_log_file_name(f.name):
+                    out[prefix + f.name] = f.size
         return out
 
     @cached_property
@@ -715,14 +717,16 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
         return
     latest: dict[tuple[str, str], str] = {}
     for path, (t, p, fid) in ctx.written.items():
-        if parse_base_file_name(posixpath.basename(path)):
-            latest[(p, fid)] = max(latest.get((p, fid), ""), t)
+        if base_file_parts(path.rpartition("/")[2]) is not None:
+            key = (p, fid)
+            if t > latest.get(key, ""):
+                latest[key] = t
     replaced = set(ctx.view.replaced)
     errors: list[str] = []
     warnings: list[str] = []
-    for path in sorted(ctx.written):  # the keys only: a million (path, value) pairs on L were 64 MB more
-        if path in ctx.listed or posixpath.basename(path) in ctx.deleted_names:
-            continue
+    listed, deleted = ctx.listed, ctx.deleted_names
+    # The keys only (a million (path, value) pairs on L were 64 MB more), the few missing ones sorted.
+    for path in sorted(p for p in ctx.written if p not in listed and p.rpartition("/")[2] not in deleted):
         t, p, fid = ctx.written[path]
         current = (p, fid) not in replaced and t >= latest.get((p, fid), "")
         (errors if current else warnings).append(path)
@@ -752,9 +756,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     v6_logs = ctx.table.properties.version < 8
     named = set(ctx.written)
     orphans: list[str] = []
-    for path in sorted(ctx.listed):
-        if path in named:
-            continue
+    for path in sorted(p for p in ctx.listed if p not in named):  # the few unnamed ones sorted, not every file
         name = posixpath.basename(path)
         parsed_log = parse_log_file_name(name)
         instant = parsed_log.instant_time if parsed_log else parse_base_file_name(name).instant_time  # type: ignore[union-attr]
