@@ -230,7 +230,12 @@ def test_fake_first_key() -> None:
     assert r.get(key(469) + suffix) == val(469)
     source.reads.clear()
     assert r.get("hudi-key-000000470") is None
-    assert source.reads == [(root[2].offset, root[2].size)]  # the fake key's block, read once
+    # The fake key's block first; then "absent" is proved by the order of every key (each data block read once,
+    # the first absent answer only: a key misplaced into another block is never where the index points).
+    assert source.reads[0] == (root[2].offset, root[2].size) and len(source.reads) == 1 + r.data_block_count
+    source.reads.clear()
+    assert r.get("hudi-key-000000471") is None and source.reads == [(root[2].offset, root[2].size)]
+    assert not r.unverified_absent
     assert r.get(key(470) + suffix) == val(470)
     assert list(r.prefix("hudi-key-00000047")) == [(key(i) + suffix, val(i)) for i in range(470, 480)]
     assert list(r.prefix("hudi-key-000000469")) == [(key(469) + suffix, val(469))]
@@ -268,8 +273,11 @@ def test_three_level_deep_index() -> None:
     assert magics == [b"IDXINTE2", b"IDXLEAF2", b"DATABLK*"]  # root → intermediate → leaf → data
     source.reads.clear()
     assert r.get(LARGE + "000009999") == val(9999)
-    assert r.get(LARGE + "000009999a") is None  # past the last key: answered without a read
     assert len(source.reads) == 3
+    assert r.get(LARGE + "000009999a") is None  # past the last key: proved once by the order of every key
+    assert sum(1 for start, _ in source.reads if data[start : start + 8] == b"DATABLK*") == r.data_block_count + 1
+    source.reads.clear()
+    assert r.get(LARGE + "000009999b") is None and source.reads == []  # proved already: no read
     assert sum(1 for _ in r.scan()) == 10000
     assert r.data_block_count == 1429
     assert [k for k, _ in r.prefix(LARGE + "00000999")] == [LARGE + f"{i:09d}" for i in range(9990, 10000)]
@@ -865,6 +873,66 @@ def test_overlapping_blocks_fail_lookups_in_them_and_scans() -> None:
         damaged.get(first_block[0])  # its block's last key sorts after the next block's first
     with pytest.raises(HFileFormatError, match="across data blocks"):
         list(damaged.prefix("key"))
+
+
+def test_a_key_misplaced_into_an_earlier_block_is_never_absent() -> None:
+    """One key of the first block renamed past every other key (the blocks overlap): a lookup of it lands in the
+    last block, where it is not; the answer is the whole-file read's error naming the file, never "absent"."""
+    data, first_block, healthy = _blocks_file()
+    assert healthy.get("key9991") is None and not healthy.unverified_absent  # healthy: absent, proved
+    damaged = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+    assert damaged.data_block_count >= 3
+    for key in ("key9991", "key0023x", "key00005"):  # the misplaced key, past the last, between two keys
+        fresh = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+        with pytest.raises(HFileFormatError, match="across data blocks") as exc:
+            fresh.get(key)
+        assert exc.value.path == "overlap.hfile"
+    # A key that is there is found in its block (the last one: no overlap next to it).
+    last = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+    assert last.get("key0023") == b"v" * 40
+
+
+def test_the_cli_names_the_file_of_a_misplaced_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hudi_core.cli import main
+
+    data, first_block, _ = _blocks_file()
+    path = tmp_path / "overlap.hfile"
+    path.write_bytes(_rename_key(data, first_block[-1], "key9991"))
+    assert main(["hfile", str(path), "--key", "key9991", "--format", "json"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "overlap.hfile" in err[0] and "keys out of order across data blocks" in err[0]
+
+
+def test_a_file_too_big_to_prove_absence_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from hudi_core.cli import main
+    from hudi_core.formats.hfile import reader as hfile_reader
+
+    data, first_block, _ = _blocks_file()
+    monkeypatch.setattr(hfile_reader, "VERIFY_ORDER_MAX_BYTES", len(data) - 1)
+    damaged = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+    assert damaged.get("key9991") is None and damaged.unverified_absent
+    path = tmp_path / "big.hfile"
+    path.write_bytes(data)
+    assert main(["hfile", str(path), "--key", "nothere", "--format", "json"]) == 1  # absent, not proved
+    assert json.loads(capsys.readouterr().out)["missing_keys"] == ["nothere"]
+    assert main(["hfile", str(path), "--key", first_block[0], "--format", "json"]) == 0  # found: a proof
+    capsys.readouterr()
+
+
+def test_a_key_repeated_across_two_blocks_is_its_first_copy() -> None:
+    """The same key ending one block and opening the next: the lookup answers with the first copy, as the
+    whole-file read keeps it."""
+    items = [(f"key{i:04d}", f"value-{i:04d}".encode() * 4) for i in range(24)]
+    data = write_hfile(items, block_size=250, compression="NONE", create_time_ms=0)
+    second = HFileReader.from_bytes(data).root_index[1].key.decode()
+    keys = [k for k, _ in items]
+    before = keys[keys.index(second) - 1]
+    # The previous block's last key renamed to the next block's first key (same length, order kept).
+    repeated = HFileReader.from_bytes(_rename_key(data, before, second), "repeated.hfile")
+    first_copy = dict(items)[before]
+    assert repeated.get(second) == first_copy and repeated.repeated_keys == {second}
+    assert next(v for k, v in repeated.scan() if k == second) == first_copy
 
 
 def test_a_repeated_key_is_noted_by_lookups() -> None:

@@ -91,6 +91,29 @@ def test_keys_out_of_order_are_a_finding_not_no_files(trips: Path, capsys: pytes
     assert code == 1 and "keys out of order" in captured.err and captured.err.count("\n") == 1, captured
 
 
+def test_a_key_misplaced_into_an_earlier_block_is_a_finding_not_no_files(
+        trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One key per data block; "city=chennai" renamed "city=zhennai" in its block (the blocks now overlap): a lookup
+    of it lands in the last block, where it is not. The listing says the base file is damaged (exit 1), as the
+    whole-file read does, never "no files"."""
+    reader = HFileReader.from_bytes(base_of(trips).read_bytes())
+    info = {k: v for k, v in reader.file_info.items() if k not in WRITER_INFO}
+    data = write_hfile(list(reader.scan()), compression="NONE", file_info=info, block_size=1,
+                       meta_blocks={n: reader.meta_block(n) or b"" for n in reader.meta_block_names},
+                       create_time_ms=struct.unpack(">q", reader.file_info["hfile.CREATE_TIME_TS"])[0])
+    assert HFileReader.from_bytes(data).data_block_count == reader.entry_count >= 3
+    row = b"\x00\x0ccity=chennai"
+    assert data.count(row) == 2  # the data block's cell, then the block index's key (left as it was)
+    base_of(trips).write_bytes(data.replace(row, b"\x00\x0ccity=zhennai", 1))
+    code, answer = cli(capsys, "metadata-files", str(trips), "--partition", "city=zhennai")
+    unreadable = [f for f in answer["findings"] if f["code"] == "metadata_base_unreadable"]
+    assert code == 1 and answer["incomplete"] is True and len(unreadable) == 1, answer["findings"]
+    assert unreadable[0]["path"].endswith(BASE) and "across data blocks" in unreadable[0]["message"]
+    code = main(["hfile", str(base_of(trips)), "--key", "city=zhennai", "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 1 and "across data blocks" in captured.err and captured.err.count("\n") == 1, captured
+
+
 def test_a_repeated_key_is_a_finding_and_lookups_agree_with_whole_file_reads(
         trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
     reader = HFileReader.from_bytes(base_of(trips).read_bytes())

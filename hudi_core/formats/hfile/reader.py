@@ -47,6 +47,9 @@ from hudi_core.formats.hfile.index import IndexEntry, floor_position, parse_nonr
 from hudi_core.formats.hfile.trailer import TRAILER_SIZE, HFileTrailer, parse_trailer
 
 _INDEX_BLOCKS = (BlockType.INTERMEDIATE_INDEX, BlockType.LEAF_INDEX)
+#: The largest file whose every key a lookup reads to prove an absent answer (the files partition's HFiles are far
+#: smaller; a bigger one answers "absent" as Hudi's seek does, noted in `unverified_absent`).
+VERIFY_ORDER_MAX_BYTES = 256 * 1024 * 1024
 
 
 class RangeSource(Protocol):
@@ -165,7 +168,12 @@ class HFileReader:
         self.name: str = name or getattr(source, "name", None) or "<hfile>"
         self.verify_checksums = verify_checksums
         self._index_cache: dict[int, tuple[list[IndexEntry], list[bytes]]] = {}
-        self._last_data: tuple[int, list[bytes], list[bytes]] | None = None
+        #: The last two data blocks decoded (offset → rows, values): a lookup reads its block and the one before.
+        self._recent_data: dict[int, tuple[list[bytes], list[bytes]]] = {}
+        #: Every key was found in order (:meth:`_verify_order`): an absent answer needs no further proof.
+        self._order_verified = False
+        #: An absent answer was given without reading the whole file's key order (a file too big for it).
+        self.unverified_absent = False
         #: Keys :meth:`get` found more than once (it answers with the first cell, as :meth:`scan` lists first).
         self.repeated_keys: set[str] = set()
         try:
@@ -333,10 +341,31 @@ class HFileReader:
 
         return walk(self._root, self._root_keys, self.index_levels, key)
 
+    def _previous_entry(self, key: bytes) -> IndexEntry | None:
+        """The data block before the one where `key` would be (None: that one is the first), found by the same
+        descent as :meth:`_data_entries` (one more leaf index block at most, when the block opens its leaf)."""
+
+        def last_leaf(entry: IndexEntry, depth: int) -> IndexEntry:
+            while depth > 1:
+                entry = self._children(entry)[0][-1]
+                depth -= 1
+            return entry
+
+        def locate(entries: list[IndexEntry], keys: list[bytes], depth: int) -> IndexEntry | None:
+            pos = max(0, floor_position(keys, key))
+            if depth == 1:
+                return entries[pos - 1] if pos >= 1 else None
+            previous = locate(*self._children(entries[pos]), depth - 1)
+            if previous is None and pos >= 1:
+                previous = last_leaf(entries[pos - 1], depth)
+            return previous
+
+        return locate(self._root, self._root_keys, self.index_levels)
+
     def _cells(self, entry: IndexEntry) -> tuple[list[bytes], list[bytes]]:
-        last = self._last_data
-        if last is not None and last[0] == entry.offset:
-            return last[1], last[2]
+        recent = self._recent_data.get(entry.offset)
+        if recent is not None:
+            return recent
         block = self._read_block(entry, (BlockType.DATA,), "data block")
         rows, values = decode_cells(block.payload, mvcc=self._mvcc, tags=self._tags, name=self.name,
                                     offset=entry.offset + HEADER_SIZE)
@@ -345,7 +374,9 @@ class HFileReader:
         if rows and rows[0] < entry.key:
             raise HFileFormatError(f"the data block's first key {_shown(rows[0])} sorts before its index key "
                                    f"{_shown(entry.key)}", self.name, entry.offset)
-        self._last_data = (entry.offset, rows, values)
+        if len(self._recent_data) >= 2:
+            del self._recent_data[next(iter(self._recent_data))]
+        self._recent_data[entry.offset] = (rows, values)
         return rows, values
 
     # -- questions --------------------------------------------------------------------------------
@@ -368,13 +399,16 @@ class HFileReader:
                                    self.name, self.size - TRAILER_SIZE)
 
     def get(self, key: str) -> bytes | None:
-        """The value of `key` (its first cell when keys repeat), None when absent. Reads the index
-        blocks on the way down and at most one data block."""
+        """The value of `key` (its first cell when keys repeat), None when absent. Reads the index blocks on the
+        way down and one data block (the one before too when the key opens its block); an absent answer is proved
+        by the order of every key, read once per file (:meth:`_verify_order`)."""
         raw = _raw(key)
-        if not self._root or raw < self._root_keys[0]:
-            return None  # before the file's first key
-        if self._last_row is not None and raw > self._last_row:
-            return None  # past the last key
+        if not self._root:
+            self._verify_order()  # no data block: unless the trailer counts cells the index lost
+            return None
+        if raw < self._root_keys[0] or (self._last_row is not None and raw > self._last_row):
+            self._verify_order()  # before the file's first key or past its last: unless one was misplaced
+            return None
         entries = self._data_entries(raw)
         entry = next(entries)
         rows, values = self._cells(entry)
@@ -385,9 +419,38 @@ class HFileReader:
                                    f"sorts after the next block's index key {_shown(following.key)}", self.name,
                                    entry.offset)
         i = bisect_left(rows, raw)
-        if i + 1 < len(rows) and rows[i + 1] == raw:
-            self.repeated_keys.add(key)
-        return values[i] if i < len(rows) and rows[i] == raw else None
+        if i < len(rows) and rows[i] == raw:
+            if i == 0 and (before := self._previous_entry(raw)) is not None:
+                # The block's first key: a copy may end the block before (a key repeated across two blocks is
+                # answered with its first copy, as the whole-file read keeps it).
+                prev_rows, prev_values = self._cells(before)
+                if prev_rows and prev_rows[-1] > raw:
+                    raise HFileFormatError(f"keys out of order across data blocks: {_shown(raw)} after "
+                                           f"{_shown(prev_rows[-1])}", self.name, entry.offset)
+                if prev_rows and prev_rows[-1] == raw:
+                    self.repeated_keys.add(key)
+                    return prev_values[bisect_left(prev_rows, raw)]
+            if i + 1 < len(rows) and rows[i + 1] == raw:
+                self.repeated_keys.add(key)
+            return values[i]
+        # "Absent" is proved by the order of every key: a key misplaced into an earlier block (blocks that
+        # overlap) is never where the index sends a lookup. Checked once per file, on its first absent answer.
+        self._verify_order()
+        return None
+
+    def _verify_order(self) -> None:
+        """Raise as the whole-file read does when keys are out of order anywhere (within a block, across blocks,
+        against the index) or the index misses cells; read every data block the first time only. A file over
+        :data:`VERIFY_ORDER_MAX_BYTES` is not read whole for it: its absent answers are noted in
+        :attr:`unverified_absent` instead (the caller says so)."""
+        if self._order_verified:
+            return
+        if self.size > VERIFY_ORDER_MAX_BYTES:
+            self.unverified_absent = True
+            return
+        for _ in self.scan():  # the whole-file read's every check: order, index, the trailer's cell count
+            pass
+        self._order_verified = True
 
     def get_many(self, keys: Iterable[str]) -> dict[str, bytes | None]:
         """Values of several keys, looked up in key order so that neighbours share the data block and

@@ -492,6 +492,11 @@ class MetadataTableListing:
                     continue
                 records[key] = decode_files_record(key, value, schema)
             repeated += sorted(k for k in hfile.repeated_keys if k not in repeated)
+            if hfile.unverified_absent:
+                self._finding(out, Severity.WARNING, "metadata_absent_unproved", path,
+                              f"the files partition's base file {base.name} is {hfile.size:,} bytes: a partition "
+                              "it does not hold was not proved absent by reading every key's order (a key "
+                              "misplaced into another block would be missed, as Hudi's seek misses it)")
             if repeated:
                 shown = ", ".join(repr(k) for k in repeated[:5]) + (" ..." if len(repeated) > 5 else "")
                 self._finding(out, Severity.ERROR, "metadata_key_repeated", path,
