@@ -64,6 +64,9 @@ COMMANDS: dict[str, list[str]] = {
     # local disk, not on S3); these two isolate the listing sources.
     "fsview_unchecked": ["fsview", "{T}", "--no-storage-check", "--format", "json"],
     "fsview_storage": ["fsview", "{T}", "--listing", "storage", "--format", "json"],
+    # Without the table's verdict behind the exit code (what the command reads alone: hudi-rs reads no more).
+    "timeline_no_verdict": ["timeline", "{T}", "--no-verdict", "--format", "json"],
+    "fsview_no_verdict": ["fsview", "{T}", "--no-verdict", "--no-storage-check", "--format", "json"],
     "validate_metadata": ["validate-metadata", "{T}", "--format", "json"],
     "markers": ["markers", "{T}", "--format", "json"],
     "plan_clean": ["plan-clean", "{T}", "--format", "json"],
@@ -86,7 +89,8 @@ COMMANDS: dict[str, list[str]] = {
 }
 #: The reference each command is compared with (besides the floor, for whole-table commands).
 HUDI_RS_REFERENCE = {"fsview": "hudi_rs_fsview", "fsview_unchecked": "hudi_rs_fsview", "fsview_storage":
-                     "hudi_rs_fsview", "timeline": "hudi_rs_timeline"}
+                     "hudi_rs_fsview", "timeline": "hudi_rs_timeline", "timeline_no_verdict": "hudi_rs_timeline",
+                     "fsview_no_verdict": "hudi_rs_fsview"}
 WHOLE_TABLE = ("timeline_all", "fsview", "fsview_unchecked", "fsview_storage", "validate_metadata", "markers",
                "plan_clean", "plan_archive", "compare_releases", "log_blocks", "duplicates", "sql_write_stats",
                "log_blocks_counts", "sql_count_write_stats", "doctor")
