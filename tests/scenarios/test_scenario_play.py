@@ -42,10 +42,10 @@ def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def _clean_without_time_taken(name: str, data: bytes, version: int) -> dict[str, Any]:
-    record = decode_body(data, "clean", State.COMPLETED, version).record
-    assert isinstance(record, dict)
-    return {k: v for k, v in record.items() if k != "timeTakenInMillis"}
+def _clean_without_time_taken(data: bytes) -> dict[str, Any]:
+    fields = decode_body(data, "clean", State.COMPLETED).data
+    assert isinstance(fields, dict) and "timeTakenInMillis" in fields
+    return {k: v for k, v in fields.items() if k != "timeTakenInMillis"}
 
 
 @pytest.mark.parametrize("version", [6, 9])
@@ -67,9 +67,8 @@ def test_play_at_interval_0_writes_the_table_build_writes(tmp_path: Path, versio
     differing = [rel for rel in built if played[rel][0] != built[rel][0]]
     # The only bytes the builder does not decide: the clean's timeTakenInMillis, measured while it deletes.
     assert set(differing) <= {clean}
-    for rel in differing:
-        assert _clean_without_time_taken(rel, played[rel][0], version) == \
-            _clean_without_time_taken(rel, built[rel][0], version)
+    # Compared without it whether or not it differs this time (it depends on the machine's load).
+    assert _clean_without_time_taken(played[clean][0]) == _clean_without_time_taken(built[clean][0])
     # Modification times the builder sets (timeline and data files: layout 1 reads completion times from them).
     dated = [rel for rel in built if built[rel][1] < 1_735_689_600 * 10**9]  # before 2025: the scenario clock
     assert "region=us/.hoodie_partition_metadata" in dated and len(dated) >= 30
