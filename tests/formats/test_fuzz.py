@@ -14,6 +14,7 @@ import contextlib
 import functools
 import io
 import os
+import struct
 import tempfile
 import zipfile
 from pathlib import Path
@@ -112,11 +113,16 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
 
 def _written_hfiles() -> list[tuple[str, bytes]]:
     """HFiles from the package's writer: uncompressed and gzip, one and several data blocks, a repeated key."""
-    from hudi_core.formats.hfile import write_hfile
+    from hudi_core.formats.hfile import HFileReader, write_hfile
 
     items = [(f"key{i:04d}", f"value {i}".encode() * 3) for i in range(60)]
+    blocks = write_hfile(items, block_size=200, compression="NONE", create_time_ms=0)
+    second = HFileReader.from_bytes(blocks).root_index[1].key  # the second block's first key
+    last, later = (b"key%04d" % (int(second[3:]) + d) for d in (-1, 1))
     return [("one-block.hfile", write_hfile(items, compression="NONE", create_time_ms=0)),
-            ("blocks.hfile", write_hfile(items, block_size=200, compression="NONE", create_time_ms=0)),
+            ("blocks.hfile", blocks),
+            # The first block's last key renamed as a key of the second block: two blocks that overlap.
+            ("overlap.hfile", blocks.replace(b"\x00\x07" + last, b"\x00\x07" + later, 1)),
             ("gz.hfile", write_hfile(items, block_size=300, compression="GZ", create_time_ms=0)),
             ("repeats.hfile", write_hfile([*items[:5], items[5], (items[5][0], b"second"), *items[6:9]],
                                           compression="NONE", allow_duplicates=True, create_time_ms=0))]
@@ -326,6 +332,52 @@ def test_fuzz_hfile_reader(seed: tuple[str, bytes]) -> None:
         assert reader.get("\U0010ffff-past-every-key") is None
     except HFileError as exc:
         assert exc.path == name
+
+
+@st.composite
+def moved_key_hfile(draw: st.DrawFn) -> tuple[bytes, list[str], str, str]:
+    """An uncompressed HFile of one to a dozen data blocks whose cell of one key is renamed in place to another key
+    of the same length: a key moved into another block (blocks that overlap), within its block, onto a key that is
+    there (a repeat), or a block's first key changed under its index key. Returns (bytes, keys written, old, new)."""
+    from hudi_core.formats.hfile import write_hfile
+
+    keys = [f"key{n:04d}" for n in sorted(draw(st.sets(st.integers(0, 9999), min_size=6, max_size=40)))]
+    data = write_hfile([(k, k.encode() * 3) for k in keys], block_size=draw(st.integers(40, 400)),
+                       compression="NONE", create_time_ms=0)
+    old = draw(st.sampled_from(keys))
+    new = draw(st.sampled_from(keys) | st.integers(0, 9999).map(lambda n: f"key{n:04d}"))
+    row = struct.pack(">H", 7) + old.encode()
+    return data.replace(row, struct.pack(">H", 7) + new.encode(), 1), keys, old, new
+
+
+@FUZZ
+@given(moved_key_hfile())
+def test_fuzz_hfile_moved_key(case: tuple[bytes, list[str], str, str]) -> None:
+    """One key moved: a lookup (on a fresh reader: its first and only question) answers what the whole-file read
+    answers, the key's first value or None; it fails only where the whole-file read fails, and then never answers
+    "absent" (a found key is answered: its cell is there)."""
+    from hudi_core.formats.hfile import HFileFormatError, HFileReader
+
+    data, keys, old, new = case
+    cells: list[tuple[str, bytes]] | None
+    try:
+        cells = list(HFileReader.from_bytes(data, "moved.hfile").scan())
+    except HFileFormatError as exc:
+        assert exc.path == "moved.hfile"
+        cells = None
+    first: dict[str, bytes] = {}
+    for key, value in cells or []:
+        first.setdefault(key, value)
+    for key in sorted({old, new, *keys[::4], "key", "key0000x", "key99999"}):
+        try:
+            answer = HFileReader.from_bytes(data, "moved.hfile").get(key)
+        except HFileFormatError as exc:
+            assert cells is None and exc.path == "moved.hfile", (key, exc)
+            continue
+        if cells is not None:
+            assert answer == first.get(key), key
+        else:
+            assert answer is not None, key
 
 
 _JSONISH = st.recursive(

@@ -230,9 +230,9 @@ def test_fake_first_key() -> None:
     assert r.get(key(469) + suffix) == val(469)
     source.reads.clear()
     assert r.get("hudi-key-000000470") is None
-    # The fake key's block first; then "absent" is proved by the order of every key (each data block read once,
-    # the first absent answer only: a key misplaced into another block is never where the index points).
-    assert source.reads[0] == (root[2].offset, root[2].size) and len(source.reads) == 1 + r.data_block_count
+    # The fake key's block first; then "absent" is proved by the order of every key (the first absent answer only:
+    # a key misplaced into another block is never where the index points): the data blocks in one span, not 86 reads.
+    assert source.reads == [(root[2].offset, root[2].size), (0, r.size - TRAILER_SIZE)]
     source.reads.clear()
     assert r.get("hudi-key-000000471") is None and source.reads == [(root[2].offset, root[2].size)]
     assert not r.unverified_absent
@@ -274,8 +274,8 @@ def test_three_level_deep_index() -> None:
     source.reads.clear()
     assert r.get(LARGE + "000009999") == val(9999)
     assert len(source.reads) == 3
-    assert r.get(LARGE + "000009999a") is None  # past the last key: proved once by the order of every key
-    assert sum(1 for start, _ in source.reads if data[start : start + 8] == b"DATABLK*") == r.data_block_count + 1
+    assert r.get(LARGE + "000009999a") is None  # past the last key: proved once by the order of every key,
+    assert source.reads[3:] == [(0, r.size - TRAILER_SIZE)]  # its 1429 data blocks and the leaf blocks in one read
     source.reads.clear()
     assert r.get(LARGE + "000009999b") is None and source.reads == []  # proved already: no read
     assert sum(1 for _ in r.scan()) == 10000
@@ -933,6 +933,145 @@ def test_a_key_repeated_across_two_blocks_is_its_first_copy() -> None:
     first_copy = dict(items)[before]
     assert repeated.get(second) == first_copy and repeated.repeated_keys == {second}
     assert next(v for k, v in repeated.scan() if k == second) == first_copy
+
+
+def _gapped_file() -> tuple[bytes, list[list[str]]]:
+    """An uncompressed file of six data blocks of four keys each, the even ones ("key0000", "key0002", ...
+    "key0046"): an odd key of the same length is absent and sorts between two keys. Returns the bytes and each
+    block's keys."""
+    items = [(f"key{i:04d}", f"val{i:04d}".encode() * 5) for i in range(0, 48, 2)]
+    data = write_hfile(items, block_size=250, compression="NONE", create_time_ms=0)
+    starts = [e.key.decode() for e in HFileReader.from_bytes(data).root_index] + ["~"]
+    blocks = [[k for k, _ in items if starts[b] <= k < starts[b + 1]] for b in range(len(starts) - 1)]
+    assert blocks[:2] == [["key0000", "key0002", "key0004", "key0006"], ["key0008", "key0010", "key0012", "key0014"]]
+    assert len(blocks) == 6
+    return data, blocks
+
+
+def _moved_back(data: bytes) -> bytes:
+    """"key0011" (block 1's range) moved into the end of block 0, in place of "key0006": block 0 now ends after
+    block 1's first key, and the index sends a lookup of "key0011" to block 1, where it is not."""
+    return _rename_key(data, "key0006", "key0011")
+
+
+def test_a_key_moved_into_the_block_before_is_the_whole_file_reads_error() -> None:
+    data, blocks = _gapped_file()
+    healthy = HFileReader.from_bytes(data, "gapped.hfile")
+    assert healthy.get("key0011") is None and healthy.get("key0010") == b"val0010" * 5  # healthy: absent, proved
+    damaged = _moved_back(data)
+    block_1 = HFileReader.from_bytes(damaged).root_index[1].offset
+    with pytest.raises(HFileFormatError) as whole:
+        list(HFileReader.from_bytes(damaged, "moved.hfile").scan())
+    assert str(whole.value) == (f"moved.hfile @ {block_1}: keys out of order across data blocks: 'key0008' after "
+                                "'key0011', the last key of the data block at 0")
+    # The misplaced key, a key absent from block 1, block 1's first key: each lookup on a fresh reader fails as the
+    # whole-file read does (the file, the block, the block before), never "absent".
+    for key in ("key0011", "key0013", "key0008"):
+        with pytest.raises(HFileFormatError) as exc:
+            HFileReader.from_bytes(damaged, "moved.hfile").get(key)
+        assert str(exc.value) == str(whole.value), key
+    # The key it replaced lands in block 0, which ends past block 1's index key: the same overlap, seen from block 0.
+    with pytest.raises(HFileFormatError) as exc:
+        HFileReader.from_bytes(damaged, "moved.hfile").get("key0006")
+    assert str(exc.value) == ("moved.hfile @ 0: keys out of order across data blocks: the block's last key 'key0011' "
+                              f"sorts after 'key0008', the index key of the data block at {block_1}")
+    # A key that is there and not next to the overlap is found (a found answer needs no proof).
+    assert HFileReader.from_bytes(damaged, "moved.hfile").get(blocks[3][1]) == f"val{blocks[3][1][3:]}".encode() * 5
+
+
+def test_an_index_key_at_the_previous_blocks_last_key_fails_lookups_and_scans() -> None:
+    """Block 1's first cell "key0008" becomes "key0009" (its index key stays "key0008") and block 0's last cell
+    becomes "key0008": every key still ascends, but the index sends a lookup of "key0008" to block 1, where it is
+    not. Both the whole-file read and the lookup say so (the lookup alone would answer "absent" for a key the
+    whole-file read lists)."""
+    data, _ = _gapped_file()
+    row = struct.pack(">H", 7) + b"key0008"
+    assert data.count(row) == 2  # the data block's cell, then the root index's key (left as it was)
+    damaged = _rename_key(data.replace(row, struct.pack(">H", 7) + b"key0009", 1), "key0006", "key0008")
+    block_1 = HFileReader.from_bytes(damaged).root_index[1].offset
+    expected = (f"shifted.hfile @ {block_1}: keys out of order across data blocks: the block's index key 'key0008' "
+                "does not sort after 'key0008', the last key of the data block at 0")
+    with pytest.raises(HFileFormatError) as whole:
+        list(HFileReader.from_bytes(damaged, "shifted.hfile").scan())
+    assert str(whole.value) == expected
+    with pytest.raises(HFileFormatError) as lookup:
+        HFileReader.from_bytes(damaged, "shifted.hfile").get("key0008")
+    assert str(lookup.value) == expected
+
+
+def test_a_last_key_past_the_file_infos_last_key_fails_lookups_and_scans() -> None:
+    """The last cell "key0046" renamed "key0047", the file info's hfile.LASTKEY left as "key0046": a lookup past
+    hfile.LASTKEY answers "absent" without a read (as Hudi's seekTo does), so the whole-file read checks the last key
+    it reads against it, and the lookup fails as the whole-file read does instead of answering "absent"."""
+    data, _ = _gapped_file()
+    row = struct.pack(">H", 7) + b"key0046"
+    assert data.count(row) == 2  # the data block's cell, then hfile.LASTKEY (left as it was)
+    damaged = data.replace(row, struct.pack(">H", 7) + b"key0047", 1)
+    reader = HFileReader.from_bytes(damaged, "last.hfile")
+    assert reader.last_key == "key0046"
+    expected = (f"last.hfile @ {reader.trailer.file_info_offset}: the last key 'key0047' is not the file info's "
+                "hfile.LASTKEY 'key0046'")
+    with pytest.raises(HFileFormatError) as whole:
+        list(reader.scan())
+    assert str(whole.value) == expected
+    with pytest.raises(HFileFormatError) as lookup:
+        HFileReader.from_bytes(damaged, "last.hfile").get("key0047")
+    assert str(lookup.value) == expected
+
+
+def test_the_cli_fails_a_lookup_of_a_key_moved_into_the_block_before(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hudi_core.cli import main
+
+    data, _ = _gapped_file()
+    path = tmp_path / "moved.hfile"
+    path.write_bytes(_moved_back(data))
+    for fmt in ("json", "text"):
+        assert main(["hfile", str(path), "--key", "key0011", "--format", fmt]) == 1
+        captured = capsys.readouterr()
+        err = captured.err.strip().splitlines()
+        assert len(err) == 1 and "moved.hfile @ " in err[0] and "keys out of order across data blocks" in err[0], err
+        assert "key0011" not in captured.out and "not found" not in captured.out  # no "absent" answer
+    path.write_bytes(data)  # the healthy file: absent, exit 0
+    assert main(["hfile", str(path), "--key", "key0011", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["missing_keys"] == ["key0011"]
+
+
+def test_a_file_too_big_to_prove_absence_checks_the_block_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over the bound an absent answer reads one block more, the one before the key's block: a key moved back by
+    one block is the whole-file read's error; anything further is only marked unproved."""
+    from hudi_core.formats.hfile import reader as hfile_reader
+
+    data, _ = _gapped_file()
+    monkeypatch.setattr(hfile_reader, "VERIFY_ORDER_MAX_BYTES", len(data) - 1)
+    root = HFileReader.from_bytes(data).root_index
+    source = Counting(data, "big.hfile")
+    healthy = HFileReader(source)
+    source.reads.clear()
+    assert healthy.get("key0011") is None and healthy.unverified_absent
+    assert source.reads == [(root[1].offset, root[1].size), (root[0].offset, root[0].size)]
+    damaged = HFileReader.from_bytes(_moved_back(data), "big.hfile")
+    with pytest.raises(HFileFormatError, match="across data blocks: the block's index key 'key0008' does not sort "
+                                               "after 'key0011', the last key of the data block at 0"):
+        damaged.get("key0011")
+
+
+def test_proving_absence_reads_the_data_blocks_in_spans(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hudi_core.formats.hfile import reader as hfile_reader
+
+    data, _ = _gapped_file()
+    root = HFileReader.from_bytes(data).root_index
+    span = root[2].offset + 10  # two whole blocks and a bit per read
+    monkeypatch.setattr(hfile_reader, "VERIFY_READ_AHEAD_BYTES", span)
+    source = Counting(data, "spans.hfile")
+    reader = HFileReader(source)
+    source.reads.clear()
+    assert reader.get("key0047") is None  # past the last key: proved by reading every block
+    # Spans from the first data block, each starting at the first block the one before did not hold whole.
+    assert source.reads == [(0, span), (root[2].offset, span), (root[4].offset, span)]
+    source.reads.clear()
+    assert reader.get("key0011") is None and source.reads == [(root[1].offset, root[1].size)]  # proved already
+    assert reader.get("key0010") == b"val0010" * 5
 
 
 def test_a_repeated_key_is_noted_by_lookups() -> None:

@@ -91,17 +91,47 @@ def test_keys_out_of_order_are_a_finding_not_no_files(trips: Path, capsys: pytes
     assert code == 1 and "keys out of order" in captured.err and captured.err.count("\n") == 1, captured
 
 
+def one_key_per_block(path: Path) -> bytes:
+    """The base file written again uncompressed with one key per data block (the keys in file order:
+    ``__all_partitions__``, ``city=chennai``, ``city=san_francisco``, ``city=sao_paulo``); returns the bytes."""
+    reader = HFileReader.from_bytes(path.read_bytes())
+    info = {k: v for k, v in reader.file_info.items() if k not in WRITER_INFO}
+    data = write_hfile(list(reader.scan()), compression="NONE", file_info=info, block_size=1,
+                       meta_blocks={n: reader.meta_block(n) or b"" for n in reader.meta_block_names},
+                       create_time_ms=struct.unpack(">q", reader.file_info["hfile.CREATE_TIME_TS"])[0])
+    assert HFileReader.from_bytes(data).data_block_count == reader.entry_count == 4
+    return data
+
+
+def test_a_key_moved_into_the_block_before_is_a_finding_not_no_files(
+        trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One key per data block; "city=chennai" (block 1) renamed "city=sao_aaa", a key of block 2's range (after its
+    index key "city=san_francisco"): block 1 now ends after block 2 begins, and a lookup of "city=sao_aaa" lands in
+    block 2, where it is not. Every answer about it is the whole-file read's error naming the base file, exit 1."""
+    data = one_key_per_block(base_of(trips))
+    row = b"\x00\x0ccity=chennai"
+    assert data.count(row) == 2  # the data block's cell, then the block index's key (left as it was)
+    base_of(trips).write_bytes(data.replace(row, b"\x00\x0ccity=sao_aaa", 1))
+    for argv in (["metadata-files", str(trips), "--partition", "city=sao_aaa"],
+                 ["fsview", str(trips), "--partition", "city=sao_aaa", "--envelope"]):
+        code, answer = cli(capsys, *argv)
+        unreadable = [f for f in answer["findings"] if f["code"] == "metadata_base_unreadable"]
+        assert code == 1 and answer["incomplete"] is True and len(unreadable) == 1, (argv, answer["findings"])
+        assert unreadable[0]["path"].endswith(BASE), unreadable
+        assert ("keys out of order across data blocks: 'city=san_francisco' after 'city=sao_aaa', the last key of "
+                "the data block at ") in unreadable[0]["message"], unreadable
+    code = main(["hfile", str(base_of(trips)), "--key", "city=sao_aaa", "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == "" and captured.err.count("\n") == 1, captured
+    assert BASE in captured.err and "across data blocks" in captured.err, captured
+
+
 def test_a_key_misplaced_into_an_earlier_block_is_a_finding_not_no_files(
         trips: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """One key per data block; "city=chennai" renamed "city=zhennai" in its block (the blocks now overlap): a lookup
     of it lands in the last block, where it is not. The listing says the base file is damaged (exit 1), as the
     whole-file read does, never "no files"."""
-    reader = HFileReader.from_bytes(base_of(trips).read_bytes())
-    info = {k: v for k, v in reader.file_info.items() if k not in WRITER_INFO}
-    data = write_hfile(list(reader.scan()), compression="NONE", file_info=info, block_size=1,
-                       meta_blocks={n: reader.meta_block(n) or b"" for n in reader.meta_block_names},
-                       create_time_ms=struct.unpack(">q", reader.file_info["hfile.CREATE_TIME_TS"])[0])
-    assert HFileReader.from_bytes(data).data_block_count == reader.entry_count >= 3
+    data = one_key_per_block(base_of(trips))
     row = b"\x00\x0ccity=chennai"
     assert data.count(row) == 2  # the data block's cell, then the block index's key (left as it was)
     base_of(trips).write_bytes(data.replace(row, b"\x00\x0ccity=zhennai", 1))

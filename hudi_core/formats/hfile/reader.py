@@ -50,6 +50,8 @@ _INDEX_BLOCKS = (BlockType.INTERMEDIATE_INDEX, BlockType.LEAF_INDEX)
 #: The largest file whose every key a lookup reads to prove an absent answer (the files partition's HFiles are far
 #: smaller; a bigger one answers "absent" as Hudi's seek does, noted in `unverified_absent`).
 VERIFY_ORDER_MAX_BYTES = 256 * 1024 * 1024
+#: Reading every key's order reads the data blocks in spans of this many bytes: a few requests, not one per block.
+VERIFY_READ_AHEAD_BYTES = 8 * 1024 * 1024
 
 
 class RangeSource(Protocol):
@@ -174,6 +176,9 @@ class HFileReader:
         self._order_verified = False
         #: An absent answer was given without reading the whole file's key order (a file too big for it).
         self.unverified_absent = False
+        #: While every key's order is read (:meth:`_verify_order`): the span's size, and the span read (offset, bytes).
+        self._ahead: tuple[int, bytes] | None = None
+        self._read_ahead = 0
         #: Keys :meth:`get` found more than once (it answers with the first cell, as :meth:`scan` lists first).
         self.repeated_keys: set[str] = set()
         try:
@@ -197,13 +202,23 @@ class HFileReader:
         if start < 0 or length < 0 or start + length > self.size:
             raise HFileFormatError(
                 f"{what} [{start}, {start + length}) runs past the end of the {self.size}-byte file", self.name, start)
-        try:
-            data = self._source.read_range(start, length)
-        except StorageError as exc:
-            raise HFileReadError(str(exc), self.name, start) from exc
+        ahead = self._ahead
+        if ahead is not None and ahead[0] <= start and start + length <= ahead[0] + len(ahead[1]):
+            return ahead[1][start - ahead[0] : start - ahead[0] + length]
+        if self._read_ahead and length < self._read_ahead:  # reading every key's order: the next blocks come along
+            self._ahead = (start, self._fetch(start, max(length, min(self._read_ahead, self._trailer_start - start))))
+            data = self._ahead[1][:length]
+        else:
+            data = self._fetch(start, length)
         if len(data) != length:
             raise HFileFormatError(f"{what}: read {len(data)} of {length} bytes (file truncated?)", self.name, start)
         return data
+
+    def _fetch(self, start: int, length: int) -> bytes:
+        try:
+            return self._source.read_range(start, length)
+        except StorageError as exc:
+            raise HFileReadError(str(exc), self.name, start) from exc
 
     def _read_block(self, entry: IndexEntry, expect: tuple[BlockType, ...], what: str) -> HFileBlock:
         """The block an index entry points to, which must fit before the trailer."""
@@ -385,18 +400,27 @@ class HFileReader:
         number of cells than the trailer's entry count (a damaged file)."""
         seen = 0
         previous: bytes | None = None
+        previous_offset = 0
         for entry in self._data_entries(None):
             rows, values = self._cells(entry)
-            if rows and previous is not None and rows[0] < previous:
-                raise HFileFormatError(f"keys out of order across data blocks: {_shown(rows[0])} after "
-                                       f"{_shown(previous)}", self.name, entry.offset)
-            previous = rows[-1] if rows else previous
+            if previous is not None:
+                if rows and rows[0] < previous:
+                    raise HFileFormatError(f"keys out of order across data blocks: {_shown(rows[0])} after "
+                                           f"{_shown(previous)}, the last key of the data block at {previous_offset}",
+                                           self.name, entry.offset)
+                self._check_block_after(previous, previous_offset, entry, rows)
+            if rows:
+                previous, previous_offset = rows[-1], entry.offset
             seen += len(rows)
             for row, value in zip(rows, values, strict=True):
                 yield _text(row), value
         if seen != self.entry_count:
             raise HFileFormatError(f"the data blocks hold {seen} cells, the trailer says {self.entry_count}",
                                    self.name, self.size - TRAILER_SIZE)
+        if previous is not None and self._last_row is not None and previous != self._last_row:
+            # A lookup past hfile.LASTKEY answers "absent" without reading a block, as Hudi's seekTo does.
+            raise HFileFormatError(f"the last key {_shown(previous)} is not the file info's {LAST_KEY} "
+                                   f"{_shown(self._last_row)}", self.name, self.trailer.file_info_offset)
 
     def get(self, key: str) -> bytes | None:
         """The value of `key` (its first cell when keys repeat), None when absent. Reads the index blocks on the
@@ -416,8 +440,8 @@ class HFileReader:
         if rows and following is not None and rows[-1] > following.key:
             # Blocks that overlap: the key may sit in the next block, where this lookup would never look.
             raise HFileFormatError(f"keys out of order across data blocks: the block's last key {_shown(rows[-1])} "
-                                   f"sorts after the next block's index key {_shown(following.key)}", self.name,
-                                   entry.offset)
+                                   f"sorts after {_shown(following.key)}, the index key of the data block at "
+                                   f"{following.offset}", self.name, entry.offset)
         i = bisect_left(rows, raw)
         if i < len(rows) and rows[i] == raw:
             if i == 0 and (before := self._previous_entry(raw)) is not None:
@@ -426,31 +450,58 @@ class HFileReader:
                 prev_rows, prev_values = self._cells(before)
                 if prev_rows and prev_rows[-1] > raw:
                     raise HFileFormatError(f"keys out of order across data blocks: {_shown(raw)} after "
-                                           f"{_shown(prev_rows[-1])}", self.name, entry.offset)
+                                           f"{_shown(prev_rows[-1])}, the last key of the data block at "
+                                           f"{before.offset}", self.name, entry.offset)
                 if prev_rows and prev_rows[-1] == raw:
                     self.repeated_keys.add(key)
                     return prev_values[bisect_left(prev_rows, raw)]
             if i + 1 < len(rows) and rows[i + 1] == raw:
                 self.repeated_keys.add(key)
             return values[i]
-        # "Absent" is proved by the order of every key: a key misplaced into an earlier block (blocks that
-        # overlap) is never where the index sends a lookup. Checked once per file, on its first absent answer.
-        self._verify_order()
+        # "Absent" is proved by the order of every key: Hudi's `HFileReaderImpl.seekTo` (as HBase's) searches the
+        # one block whose index key is the floor of the key, so a key misplaced into any other block (blocks that
+        # overlap, or an index key at or before the previous block's last key) is never where a lookup looks.
+        # Checked once per file, on its first absent answer; a file too big for that has at least the block before
+        # checked, where a key moved back by one block sits.
+        if not self._verify_order() and (before := self._previous_entry(raw)) is not None:
+            before_rows, _ = self._cells(before)
+            if before_rows:
+                self._check_block_after(before_rows[-1], before.offset, entry, rows)
         return None
 
-    def _verify_order(self) -> None:
-        """Raise as the whole-file read does when keys are out of order anywhere (within a block, across blocks,
-        against the index) or the index misses cells; read every data block the first time only. A file over
-        :data:`VERIFY_ORDER_MAX_BYTES` is not read whole for it: its absent answers are noted in
-        :attr:`unverified_absent` instead (the caller says so)."""
-        if self._order_verified:
+    def _check_block_after(self, before_last: bytes, before_offset: int, entry: IndexEntry, rows: list[bytes]) -> None:
+        """Raise unless the data block of `entry` (its `rows`) opens after the block before it (at `before_offset`,
+        ending with `before_last`): its index key sorts after that key (HBase's shortened fake key is chosen
+        after it, Hudi's writer indexes the real first key), or equals it only where one row carries on across the
+        two blocks. Otherwise a lookup of the keys between the index key and the previous block's last key is sent
+        to this block, where they are not."""
+        if entry.key > before_last or (entry.key == before_last and rows and rows[0] == before_last):
             return
+        raise HFileFormatError(f"keys out of order across data blocks: the block's index key {_shown(entry.key)} "
+                               f"does not sort after {_shown(before_last)}, the last key of the data block at "
+                               f"{before_offset}", self.name, entry.offset)
+
+    def _verify_order(self) -> bool:
+        """Raise as the whole-file read does when keys are out of order anywhere (within a block, across blocks,
+        against the index) or the index misses cells; read every data block the first time only, in spans of
+        :data:`VERIFY_READ_AHEAD_BYTES`. True once proved; a file over :data:`VERIFY_ORDER_MAX_BYTES` is not read
+        whole for it: False, and its absent answers are noted in :attr:`unverified_absent` (the caller says so)."""
+        if self._order_verified:
+            return True
         if self.size > VERIFY_ORDER_MAX_BYTES:
             self.unverified_absent = True
-            return
-        for _ in self.scan():  # the whole-file read's every check: order, index, the trailer's cell count
-            pass
+            return False
+        self._read_ahead = VERIFY_READ_AHEAD_BYTES
+        first = self.trailer.first_data_block_offset
+        try:
+            if self._root and 0 <= first < self._trailer_start:  # the first span from the first data block
+                self._ahead = (first, self._fetch(first, min(self._read_ahead, self._trailer_start - first)))
+            for _ in self.scan():  # the whole-file read's every check: order, index, the trailer's cell count
+                pass
+        finally:
+            self._read_ahead, self._ahead = 0, None
         self._order_verified = True
+        return True
 
     def get_many(self, keys: Iterable[str]) -> dict[str, bytes | None]:
         """Values of several keys, looked up in key order so that neighbours share the data block and
