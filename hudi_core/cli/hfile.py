@@ -180,16 +180,16 @@ def cmd_hfile(args: argparse.Namespace) -> int:
 
 
 def _unproved(reader: Any, file: str) -> int:
-    """Exit 0, or 1 with one line when a key was answered "absent" without reading every key's order (a file
-    over the reader's bound: a key misplaced into another block would be missed)."""
+    """Exit 0, or 1 with one line when keys were answered absent (or a prefix's range) without reading every key's
+    order (a file over the reader's bound: a key misplaced into another block would be missed)."""
     import sys
 
     from hudi_core.cli import EXIT_INCOMPLETE, EXIT_OK
 
     if not reader.unverified_absent:
         return EXIT_OK
-    print(f"hudi-inspect: {file} is {reader.size:,} bytes: the keys not found were not proved absent by reading "
-          "every key's order (the answer is incomplete)", file=sys.stderr)
+    print(f"hudi-inspect: {file} is {reader.size:,} bytes: its keys' order was not read whole, so a key misplaced "
+          "into another block would be missed (the answer is incomplete)", file=sys.stderr)
     return EXIT_INCOMPLETE
 
 

@@ -903,6 +903,15 @@ def test_the_cli_names_the_file_of_a_misplaced_key(tmp_path: Path, capsys: pytes
     assert len(err) == 1 and "overlap.hfile" in err[0] and "keys out of order across data blocks" in err[0]
 
 
+def test_a_prefix_range_with_a_misplaced_key_is_an_error_not_a_shorter_list() -> None:
+    data, first_block, healthy = _blocks_file()
+    assert [k for k, _ in healthy.prefix("key00")][:2] == first_block[:2]
+    damaged = HFileReader.from_bytes(_rename_key(data, first_block[-1], "key9991"), "overlap.hfile")
+    with pytest.raises(HFileFormatError, match="across data blocks") as exc:
+        list(damaged.prefix("key99"))  # its one key sits in the first block, where this range never looks
+    assert exc.value.path == "overlap.hfile"
+
+
 def test_a_file_too_big_to_prove_absence_says_so(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from hudi_core.cli import main

@@ -510,8 +510,11 @@ class HFileReader:
 
     def prefix(self, prefix: str) -> Iterator[tuple[str, bytes]]:
         """Every (key, value) whose key starts with `prefix`, in order; reads from the block where the
-        prefix would be and stops at the first key past the range."""
+        prefix would be and stops at the first key past the range. The range is proved whole as an absent answer
+        is (:meth:`_verify_order`, once per file): a key of it misplaced into another block is an error, never
+        left out."""
         raw = _raw(prefix)
+        self._verify_order()
         if not self._root:
             return
         previous: bytes | None = None
