@@ -259,9 +259,9 @@ def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> No
         render.table(render.frame(markers.marker_rows(marks)), "markers", "markers", caption=caption,
                      # Fits 1,400 px: the long explanation in a wide column (whole on hover), the rest narrow.
                      # Pixels: the longest marker label whole, an instant time whole, the rest of 1,400 px.
-                     column_config={"marker": st.column_config.TextColumn(width=290),
+                     column_config={"marker": st.column_config.TextColumn(width=280),
                                     "instant_time": st.column_config.TextColumn(width=160),
-                                    "detail": st.column_config.TextColumn(width=380),
+                                    "detail": st.column_config.TextColumn(width=330),
                                     "source": st.column_config.TextColumn(width=110),
                                     "kind": st.column_config.TextColumn(width=80)})
     else:
