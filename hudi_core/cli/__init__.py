@@ -179,13 +179,11 @@ def _judge_table(args: argparse.Namespace) -> tuple[bool, bool]:
     # No view built: the listings alone (drift needs no file group), and only where drift can be found.
     with_listing = ("_fs_view" in table.__dict__
                     or (table.listing_choice()[0] == "metadata" and table.storage_check))
-    conf = getattr(args, "conf", None)
     config = None
-    if conf is not None or getattr(args, "conf_file", None) is not None:
-        from hudi_core.services.config import DEFAULT_HUDI_RELEASE, ServiceConfig, conf_layers
+    if hasattr(args, "conf"):  # the commands that take Hudi's configuration are judged with it
+        from hudi_core.cli.plans import _config
 
-        config = ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), conf),
-                                           getattr(args, "hudi_release", None) or DEFAULT_HUDI_RELEASE)
+        config = _config(args)
     verdict = compute_verdict(table, config, with_listing=with_listing)
     if verdict.status != "ok":
         print(f"hudi-inspect: verdict {verdict.status}: {_one_line(verdict.headline)} "

@@ -31,7 +31,6 @@ from hudi_core.formats.timeline.records import (
     CommitMetadata,
     CompactionPlan,
     RequestedReplaceMetadata,
-    SavepointMetadata,
 )
 from hudi_core.io.filenames import base_file_parts, parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
@@ -541,12 +540,9 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
 
 
 def _savepoint_files_missing(ctx: DoctorContext) -> Iterable[Result]:
-    saved: set[str] = set()
-    for inst in ctx.timeline.savepoints():
-        rec = ctx.timeline.record(inst, State.COMPLETED)
-        saved.update(rec.partition_files if isinstance(rec, SavepointMetadata) else ())
+    saved = {p for sp in savepoint_facts(ctx.timeline) for p in sp.pinned_files}
     if not saved:
-        return
+        return  # no savepoint pins a file: no listing needed
     missing: dict[str, list[str]] = {}
     for pin in ctx.view_of(saved).savepoint_pins():
         if not pin.exists:

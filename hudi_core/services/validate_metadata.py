@@ -226,6 +226,6 @@ def _latest_slice_files(table: HudiTable, listing: dict[str, list[Any]]) -> set[
     view = FileSystemView.from_listing(Listing(ListingKind.METADATA, listing), table.timeline,
                                        table.properties.version, table.properties.base_file_format,
                                        storage=table.storage)
-    return {(s.partition, name) for s in view.latest_slices() for name in s.file_names}
+    return view.latest_file_keys()
 
 

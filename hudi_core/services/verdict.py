@@ -256,9 +256,8 @@ def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
     checks = tuple(checks) if checks is not None else verdict_checks(table)
     report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
     # The listing: the given view's, else the table's (its view when built; otherwise the listings alone).
-    listing = (table.listing_check() if view is None else
-               ListingCheck(view.listing, view.listing_incomplete, view.listing_differences,
-                            latest_files=lambda _: _latest_files(view))) if with_listing or view is not None else None
+    listing = (table.listing_check() if view is None else ListingCheck.of_view(view)) \
+        if with_listing or view is not None else None
     # A full doctor report may be given: the verdict keeps to its own checks.
     items = [_from_health(f) for f in report.findings if f.severity is not Severity.INFO and f.check in checks]
     items += listing_items(listing) if listing is not None else []
@@ -273,6 +272,3 @@ def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | 
     ran = tuple(c for c in report.checks if c in checks)
     return Verdict(table.uri, tuple(items), incomplete, ran, listing is not None and listing.storage_checked, judged)
 
-
-def _latest_files(view: FileSystemView) -> set[tuple[str, str]]:
-    return {(s.partition, n) for s in view.latest_slices() for n in s.file_names}

@@ -13,7 +13,7 @@ Imports the formats, engines and bytes layers; never the services or a face.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from hudi_core.engines.executor import Executor
     from hudi_core.formats.timeline.unified import ArchivedTimeline, UnifiedTimeline
     from hudi_core.table.fsview import FileSystemView
-    from hudi_core.table.listing import Listing, ListingSource
-    from hudi_core.table.listing.compare import ListingCheck
+    from hudi_core.table.listing import ListedFile, Listing, ListingSource
+    from hudi_core.table.listing.compare import ListingCheck, ListingDifference
     from hudi_core.table.listing.metadata import MetadataTableListing
     from hudi_core.table.listing.storage import StorageListing
 
@@ -278,13 +278,10 @@ class HudiTable:
     def _check_against_storage(self, view: FileSystemView, partitions: frozenset[str] | None = None) -> None:
         """Compare the view's metadata-table listing with a storage listing: each difference Hudi's validator
         does not tolerate becomes a finding on the view (`view.listing_differences` keeps them all)."""
-        from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, HUDI_EFFECT, DifferenceKind, compare_listings
+        from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, HUDI_EFFECT, DifferenceKind
 
-        on_storage = self.storage_listing() if partitions is None else self._storage_source().list(partitions)
-        view.findings.extend(on_storage.findings)
-        differences = compare_listings(view.partition_files, on_storage.partitions, self.timeline,
-                                       self.properties.base_file_format, self.storage,
-                                       self.properties.version).differences
+        differences, storage_findings = self._differences_with_storage(view.partition_files, partitions)
+        view.findings.extend(storage_findings)
         view.listing_differences = differences
         for d in differences:
             if d.tolerated is not None:
@@ -296,33 +293,41 @@ class HudiTable:
             view.findings.append(Finding(Severity.WARNING, code, self.storage.uri_of(path),
                                          f"{path or '(root)'} {what}{sizes}: {HUDI_EFFECT[d.kind]}"))
 
+    def _differences_with_storage(self, metadata_files: Mapping[str, Sequence[ListedFile]],
+                                  partitions: frozenset[str] | None = None) -> tuple[list[ListingDifference],
+                                                                                     list[Finding]]:
+        """Every difference between a metadata-table listing and storage's (of `partitions`, or the whole table),
+        with what storage's listing ran into: the one comparison behind the view's storage check and the
+        verdict's listings-alone check."""
+        from hudi_core.table.listing.compare import compare_listings
+
+        on_storage = self.storage_listing() if partitions is None else self._storage_source().list(partitions)
+        comparison = compare_listings(metadata_files, on_storage.partitions, self.timeline,
+                                      self.properties.base_file_format, self.storage, self.properties.version)
+        return comparison.differences, list(on_storage.findings)
+
     def listing_check(self) -> ListingCheck:
         """The file listing as the verdict judges it (:class:`~hudi_core.table.listing.compare.ListingCheck`):
         from the file-system view when it is built; otherwise from the listing and, for a metadata-table listing
         with the storage check on, storage's listing compared with it, without building a file group (the same
-        differences as the view's check: both compare the metadata table's files with storage's). Made once."""
+        comparison as the view's check, :meth:`_differences_with_storage`). Made once."""
         from hudi_core.table.listing import ListingKind
-        from hudi_core.table.listing.compare import ListingCheck, compare_listings
+        from hudi_core.table.listing.compare import ListingCheck
 
         def latest_files(partitions: frozenset[str]) -> set[tuple[str, str]]:
-            view = self.fs_view(partitions=partitions)
-            return {(s.partition, n) for s in view.latest_slices() for n in s.file_names if s.partition in partitions}
+            return self.fs_view(partitions=partitions).latest_file_keys(partitions)
 
         view = self.__dict__.get("_fs_view")
         if view is not None:
-            return ListingCheck(view.listing, view.listing_incomplete, view.listing_differences,
-                                latest_files=latest_files)
+            return ListingCheck.of_view(view)
         check: ListingCheck | None = self.__dict__.get("_listing_check")
         if check is None:
             listing = self.listing_source().list()
             findings = list(listing.findings)
             differences = None
             if listing.kind is ListingKind.METADATA and self.storage_check:
-                on_storage = self.storage_listing()
-                findings.extend(on_storage.findings)
-                differences = compare_listings(listing.partitions, on_storage.partitions, self.timeline,
-                                               self.properties.base_file_format, self.storage,
-                                               self.properties.version).differences
+                differences, storage_findings = self._differences_with_storage(listing.partitions)
+                findings.extend(storage_findings)
             check = ListingCheck(listing.kind, listing.incomplete, differences, findings, latest_files)
             self.__dict__["_listing_check"] = check
         return check

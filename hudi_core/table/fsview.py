@@ -279,6 +279,13 @@ class FileSystemView:
         """`getAllFileSlices`: every committed slice of every (non-replaced) group, newest first per group."""
         return [s for g in self.file_groups(partition, include_replaced) for s in g.committed_slices]
 
+    def latest_file_keys(self, partitions: Iterable[str] | None = None) -> set[tuple[str, str]]:
+        """(partition, file name) of every file of a latest slice (of `partitions` only, when given): what a snapshot
+        read opens."""
+        wanted = None if partitions is None else set(partitions)
+        return {(s.partition, n) for s in self.latest_slices() for n in s.file_names
+                if wanted is None or s.partition in wanted}
+
     def latest_slices(self, partition: str | None = None, as_of: str | None = None) -> list[FileSlice]:
         """The latest committed slice of each file group, as a reader sees it.
 

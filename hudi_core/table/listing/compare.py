@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from hudi_core.errors import Finding, StorageError
 from hudi_core.formats.timeline import instant as ia
@@ -30,6 +31,9 @@ from hudi_core.formats.timeline.records import CleanerPlan
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX, base_file_parts, parse_log_file_name
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.table.listing import ListedFile, ListingKind
+
+if TYPE_CHECKING:
+    from hudi_core.table.fsview import FileSystemView
 
 
 class DifferenceKind(StrEnum):
@@ -273,6 +277,12 @@ class ListingCheck:
     differences: list[ListingDifference] | None
     findings: list[Finding] = field(default_factory=list)
     latest_files: Callable[[frozenset[str]], set[tuple[str, str]]] | None = field(default=None, repr=False)
+
+    @classmethod
+    def of_view(cls, view: FileSystemView) -> ListingCheck:
+        """The check a built view made (its listing, its storage check's differences)."""
+        return cls(view.listing, view.listing_incomplete, view.listing_differences,
+                   latest_files=view.latest_file_keys)
 
     @property
     def storage_checked(self) -> bool:
