@@ -179,12 +179,16 @@ def _judge_table(args: argparse.Namespace) -> tuple[bool, bool]:
     # No view built: the listings alone (drift needs no file group), and only where drift can be found.
     with_listing = ("_fs_view" in table.__dict__
                     or (table.listing_choice()[0] == "metadata" and table.storage_check))
-    config = None
-    if hasattr(args, "conf"):  # the commands that take Hudi's configuration are judged with it
-        from hudi_core.cli.plans import _config
+    context = None
+    if hasattr(args, "conf"):  # the commands that take Hudi's configuration are judged with it, at their time
+        from hudi_core.cli.settings import config_of, now_of
+        from hudi_core.services.doctor import DoctorContext, DoctorOptions
 
-        config = _config(args)
-    verdict = compute_verdict(table, config, with_listing=with_listing)
+        context = DoctorContext(table, config_of(args), DoctorOptions(now=now_of(args)))
+        # What the command computed with that configuration is not computed again (a clean plan of every file).
+        context.__dict__.update(getattr(args, "_analyses", {}))
+    verdict = compute_verdict(table, context.config if context else None, with_listing=with_listing,
+                              context=context)
     if verdict.status != "ok":
         print(f"hudi-inspect: verdict {verdict.status}: {_one_line(verdict.headline)} "
               f"(`hudi-inspect info {args.table}` tells more)", file=sys.stderr)

@@ -3,31 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.output import render_json, render_table, wrap_lines, write_json
+from hudi_core.cli.settings import config_of as _config
+from hudi_core.cli.settings import now_of as _now
 from hudi_core.errors import HudiInspectError
-from hudi_core.formats.timeline.instant import parse_instant_time
-from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, ServiceConfig, conf_layers
+from hudi_core.services.config import DEFAULT_HUDI_RELEASE, HUDI_RELEASES, conf_layers
 
 if TYPE_CHECKING:
     from hudi_core.services.lsm_archive import LsmArchivalPlan
 
 AddFn = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
-
-
-def _now(args: argparse.Namespace) -> dt.datetime | None:
-    """`--now INSTANT`: the planning time for KEEP_LATEST_BY_HOURS (the table's zone), else the current time."""
-    value = getattr(args, "now", None)
-    if not value:
-        return None
-    moment = parse_instant_time(value, "UTC")
-    if moment is None:
-        raise HudiInspectError(f"--now expects an instant time (yyyyMMddHHmmss[SSS]), got {value!r}")
-    return moment
 
 
 def _cli() -> Any:
@@ -44,18 +33,14 @@ def _note_clean_inputs(args: argparse.Namespace, table: Any) -> None:
         args._plan_incomplete = True
 
 
-def _config(args: argparse.Namespace) -> ServiceConfig:
-    """`--conf-file` files, then `--conf` pairs (later wins), as Hudi reads them."""
-    return ServiceConfig.from_layers(conf_layers(getattr(args, "conf_file", None), args.conf),
-                                     getattr(args, "hudi_release", None) or DEFAULT_HUDI_RELEASE)
-
-
 def cmd_markers(args: argparse.Namespace) -> int:
     """`hudi-inspect markers TABLE`."""
     from hudi_core.services.markers import compute_markers  # the engine: not at start-up
 
     table = _cli()._open(args)
-    payload = compute_markers(table, _config(args), now=_now(args)).to_dict()
+    markers = compute_markers(table, _config(args), now=_now(args))
+    args._analyses = {"markers": markers}  # the table's verdict reuses it (DoctorContext.markers)
+    payload = markers.to_dict()
     _note_clean_inputs(args, table)
     if args.format == "json":
         payload = _cli().with_findings(args, payload)
@@ -84,6 +69,7 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
 
     table = _cli()._open(args)
     plan = plan_clean(table, _config(args), now=_now(args))
+    args._analyses = {"clean_plan": plan}  # the table's verdict reuses it (DoctorContext.clean_plan)
     args._plan_incomplete = plan.incomplete
     if args.format == "json":
         # Streamed, the per-file lists built as written (the plan of a million files as dicts and
@@ -137,6 +123,8 @@ def cmd_plan_archive(args: argparse.Namespace) -> int:
 
     table = _cli()._open(args)
     plan = plan_archive(table, _config(args), savepoint_guard=not args.without_savepoint_guard)
+    if not args.without_savepoint_guard:  # the verdict plans with the guard: the same plan
+        args._analyses = {"archive_plan": plan}
     payload = plan.to_dict()
     args._plan_incomplete = plan.incomplete
     # Replaced file groups the archival would expose: a problem of the table (exit 2).

@@ -29,7 +29,7 @@ from hudi_core.services.doctor import CHECKS, VERDICT_CHECKS, DoctorOptions, Hea
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, DifferenceKind, ListingCheck
 
 if TYPE_CHECKING:
-    from hudi_core.services.doctor import DoctorReport
+    from hudi_core.services.doctor import DoctorContext, DoctorReport
     from hudi_core.table import HudiTable
     from hudi_core.table.fsview import FileSystemView
 
@@ -247,14 +247,16 @@ def verdict_checks(table: HudiTable) -> tuple[str, ...]:
 def compute_verdict(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                     options: DoctorOptions | None = None, checks: Iterable[str] | None = None,
                     triage: DoctorReport | None = None, view: FileSystemView | None = None,
-                    with_listing: bool = True) -> Verdict:
+                    with_listing: bool = True, context: DoctorContext | None = None) -> Verdict:
     """The verdict of `table`: the doctor's `checks` (:data:`VERDICT_CHECKS` unless given; `triage`: a report the
     caller has, the full doctor's too, of which only `checks` count) and the file listing (`view`, the table's
     own view unless given; `with_listing=False`: no file listing, the verdict then says the listing was not
-    checked). Errors first, then warnings; info findings are not part of a verdict."""
-    options = options or DoctorOptions()
+    checked). `context`: a doctor context holding what the caller computed already (a command's clean or archive
+    plan), so the checks do not compute it again. Errors first, then warnings; info findings are not part of a
+    verdict."""
+    options = context.options if context is not None else options or DoctorOptions()
     checks = tuple(checks) if checks is not None else verdict_checks(table)
-    report = triage if triage is not None else run_doctor(table, conf, options, only=checks)
+    report = triage if triage is not None else run_doctor(table, conf, options, only=checks, context=context)
     # The listing: the given view's, else the table's (its view when built; otherwise the listings alone).
     listing = (table.listing_check() if view is None else ListingCheck.of_view(view)) \
         if with_listing or view is not None else None

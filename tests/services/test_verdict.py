@@ -391,3 +391,28 @@ def test_render_table_wraps_prose_and_keeps_names_whole() -> None:
     assert render_table(rows, width=300).splitlines()[2] == (
         f"{name}  Hudi readers list it and fail when a query reads it     20240101062900000, 20240101063000000")
     assert wrap_lines([f"  files: {name}"], width=40).splitlines() == ["  files:", f"      {name}"]
+
+
+def test_the_verdict_reuses_the_commands_plans(drifted: Path, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """plan-clean and plan-archive hand what they computed to the verdict's checks: one plan per command, not two
+    (the drifted table's cleaner has fallen behind: its check needs the clean plan of every file group)."""
+    import hudi_core.services.archive as archive
+    import hudi_core.services.clean as clean
+
+    calls: dict[str, int] = {"clean": 0, "archive": 0}
+
+    def counting(name: str, fn: Any) -> Any:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            # Whole plans only: the markers' archival boundary is a lighter plan (no safety check, no LSM).
+            calls[name] += kwargs.get("check_safety", True) is not False
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(clean, "plan_clean", counting("clean", clean.plan_clean))
+    monkeypatch.setattr(archive, "plan_archive", counting("archive", archive.plan_archive))
+    assert _code(["plan-clean", str(drifted), "--format", "json", "--now", NOW], capsys) == 2
+    assert calls["clean"] == 1
+    calls.update(clean=0, archive=0)
+    assert _code(["plan-archive", str(drifted), "--format", "json"], capsys) == 2
+    assert calls == {"clean": 1, "archive": 1}  # the clean plan: the verdict's cleaner check
