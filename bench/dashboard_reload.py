@@ -13,7 +13,8 @@ timed loads follow):
   ``script_finished``, as received;
 * page weight per run: websocket bytes received, messages, elements sent (``new_element`` deltas, by type) and
   elements sent as references to what the browser holds (``ref_hash``), and the largest elements;
-* the element count of the drawn page and how many start above the fold (the first 1,000 px).
+* the element count of the drawn page and how many start above the fold (the first 1,000 px);
+* with ``--tabs``: each tab opened once (``tab_switches``: a fragment's rerun on the Overview).
 
 The floors, timed the same way in the same run on the same machine: ``trivial`` (a page with one ``st.write``)
 and ``one_chart`` (``st.write`` and one small Plotly chart, which loads Plotly's script). The load average is
@@ -164,6 +165,29 @@ def _rerun(page: Any, ws: WsLog) -> dict[str, Any]:
     return {"rerun_s": round(seconds, 3), **ws.stats(started), "load_avg_1m": load}
 
 
+def _tab_switches(page: Any, ws: WsLog) -> list[dict[str, Any]]:
+    """Open each tab of the page in turn, then the first again: a fragment's rerun each (what it sends, how long
+    until it is drawn)."""
+    out = []
+    labels = page.locator("[data-testid=stTab]").all_inner_texts()
+    for label in [*labels[1:], labels[0]] if labels else []:
+        page.wait_for_function(_IDLE, timeout=600_000)
+        page.wait_for_timeout(300)
+        ws.clear()
+        load = os.getloadavg()[0]
+        started = time.perf_counter()
+        page.locator("[data-testid=stTab]", has_text=label).first.click()
+        deadline = time.monotonic() + 600
+        while not ws.finished_since(started):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the tab's run did not finish")
+            page.wait_for_timeout(5)
+        page.evaluate(_TWO_FRAMES)
+        out.append({"tab": label, "switch_s": round(time.perf_counter() - started, 3), **ws.stats(started),
+                    "load_avg_1m": load})
+    return out
+
+
 @contextlib.contextmanager
 def _app_server(source: str, env: dict[str, str]) -> Iterator[str]:
     from bench.streamlit_server import streamlit_server
@@ -186,9 +210,9 @@ def _summary(samples: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 
 def run(tables: list[str], rounds: int, reruns: int, roots: dict[str, Path], page_path: str = "overview",
-        ready: str = ".js-plotly-plot", queries: tuple[str, ...] = ("",)) -> dict[str, Any]:
+        ready: str = ".js-plotly-plot", queries: tuple[str, ...] = ("",), tabs: bool = False) -> dict[str, Any]:
     """Alternate the floors and each (code root, table, query) page, `rounds` browser reloads and `reruns` reruns
-    each (`queries`: more query parameters of the page, e.g. ``tab=counts``)."""
+    each (`queries`: more query parameters of the page, e.g. ``tab=counts``; `tabs`: each tab opened once too)."""
     import shutil
 
     from playwright.sync_api import sync_playwright
@@ -238,6 +262,9 @@ def run(tables: list[str], rounds: int, reruns: int, roots: dict[str, Path], pag
                         target["loads"].append(sample)
                         for _ in range(reruns if n == 0 else 0):
                             target["reruns"].append(_rerun(page, ws))
+                        if n == 0 and tabs and not name.startswith("floor"):
+                            target["tab_switches"] = _tab_switches(page, ws)
+                            page.goto(target["url"], wait_until="domcontentloaded")  # the URL's tab again
                         print(f"bench: {name}: reload {sample['browser_reload_s']} s (script "
                               f"{sample.get('script_s')} s, {sample.get('ws_bytes', 0) / 1024:.0f} KiB, load "
                               f"{sample['load_avg_1m']:.2f}); reruns "
@@ -257,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ready", default=".js-plotly-plot", help="the element that shows the page is drawn")
     parser.add_argument("--query", action="append", default=[],
                         help="more query parameters of the page, e.g. tab=counts (repeatable: one page each)")
+    parser.add_argument("--tabs", action="store_true", help="open each tab of the page once too (tab_switches)")
     parser.add_argument("--rounds", type=int, default=5, help="browser reloads per page (default 5)")
     parser.add_argument("--reruns", type=int, default=5, help="reruns in the loaded session per page (default 5)")
     parser.add_argument("--code-root", default=str(Path(__file__).resolve().parent.parent),
@@ -281,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
                     "load_avg_at_start": os.getloadavg()},
         "code_roots": {k: str(v) for k, v in roots.items()}, "viewport": VIEWPORT, "fold_px": FOLD_PX,
         "rounds": args.rounds, "reruns": args.reruns,
-        "pages": run(args.table, args.rounds, args.reruns, roots, args.page, args.ready, tuple(args.query or [""])),
+        "pages": run(args.table, args.rounds, args.reruns, roots, args.page, args.ready, tuple(args.query or [""]),
+                     args.tabs),
     }
     doc["machine"]["load_avg_at_end"] = os.getloadavg()
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
