@@ -11,7 +11,7 @@ from hudi_core.dashboard.sources import SnapshotSource
 uri, eng = picker.require_table()
 follow = live.follow_controls("overview")
 if follow.on:
-    live.run(uri, eng, follow, overview.page)
+    live.run(uri, eng, follow, lambda src: overview.page(src, fragments=False))  # redrawn whole, in its fragment
 else:
     live.forget_viewers(st.session_state)
     with render.or_stop():

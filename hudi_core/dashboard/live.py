@@ -244,6 +244,13 @@ class LiveSource:
         return self._memo("durations", lambda: charts.duration_figure(
             self.instants()[0], timezone=self._hudi.properties.timezone))
 
+    def counts_figure(self) -> go.Figure:
+        return self._memo("counts_figure", lambda: charts.counts_figure(self.lanes_and_counts()[1]))
+
+    def concurrency_figure(self) -> go.Figure | None:
+        return self._memo("concurrency", lambda: loaders.concurrency_figure_of(
+            self.instants()[0], loaders.load_writers(self.uri)))
+
     def markers(self) -> list[Marker]:
         return self.update.analysis.timeline_markers  # the watcher's: the table's own (scenario) configuration
 
@@ -254,6 +261,10 @@ class LiveSource:
                                        timeline_filter, self.highlight, NEW_LABEL)
 
         return self._memo(("timeline", timeline_filter, self.highlight), build)
+
+    def instant_times(self, timeline_filter: loaders.TimelineFilter) -> frozenset[str]:
+        return self._memo(("instant_times", timeline_filter),
+                          lambda: loaders.instant_times_of(self.timeline(timeline_filter)[1]))
 
     def dry_run(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.DryRun:
         return self._memo(("dry_run", conf, savepoint_guard, hudi_release),

@@ -400,6 +400,36 @@ def timeline_of(instants: pd.DataFrame, markers: list[Marker], replaced: dict[st
     return figure, shown.drop(columns=[c for c in charts.PREPARED_EXTRA if c in shown.columns])
 
 
+@st.cache_resource(show_spinner=False, max_entries=16, ttl=TTL_SECONDS)
+def load_instant_times(uri: str, engine_name: str, actions: tuple[str, ...], states: tuple[str, ...], since: str,
+                       until: str) -> frozenset[str]:
+    """The requested times of the instants :func:`load_timeline` shows for one filter (the instant picker's check
+    of a kept instant: a set of 100k strings built once, not per rerun)."""
+    return instant_times_of(load_timeline(uri, engine_name, actions, states, since, until)[1])
+
+
+def instant_times_of(shown: pd.DataFrame) -> frozenset[str]:
+    """:func:`load_instant_times` of a filtered instants frame."""
+    return frozenset(shown["requested_time"].to_numpy(dtype=object))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
+def load_counts_figure(uri: str, engine_name: str = "local") -> go.Figure:
+    """The counts by action and state as stacked bars (`charts.counts_figure`), built once per table."""
+    return charts.counts_figure(load_lanes_and_counts(uri, engine_name)[1])
+
+
+@st.cache_resource(show_spinner=False, max_entries=8, ttl=TTL_SECONDS)
+def load_concurrency_figure(uri: str, engine_name: str = "local") -> go.Figure | None:
+    """The writes that ran at the same time (`charts.concurrency_figure`), built once per table."""
+    return concurrency_figure_of(load_instants(uri, engine_name)[0], load_writers(uri))
+
+
+def concurrency_figure_of(instants: pd.DataFrame, report: WritersReport) -> go.Figure | None:
+    """:func:`load_concurrency_figure` of an instants frame and a writers report (``None``: no concurrency)."""
+    return charts.concurrency_figure(instants, report.concurrency) if report.concurrency is not None else None
+
+
 @st.cache_data(show_spinner=False, max_entries=32, ttl=TTL_SECONDS)
 def find_tables(root: str) -> TableSearch:
     """Tables under an allowed root (local folder or object-store prefix), for the picker."""

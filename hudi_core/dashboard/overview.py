@@ -5,7 +5,8 @@ state of a followed table: the Overview page runs it inside "Follow live"'s frag
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -15,34 +16,115 @@ from hudi_core.dashboard.sources import TableSource
 from hudi_core.errors import Finding, Severity
 from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
-def page(src: TableSource) -> None:
-    """The Overview of `src`'s table."""
+
+#: The tabs below the markers, in order: their names in the URL (``?tab=``) and labels (the Instants and decode
+#: findings labels carry their counts).
+TABS = {"phases": "Phase timings", "counts": "Counts", "instants": "Instants",
+        "configuration": "Configuration and facts", "findings": "Timeline decode findings"}
+#: The widget key of the tabs; the open tab's name is kept (and put in the URL) as ``tab``.
+TABS_KEY = "overview_tabs"
+#: The fragments of the snapshot page (`st.rerun` targets them by these names).
+TIMELINE_FRAGMENT = "overview_timeline"
+REST_FRAGMENT = "overview_rest"
+
+
+def page(src: TableSource, fragments: bool = True) -> None:
+    """The Overview of `src`'s table, the story first: the verdict, the timeline with its markers, the markers
+    table, the writers, then the tabs.
+
+    With `fragments` (the table as opened) the timeline's filters and chart are one fragment and the tabs
+    another: a filter reruns those two only, a tab or a widget in a tab only the tabs, and only the open tab is
+    computed and sent (a browser reload sends the first screen and one tab). Without (inside "Follow live"'s
+    fragment, which redraws the whole view) every tab is drawn, as one run."""
     with render.or_stop():
         facts, findings = src.facts()
         instants, source_note = src.instants()
     _header(facts, findings, instants, source_note, src)
     lanes, counts = src.lanes_and_counts()
-    shown = _timeline(src, lanes, len(instants))
+    if fragments:
+        _timeline_fragment(src, lanes, len(instants))
+    else:
+        _timeline(src, lanes, len(instants))
     _markers(src)
     with render.guard():
-        writers.overview_section(loaders.load_writers(src.uri), instants)
-    timings, counted, listed, configuration, decoded = st.tabs(
-        ["Phase timings", "Counts", f"Instants ({len(shown)})", "Configuration and facts",
-         f"Timeline decode findings ({len(findings)})"])
-    with timings:
-        _phases(src)
-    with counted:
-        _counts(counts)
-    with listed:
-        newest = _instants(shown)
-        _instant_picker(shown, newest)
-    with configuration:
-        with st.expander(f"Table facts ({len(facts)})"):
-            st.json(facts, expanded=False)
-        _configuration(src)
-    with decoded:
-        _findings(findings)
+        writers.overview_section(loaders.load_writers(src.uri), src.concurrency_figure())
+    if fragments:
+        _rest_fragment(src, facts, findings, counts)
+    else:
+        _rest(src, facts, findings, counts, lazy=False)
+
+
+@st.fragment(key=TIMELINE_FRAGMENT)
+def _timeline_fragment(src: TableSource, lanes: list[str], total: int) -> None:
+    """The filters and the chart: a filter reruns this and the tabs (the Instants tab lists what it shows)."""
+    _timeline(src, lanes, total, on_change=_rerun_timeline_and_rest)
+
+
+def _rerun_timeline_and_rest() -> None:
+    st.rerun(scope=[TIMELINE_FRAGMENT, REST_FRAGMENT])
+
+
+@st.fragment(key=REST_FRAGMENT)
+def _rest_fragment(src: TableSource, facts: dict[str, Any], findings: list[Finding], counts: pd.DataFrame) -> None:
+    _rest(src, facts, findings, counts, lazy=True)
+
+
+def _rest(src: TableSource, facts: dict[str, Any], findings: list[Finding], counts: pd.DataFrame,
+          lazy: bool) -> None:
+    """The tabs: phase timings, counts, instants, configuration and facts, decode findings. `lazy`: only the open
+    tab is computed and drawn (switching tabs reruns the caller's fragment); it is kept, and in the URL."""
+    ss, qp = st.session_state, st.query_params
+    shown = src.timeline(timeline_filter())[1]
+    names = list(TABS)
+    counted = {"instants": len(shown), "findings": len(findings)}
+    labels = [f"{TABS[n]} ({counted[n]})" if n in counted else TABS[n] for n in names]
+    if lazy:
+        state.init_widget(ss, qp, "tab", names[0], valid=lambda v: v in TABS)
+        # The labels change with the filter and the findings: the open tab is kept by name and given as the
+        # default, so a relabelled tab stays open.
+        chosen = names.index(ss["tab"])
+        tabs = st.tabs(labels, default=labels[chosen], key=TABS_KEY, on_change=_keep_tab, args=(labels,))
+        state.remember(ss, qp, "tab", ss["tab"], default=names[0])
+        is_open = [bool(t.open) for t in tabs]
+    else:
+        tabs = st.tabs(labels)
+        is_open = [True] * len(tabs)
+    timings, counting, listed, configuration, decoded = tabs
+    if is_open[0]:
+        with timings:
+            _phases(src)
+    if is_open[1]:
+        with counting:
+            _counts(counts, src.counts_figure())
+    if is_open[2]:
+        with listed:
+            newest = _instants(shown)
+            _instant_picker(shown, newest, src.instant_times(timeline_filter()))
+    if is_open[3]:
+        with configuration:
+            with st.expander(f"Table facts ({len(facts)})"):
+                st.json(facts, expanded=False)
+            _configuration(src)
+    if is_open[4]:
+        with decoded:
+            _findings(findings)
+
+
+def _keep_tab(labels: list[str]) -> None:
+    """The tabs' `on_change`: keep the opened tab by name (its label may carry a count)."""
+    label = st.session_state.get(TABS_KEY)
+    if label in labels:
+        st.session_state["tab"] = list(TABS)[labels.index(label)]
+
+
+def timeline_filter() -> loaders.TimelineFilter:
+    """The timeline's filter as its widgets hold it (the timeline is drawn first, which seeds them)."""
+    ss = st.session_state
+    return (tuple(ss.get("actions") or ()), tuple(ss.get("states") or ()), ss.get("since") or "",
+            ss.get("until") or "")
 
 
 def first_look(src: TableSource, look: loaders.FirstLook, progress: loaders.FirstLookProgress) -> None:
@@ -268,8 +350,8 @@ def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> No
         st.caption(when_none)
 
 
-def _timeline(src: TableSource, lanes: list[str], total: int) -> pd.DataFrame:
-    """The filters and the timeline chart with its markers, full width; returns the filtered instants."""
+def _timeline(src: TableSource, lanes: list[str], total: int, on_change: Callable[[], None] | None = None) -> None:
+    """The filters and the timeline chart with its markers, full width (`on_change`: the filters' callback)."""
     ss, qp = st.session_state, st.query_params
     st.subheader("Timeline")
     states = list(charts.STATE_COLOURS)
@@ -278,10 +360,11 @@ def _timeline(src: TableSource, lanes: list[str], total: int) -> pd.DataFrame:
     state.init_widget(ss, qp, "states", [], state.decode_list, valid=lambda v: set(v) <= set(states))
     state.init_widget(ss, qp, "since", "")
     state.init_widget(ss, qp, "until", "")
-    actions_sel = f1.multiselect("Actions", lanes, key="actions", placeholder="all actions")
-    states_sel = f2.multiselect("States", states, key="states", placeholder="all states")
-    since = f3.text_input("Since", key="since", help="requested time ≥ this (prefix of yyyyMMddHHmmssSSS)")
-    until = f4.text_input("Until", key="until", help="requested time ≤ this (prefix)")
+    actions_sel = f1.multiselect("Actions", lanes, key="actions", placeholder="all actions", on_change=on_change)
+    states_sel = f2.multiselect("States", states, key="states", placeholder="all states", on_change=on_change)
+    since = f3.text_input("Since", key="since", help="requested time ≥ this (prefix of yyyyMMddHHmmssSSS)",
+                          on_change=on_change)
+    until = f4.text_input("Until", key="until", help="requested time ≤ this (prefix)", on_change=on_change)
     state.remember(ss, qp, "actions", actions_sel, default=[], encode=state.encode_list)
     state.remember(ss, qp, "states", states_sel, default=[], encode=state.encode_list)
     state.remember(ss, qp, "since", since, default="")
@@ -294,16 +377,15 @@ def _timeline(src: TableSource, lanes: list[str], total: int) -> pd.DataFrame:
                "action's colour, light until the instant went inflight where that time is known; pending instants are "
                "dashed to the chart's end · times in the table's timezone · hover an instant for its instant times and "
                "phases, a replacecommit for the groups it replaced, a marker label for its explanation.")
-    return shown
 
 
-def _counts(counts: pd.DataFrame) -> None:
+def _counts(counts: pd.DataFrame, figure: go.Figure) -> None:
     left, right = st.columns([2, 3])
     with left:
         st.subheader("Counts by action and state")
         render.table(counts, "counts", "counts")
     with right:
-        st.plotly_chart(charts.counts_figure(counts), key="counts_chart", width="stretch")
+        st.plotly_chart(figure, key="counts_chart", width="stretch")
 
 
 def _instants(shown: pd.DataFrame) -> pd.DataFrame:
@@ -318,10 +400,12 @@ def _instants(shown: pd.DataFrame) -> pd.DataFrame:
     return newest
 
 
-def _instant_picker(shown: pd.DataFrame, newest: pd.DataFrame) -> None:
+def _instant_picker(shown: pd.DataFrame, newest: pd.DataFrame, times: frozenset[str]) -> None:
+    """The instant picker (the newest rows' instants, a kept older one first) and its button; `times`: every
+    instant `shown` holds."""
     ss = st.session_state
     default = state.kept(ss, "instant")
-    options = state.picker_options(newest["requested_time"].tolist(), default, set(shown["requested_time"]))
+    options = state.picker_options(newest["requested_time"].tolist(), default, times)
     if options:
         c1, c2 = st.columns([3, 1])
         at = options.index(default) if default in options else len(options) - 1

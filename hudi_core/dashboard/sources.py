@@ -54,11 +54,20 @@ class TableSource(Protocol):
     def duration_figure(self) -> go.Figure:
         """Each action's durations over time."""
 
+    def counts_figure(self) -> go.Figure:
+        """The counts by action and state as stacked bars."""
+
+    def concurrency_figure(self) -> go.Figure | None:
+        """Writes that ran at the same time (`charts.concurrency_figure`), ``None`` when there are none."""
+
     def markers(self) -> list[Marker]:
         """The timeline's markers under the table's own (scenario) configuration."""
 
     def timeline(self, timeline_filter: loaders.TimelineFilter) -> tuple[go.Figure, pd.DataFrame]:
         """The timeline chart for a filter and the instants it shows."""
+
+    def instant_times(self, timeline_filter: loaders.TimelineFilter) -> frozenset[str]:
+        """The requested times of the instants a filter shows (the instant picker accepts any of them)."""
 
     def dry_run(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.DryRun:
         """The cleaner and archiver dry runs of a configuration (`loaders.load_dry_run`)."""
@@ -98,11 +107,20 @@ class SnapshotSource:
     def duration_figure(self) -> go.Figure:
         return loaders.load_duration_figure(self.uri, self.engine_name)
 
+    def counts_figure(self) -> go.Figure:
+        return loaders.load_counts_figure(self.uri, self.engine_name)
+
+    def concurrency_figure(self) -> go.Figure | None:
+        return loaders.load_concurrency_figure(self.uri, self.engine_name)
+
     def markers(self) -> list[Marker]:
         return loaders.load_markers(self.uri, self.engine_name)
 
     def timeline(self, timeline_filter: loaders.TimelineFilter) -> tuple[go.Figure, pd.DataFrame]:
         return loaders.load_timeline(self.uri, self.engine_name, *timeline_filter)
+
+    def instant_times(self, timeline_filter: loaders.TimelineFilter) -> frozenset[str]:
+        return loaders.load_instant_times(self.uri, self.engine_name, *timeline_filter)
 
     def dry_run(self, conf: Conf, savepoint_guard: bool, hudi_release: str) -> loaders.DryRun:
         return loaders.load_dry_run(self.uri, conf, savepoint_guard, self.engine_name, hudi_release)

@@ -9,7 +9,7 @@ reproduces the view, and values survive a trip to another page.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, MutableMapping
+from collections.abc import Callable, Collection, Iterable, MutableMapping
 from typing import Any
 
 #: `st.session_state` or a test's dict: Streamlit's proxy is a mapping keyed by `str | int`, which a
@@ -30,6 +30,7 @@ PARAMS = {
     "scenario": "built-in scenario name",
     "step": "scenario step",
     "engine": "pipeline engine (local, spark)",
+    "tab": "the Overview's open tab: phases, counts, instants, configuration or findings",
     "sql": "the SQL page's query",
     "sql_conf": "the SQL page's dry-run configuration, KEY=VALUE lines",
     "sql_release": "the SQL page's emulated Hudi release for the dry runs",
@@ -126,7 +127,7 @@ def jump_callback(ss: Session, target: str, typed: str, known: set[str]) -> Call
     return jump
 
 
-def picker_options(newest: list[str], kept: str | None, known: set[str]) -> list[str]:
+def picker_options(newest: list[str], kept: str | None, known: Collection[str]) -> list[str]:
     """The options of a picker that lists only the newest values: `newest`, with the kept value first
     when it is known but older (a link or another page chose it)."""
     if kept and kept in known and kept not in newest:

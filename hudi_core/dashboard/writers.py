@@ -6,15 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import streamlit as st
 
-from hudi_core.dashboard import charts, render
+from hudi_core.dashboard import render
 from hudi_core.services.writers import PendingWrite, WritersReport, WriterStatus, human_ms
 
 if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
     from hudi_core.services.clean import CleanPlan
     from hudi_core.services.doctor import DoctorReport
+    from hudi_core.services.writers import Concurrency
 
 _WRITER = {WriterStatus.ALIVE: "alive", WriterStatus.EXPIRED: "dead: heartbeat expired",
            WriterStatus.NO_HEARTBEAT: "no heartbeat file"}
@@ -40,12 +42,13 @@ def settings_line(report: WritersReport) -> str:
             f"{human_ms(s.expiry_ms)}; failed writes {s.failed_writes_policy} ({s.failed_writes_policy_source}).")
 
 
-def overview_section(report: WritersReport, instants: pd.DataFrame | None = None) -> None:
+def overview_section(report: WritersReport, concurrency: go.Figure | None = None) -> None:
     """The Overview's Writers section: is each pending write's writer alive, and who rolls it back; writes that
-    ran at the same time drawn on one time axis (`instants`: the instants frame the chart takes its spans from)."""
+    ran at the same time drawn on one time axis (`concurrency`: the figure of
+    `hudi_core.dashboard.charts.concurrency_figure` for the report)."""
     st.subheader("Writers")
-    if instants is not None:
-        _concurrency(report, instants)
+    if concurrency is not None and report.concurrency is not None:
+        _concurrency(report.concurrency, concurrency)
     if not report.pending and not report.markers and report.lock is None:
         st.caption("No pending write, no markers, no lock file.")
         return
@@ -69,12 +72,8 @@ def overview_section(report: WritersReport, instants: pd.DataFrame | None = None
         st.markdown("\n".join(f"- {n}" for n in notes))
 
 
-def _concurrency(report: WritersReport, instants: pd.DataFrame) -> None:
+def _concurrency(conc: Concurrency, fig: go.Figure) -> None:
     """Concurrent writes and likely conflicts (:class:`~hudi_core.services.writers.Concurrency`) as a chart."""
-    conc = report.concurrency
-    fig = charts.concurrency_figure(instants, conc) if conc is not None else None
-    if fig is None or conc is None:
-        return
     st.plotly_chart(fig, key="concurrency_chart", width="stretch", config={"displaylogo": False})
     st.caption(f"{len(conc.concurrent)} pair(s) of completed writes ran at the same time (blue); "
                f"{len(conc.likely_conflicts)} rolled-back write(s) (red, dashed to the rollback) were pending when "

@@ -176,7 +176,7 @@ def test_every_page_renders_on_a_fixture_table(ui_env: dict[str, Path], table_pa
 def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path],
                                                          table_path: Callable[[str], Path]) -> None:
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
-    at = open_page(OVERVIEW, table)
+    at = open_page(OVERVIEW, table, tab="counts")  # only the open tab is drawn
     counts = next(d.value for d in at.dataframe if list(d.value.columns)[:2] == ["action", "COMPLETED"])
     assert counts.set_index("action")["COMPLETED"].to_dict() == {"commit": 2, "replacecommit": 1}
     timeline = timeline_spec(at)
@@ -186,6 +186,28 @@ def test_overview_counts_filters_and_replacecommit_hover(ui_env: dict[str, Path]
     assert timeline_spec(filtered)["layout"]["yaxis"]["ticktext"] == ["replacecommit"]
     assert filtered.query_params["actions"] == "replacecommit"
     assert "1 of 3 instants shown" in texts(filtered.caption)
+
+
+def test_overview_draws_only_the_open_tab_and_keeps_it_through_a_filter(
+        ui_env: dict[str, Path], table_path: Callable[[str], Path]) -> None:
+    """Only the open tab's content is drawn (the others' labels only); the tab is in the URL; a timeline filter
+    relabels the Instants tab and filters its rows while that tab stays open."""
+    table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
+    at = open_page(OVERVIEW, table)
+    assert [t.label for t in at.tabs] == ["Phase timings", "Counts", "Instants (3)", "Configuration and facts",
+                                          "Timeline decode findings (0)"]
+    assert not any(list(d.value.columns)[:2] == ["action", "COMPLETED"] for d in at.dataframe)  # Counts: closed
+    assert "tab" not in at.query_params  # the first tab is the default
+    at = open_page(OVERVIEW, table, tab="instants")
+    assert at.query_params["tab"] == "instants"
+    assert not any(s["layout"].get("yaxis", {}).get("title", {}).get("text") == "duration (s)"
+                   for s in chart_specs(at))  # Phase timings: closed
+    next(m for m in at.multiselect if m.label == "Actions").set_value(["replacecommit"]).run()
+    assert_clean(at)
+    assert [t.label for t in at.tabs][2] == "Instants (1)"
+    instants = next(d.value for d in at.dataframe if "requested_time" in d.value.columns and "action" in d.value)
+    assert instants["action"].tolist() == ["replacecommit"]
+    assert at.query_params["tab"] == "instants" and at.query_params["actions"] == "replacecommit"
 
 
 def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -> None:
@@ -211,6 +233,7 @@ def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -
     assert {t["name"] for t in durations["data"]} == {"commit", "clean", "clustering"}
     names = {t.get("name") for t in timeline_spec(at)["data"]}
     assert {"commit: requested → inflight", "commit: inflight → completed", "requested → inflight"} <= names
+    at = open_page(OVERVIEW, r.uri, tab="configuration")
     config = next(d.value for d in at.dataframe if "differs_from_backup" in d.value.columns)
     rows = config.set_index("key")
     assert rows.loc["my.team.owner", "known"] == False  # noqa: E712 (numpy bool)
@@ -221,7 +244,7 @@ def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -
         {"key": "hoodie.table.version", "change": "changed", "value": "8", "backup_value": "9"},
         {"key": "my.team.owner", "change": "added", "value": "data-eng", "backup_value": None}]
     assert any("hoodie.properties.backup` is left over" in str(w.value) for w in at.warning)
-    filtered = open_page(OVERVIEW, r.uri, config="merge")
+    filtered = open_page(OVERVIEW, r.uri, config="merge", tab="configuration")
     shown = next(d.value for d in filtered.dataframe if "differs_from_backup" in d.value.columns)
     assert "hoodie.record.merge.mode" in shown["key"].tolist() and len(shown) < len(config)
     assert all("merge" in f"{r.key} {r.value} {r.meaning}".lower() for r in shown.itertuples())
@@ -563,7 +586,7 @@ def test_large_timelines_send_their_newest_rows_and_any_instant_stays_reachable(
 
     monkeypatch.setattr(render, "MAX_SHOWN_ROWS", 2)
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
-    at = open_page(OVERVIEW, table)
+    at = open_page(OVERVIEW, table, tab="instants")
     instants = next(d.value for d in at.dataframe if "requested_time" in d.value.columns
                     and "action" in d.value.columns and len(d.value) <= 2)
     assert len(instants) == 2
