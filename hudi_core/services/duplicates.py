@@ -43,7 +43,7 @@ from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -569,25 +569,29 @@ class _NamedColumns:
 def _named_columns(commit_log_files: CommitLogFiles | None) -> _NamedColumns | None:
     """:class:`_NamedColumns` of `commit_log_files` (what :func:`_named_files` reads per group); ``None`` when a
     part of a key holds the separator."""
-    groups: list[str] = []
-    keys: list[str] = []
+    instants: list[str] = []
+    file_ids: list[str] = []
+    names: list[str] = []
     offsets: list[int] = []
+    ready = isinstance(commit_log_files, NamedLogFiles)
     for instant, per_file in (commit_log_files or {}).items():
         for file_id, entry in per_file.items():
-            names = _named_files(entry)
-            if not names:
-                continue
-            groups.append(f"{instant}{_SEP}{file_id}")
-            for name, offset in names.items():
-                keys.append(f"{instant}{_SEP}{file_id}{_SEP}{name}")
+            named = cast(Mapping[str, int], entry) if ready else _named_files(entry)
+            for name, offset in named.items():
+                instants.append(instant)
+                file_ids.append(file_id)
+                names.append(name)
                 offsets.append(offset)
-    if any(key.count(_SEP) != 2 for key in keys):
-        return None
     try:
-        return _NamedColumns(pa.array(groups, pa.string()), pa.array(keys, pa.string()),
-                             pa.array(offsets, pa.int64()), tuple(commit_log_files or ()))
+        columns = [pa.array(c, pa.string()) for c in (instants, file_ids, names)]
+        offset_column = pa.array(offsets, pa.int64())
     except (pa.ArrowException, OverflowError, UnicodeError):
         return None  # an offset beyond 64 bits, a name that is not text: every group is analysed
+    if any(pc.any(pc.match_substring(c, _SEP)).as_py() for c in columns):
+        return None
+    groups = pc.binary_join_element_wise(columns[0], columns[1], _SEP)
+    return _NamedColumns(pc.unique(groups), pc.binary_join_element_wise(groups, columns[2], _SEP), offset_column,
+                         tuple(commit_log_files or ()))
 
 
 def _and(*masks: Any) -> Any:
@@ -756,16 +760,16 @@ _REF, _METADATA, _NO_METADATA, _REDO = 0, 1, 2, 3
 COMMIT_REFS_SCHEMA = pa.schema([
     ("file", pa.string()),  # the instant file
     ("kind", pa.int8()),  # 1: commit metadata (its stats' rows follow), 2: none, 3: decode it in the caller; 0: a stat
-    ("file_id", pa.string()),
-    ("path", pa.string()),
+    ("file_id", pa.string()),  # a stat's row: what `_named_refs` makes of it
+    ("log_name", pa.string()),
     ("log_offset", pa.int64()),
     ("log_files", pa.list_(pa.string())),
 ])
 
 
 def commit_log_refs(spec: StorageSpec, paths: list[str]) -> pa.Table:
-    """Batch function: the write stats of completed deltacommit files (root-relative paths) that may name a log
-    file (:func:`_may_name_log_file`), as :meth:`CommitMetadata.log_write_refs` reads them, in each body's order.
+    """Batch function: the write stats of completed deltacommit files (root-relative paths) that name log files,
+    as :meth:`CommitMetadata.log_write_refs` reads them and :func:`_named_refs` keeps them, in each body's order.
     Each file has a row of its own first: commit metadata, none (an empty body), or to be decoded by the caller (a
     body that fails to read or decode, or holds what Arrow cannot: the caller's timeline then reports it).
 
@@ -796,9 +800,7 @@ def commit_log_refs(spec: StorageSpec, paths: list[str]) -> pa.Table:
             if not isinstance(record, CommitMetadata):
                 rows.append((path, _NO_METADATA, None, None, None, None))
                 continue
-            refs = [(path, _REF, file_id, p, offset, list(log_files))
-                    for file_id, p, offset, log_files in record.log_write_refs()
-                    if _may_name_log_file(file_id, p, log_files)]
+            refs = [(path, _REF, *ref) for ref in _named_refs(record.log_write_refs())]
             if not all(_arrow_safe(ref) for ref in refs):
                 raise ValueError("a stat Arrow cannot hold")
         except Exception:  # the caller decodes it again and reports (or raises) what it meets
@@ -816,8 +818,8 @@ _REF_FIELDS = {"fileId": ("file_id", "string"), "path": ("path", "string"), "log
 
 
 def _avro_log_refs(data: list[bytes | None]) -> dict[int, list[tuple[Any, ...]]]:
-    """``{k: [(file_id, path, log_offset, log_files)]}`` of the Avro bodies among `data` the column-wise decoder
-    reads (the stats :func:`_may_name_log_file` keeps, in each body's order); the rest are left out."""
+    """``{k: [what _named_refs makes of a stat]}`` of the Avro bodies among `data` the column-wise decoder reads,
+    in each body's order; the rest are left out."""
     import numpy as np
 
     from hudi_core.formats.avro.container import AVRO_MAGIC
@@ -838,8 +840,7 @@ def _avro_log_refs(data: list[bytes | None]) -> dict[int, list[tuple[Any, ...]]]
         kept = table.filter(may)
         for body, file_id, path, offset, log_files in zip(*(kept[c].to_pylist() for c in (
                 "body", "file_id", "path", "log_offset", "log_files")), strict=True):
-            if _may_name_log_file(file_id, path, log_files):
-                out[avro[body]].append((file_id, path, offset, log_files))
+            out[avro[body]].extend(_named_refs([(file_id, path, offset, log_files)]))
     return out
 
 
@@ -886,20 +887,9 @@ def _decode_refs(buf: Any, starts: Any, ends: Any, members: Any, header: int, tr
     return table.take(pa.array(np.argsort(datum, kind="stable"), pa.int64())), members
 
 
-def _may_name_log_file(file_id: str | None, path: str | None, log_files: Iterable[str]) -> bool:
-    """Whether :func:`commit_log_files` reads a stat: it has a file id, and its path is a log file's or it lists
-    log files."""
-    if not file_id:
-        return False
-    if log_files:
-        return True
-    file_name = path.rpartition("/")[2] if path else None  # posixpath.basename
-    return bool(file_name and file_name[0] == "." and parse_log_file_name(file_name) is not None)
-
-
 def _arrow_safe(ref: tuple[Any, ...]) -> bool:
-    _, _, file_id, path, offset, log_files = ref
-    texts = [file_id, path, *log_files]
+    _, _, file_id, log_name, offset, log_files = ref
+    texts = [file_id, log_name, *log_files]
     return (all(t is None or (isinstance(t, str) and (t.isascii() or _utf8(t))) for t in texts)
             and (offset is None or (isinstance(offset, int) and -(1 << 63) <= offset < (1 << 63))))
 
@@ -942,49 +932,65 @@ class _CommitLogFiles:
             timeline.decode_all(self.table.executor, [delta_commits[k] for k in self.rest],
                                 only=("deltacommit", State.COMPLETED))
             indexed.update(_indexed_log_refs(timeline, delta_commits, self.rest))
-        out: dict[str, dict[str, dict[str, int]]] = {}
+        out = NamedLogFiles()
         for position, inst in enumerate(delta_commits):
             if position in indexed:
-                refs: Iterable[tuple[Any, ...]] = indexed[position]
+                named: Iterable[tuple[str, str | None, int, tuple[str, ...]]] = _named_refs(indexed[position])
             else:
                 file = inst.file(State.COMPLETED)
                 got = decoded.get(file.path, _REDO) if file is not None else _REDO
                 if got is None:
                     continue
                 if isinstance(got, list):
-                    refs = got
+                    named = got
                 else:  # not decoded by a worker: here, as the timeline decodes it (and reports a failure)
                     meta = timeline.commit_metadata(inst)
                     if meta is None:
                         continue
-                    refs = meta.log_write_refs()
+                    named = _named_refs(meta.log_write_refs())
             per_file: dict[str, dict[str, int]] = out.setdefault(inst.requested_time, {})
-            for stat_file_id, path, offset, log_files in refs:
-                if not stat_file_id:
-                    continue
-                file_name = posixpath.basename(path) if path else None
-                is_log = bool(file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None)
-                if not is_log and not log_files:
-                    # A base-file stat: no entry (the analysis reads a missing and an empty one alike), or L's
-                    # 900k insert stats were 900k empty dicts.
-                    continue
+            for stat_file_id, log_name, offset, log_files in named:
                 names = per_file.setdefault(stat_file_id, {})
-                if is_log and file_name:  # is_log implies a name: said again for the type checker
-                    names[file_name] = min(names.get(file_name, 1 << 62), int(offset or 0))
+                if log_name is not None:
+                    names[log_name] = min(names.get(log_name, 1 << 62), offset)
                 for name in log_files:
-                    names.setdefault(posixpath.basename(name), 0)
+                    names.setdefault(name, 0)
         return out
 
 
-def _refs_by_file(rows: pa.Table) -> dict[str, list[tuple[Any, ...]] | None]:
-    """The rows of :func:`commit_log_refs` by instant file: its stats' ``(file_id, path, log_offset, log_files)``,
-    ``None`` for a file without commit metadata; a file to decode again is left out."""
-    out: dict[str, list[tuple[Any, ...]] | None] = {}
-    current: list[tuple[Any, ...]] = []
-    for file, kind, file_id, path, offset, log_files in zip(*(rows[c].to_pylist() for c in COMMIT_REFS_SCHEMA.names),
-                                                              strict=True):
+class NamedLogFiles(dict[str, dict[str, dict[str, int]]]):
+    """What :func:`commit_log_files` returns: ``{instant: {file_id: {log file name: logOffset}}}``, a plain dict
+    whose entries are already what :func:`_named_files` makes of them (file names, integer offsets), so the
+    columnar selection takes them as they are."""
+
+
+def _named_refs(refs: Iterable[tuple[Any, ...]]) -> list[tuple[str, str | None, int, tuple[str, ...]]]:
+    """Of the ``(file_id, path, log_offset, log_files)`` of a body's write stats, those naming log files, as
+    :func:`commit_log_files` reads them: ``(file_id, the path's file name when it is a log file's, the offset
+    (0 when missing), the file names of `log_files`)``. A base-file stat names none (the analysis reads a missing
+    and an empty entry alike: L's 900k insert stats were not made 900k empty dicts)."""
+    out = []
+    for stat_file_id, path, offset, log_files in refs:
+        if not stat_file_id:
+            continue
+        file_name = posixpath.basename(path) if path else None
+        is_log = bool(file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None)
+        if not is_log and not log_files:
+            continue
+        out.append((stat_file_id, file_name if is_log else None, int(offset or 0),
+                    tuple(posixpath.basename(name) for name in log_files)))
+    return out
+
+
+def _refs_by_file(rows: pa.Table) -> dict[str, list[tuple[str, str | None, int, tuple[str, ...]]] | None]:
+    """The rows of :func:`commit_log_refs` by instant file: its :func:`_named_refs`, ``None`` for a file without
+    commit metadata; a file to decode again is left out."""
+    out: dict[str, list[tuple[str, str | None, int, tuple[str, ...]]] | None] = {}
+    current: list[tuple[str, str | None, int, tuple[str, ...]]] = []
+    for file, kind, file_id, log_name, offset, log_files in zip(
+            *(rows[c].to_pylist() for c in COMMIT_REFS_SCHEMA.names), strict=True):
         if kind == _REF:
-            current.append((file_id, path, offset, tuple(log_files or ())))
+            current.append((file_id, log_name, offset, tuple(log_files)))
         elif kind == _METADATA:
             current = out[file] = []
         elif kind == _NO_METADATA:
