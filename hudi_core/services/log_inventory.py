@@ -80,7 +80,9 @@ def log_block_inventory(
     """
     if pool is not None:
         return scan_paths(table, log_file_paths(table, partition, file_id), decode_counts, batch_size, pool)
-    with scan_pool(table) or nullcontext() as own:
+    # One partition or file group: a scan too small for workers started in advance.
+    early = scan_pool(table) if partition is None and file_id is None else None
+    with early or nullcontext() as own:
         return scan_paths(table, log_file_paths(table, partition, file_id), decode_counts, batch_size, own)
 
 
