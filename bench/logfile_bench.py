@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hudi_core.formats.logfile.content import record_count
+from hudi_core.formats.logfile.inventory import scan_log_files
 from hudi_core.formats.logfile.reader import LogFileReader
 from hudi_core.formats.logfile.writer import avro_data_block
 from hudi_core.io.storage import ReadOnlyStorage
@@ -32,6 +33,8 @@ SCHEMA = json.dumps({
     + [{"name": f"column_{i:02d}", "type": ["null", "long"], "default": None} for i in range(30)]
     + [{"name": "payload", "type": "bytes"}],
 })
+#: Small log files of the `small_files` case.
+SMALL_FILES = 5000
 CASES = {  # content bytes per block → blocks in the file
     "1KiB": (1024, 2000),
     "64KiB": (64 * 1024, 200),
@@ -57,6 +60,35 @@ def _scan(root: str, path: str, counts: bool) -> tuple[int, int, int, float]:
             record_count(reader, block)
     elapsed = time.perf_counter() - start
     return blocks, reader.bytes_requested, reader.read_requests, elapsed
+
+
+def _small_files(scratch: ScratchDir, rng: random.Random, files: int, repeats: int) -> dict[str, Any]:
+    """Many small log files of one block each (as the generated tables' log files): the inventory's scan
+    (`scan_log_files`: each file read whole in one ranged read and parsed from its bytes) beside the block reader's
+    walk of the same files, in one process."""
+    paths = []
+    for k in range(files):
+        path = f"small/.{k:08d}-0000-0000-0000-000000000000-0_20240101000000000.log.1_0-1-0"
+        scratch.append_bytes(path, _block(rng, 64, 0))
+        paths.append(path)
+    storage = ReadOnlyStorage(scratch.uri)
+
+    def inventory() -> float:
+        start = time.perf_counter()
+        scan_log_files(storage, paths)
+        return time.perf_counter() - start
+
+    def walk() -> float:
+        start = time.perf_counter()
+        for path in paths:
+            for _ in LogFileReader(storage, path).blocks():
+                pass
+        return time.perf_counter() - start
+
+    scanned, walked = min(inventory() for _ in range(repeats)), min(walk() for _ in range(repeats))
+    return {"files": files, "file_bytes": len(_block(random.Random(0), 64, 0)),
+            "inventory_seconds": round(scanned, 4), "inventory_files_per_second": round(files / scanned),
+            "reader_walk_seconds": round(walked, 4), "reader_walk_files_per_second": round(files / walked)}
 
 
 def run(quick: bool = False, repeats: int = 3) -> dict[str, Any]:
@@ -90,6 +122,7 @@ def run(quick: bool = False, repeats: int = 3) -> dict[str, Any]:
                 "with_record_counts_blocks_per_second": round(counted[0] / counted[3]),
                 "with_record_counts_bytes_read_per_block": round(counted[1] / counted[0]),
             }
+        out["small_files"] = _small_files(scratch, rng, 500 if quick else SMALL_FILES, repeats)
     big = out["cases"]["10MiB"]["bytes_read_per_block"]
     mid = out["cases"]["64KiB"]["bytes_read_per_block"]
     out["bytes_per_block_10MiB_over_64KiB"] = round(big / mid, 3)

@@ -37,21 +37,25 @@ are shown as rolled back, not as duplicates.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.formats.timeline.instant import Instant, State
+from hudi_core.formats.timeline.instant import DELTA_COMMIT, Instant, State
 from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.io.java import long_hashmap_order
 
 if TYPE_CHECKING:
+    from hudi_core.engines.executor import PoolStage, WorkerPool
     from hudi_core.formats.timeline.active import ActiveTimeline
+    from hudi_core.io.storage import StorageSpec
     from hudi_core.table import HudiTable
 
 DATA_OR_DELETE = frozenset(
@@ -489,6 +493,138 @@ def _risks(attempts: list[AttemptView], named: Mapping[str, int] | None,
     return findings
 
 
+# -- which file groups need the analysis, as columns -------------------------------------------------
+def groups_worth_analysing(inventory: pa.Table, commit_log_files: CommitLogFiles | None = None,
+                           rolled_back_instants: Collection[str] = (), uncommitted_instants: Collection[str] = (),
+                           ) -> pa.Table:
+    """The rows of `inventory` of the file groups whose analysis may be interesting (duplicates, corrupt blocks, a
+    rollback or a risk: :attr:`InstantBlocks.interesting`), in their order, judged with grouped Arrow operations
+    instead of an object per block. A file group is left out only when it cannot be interesting: no corrupt
+    block, no rollback command block, no CDC or Lance data block (the 0.14 reader does not track them), and for
+    each instant of its data and delete blocks one attempt (one `BLOCK_IDENTIFIER` attempt, write token or file),
+    not rolled back on the timeline, and every block where the deltacommit's write stats say (in a named file, at
+    or after its log offset) when they name a log file of the group. Then both reading rules keep all its blocks,
+    the commit agrees, and :func:`analyze_duplicates` finds nothing to show there."""
+    is_block = pc.and_(pc.is_valid(inventory["block_index"]), pc.is_valid(inventory["file_id"]))
+    if not pc.all(is_block).as_py():  # error rows: left out (the analysis skips them), the columns it reads only
+        inventory = inventory.filter(is_block)
+    if inventory.num_rows == 0:
+        return inventory
+    blocks = inventory.select(["partition", "file_id", "instant_time", "block_type", "corrupt", "command_type",
+                               "target_instant", "attempt", "seq", "path", "task_attempt", "block_offset"])
+    partition = pc.fill_null(blocks["partition"], "")
+    file_id = blocks["file_id"]
+    instant = blocks["instant_time"]
+    block_type = blocks["block_type"]
+    named = _named_columns(commit_log_files)
+    if named is None or any(pc.any(pc.match_substring(c, _SEP)).as_py() for c in (partition, file_id, instant)):
+        return blocks  # a separator inside a key would make the joined keys ambiguous: every group is analysed
+    group = pc.binary_join_element_wise(partition, file_id, _SEP)
+    corrupt = pc.fill_null(blocks["corrupt"], False)
+    data = _and(pc.invert(corrupt), pc.is_in(block_type, pa.array(sorted(DATA_OR_DELETE))), pc.is_valid(instant))
+    rollback = _and(pc.equal(block_type, "COMMAND_BLOCK"), pc.equal(blocks["command_type"], 0),
+                    pc.is_valid(blocks["target_instant"]))
+    untracked = _and(data, pc.invert(pc.is_in(block_type, pa.array(sorted(_HUDI014_TRACKED)))))
+    worth = _or(corrupt, rollback, untracked)
+    # Instants of the group with more than one attempt (the key `_attempt_key` gives).
+    attempt, seq = blocks["attempt"], blocks["seq"]
+    identified = _and(pc.is_valid(attempt), pc.is_valid(seq), pc.not_equal(attempt, -1), pc.not_equal(seq, -1))
+    file_name = pc.replace_substring_regex(blocks["path"], pattern="(?s)^.*/", replacement="")
+    attempt_key = pc.if_else(
+        identified, pc.binary_join_element_wise("a", pc.cast(attempt, pa.string()), ""),
+        pc.if_else(pc.is_valid(blocks["task_attempt"]),
+                   pc.binary_join_element_wise("t", pc.cast(blocks["task_attempt"], pa.string()), ""),
+                   pc.binary_join_element_wise("f", file_name, "")))
+    group_instant = pc.binary_join_element_wise(group, instant, _SEP)
+    worth = _or(worth, _and(data, _several_attempts(pc.filter(group_instant, data), pc.filter(attempt_key, data),
+                                                    group_instant)))
+    # Instants the timeline rolled back; an instant both pending and committed.
+    rolled = pa.array(sorted(rolled_back_instants), pa.string())
+    both = pa.array(sorted(set(uncommitted_instants) & set(named.instants)), pa.string())
+    worth = _or(worth, _and(data, _or(pc.is_in(instant, rolled), pc.is_in(instant, both))))
+    # Blocks the commit does not name (another file, or before the committed append's offset) where it names some.
+    commit_group = pc.binary_join_element_wise(instant, file_id, _SEP)
+    position = pc.index_in(pc.binary_join_element_wise(commit_group, file_name, _SEP), named.keys)
+    offset = pc.take(named.offsets, position)
+    outside = pc.fill_null(pc.less(blocks["block_offset"], offset), True)
+    worth = _or(worth, _and(data, pc.is_in(commit_group, named.groups), outside))
+    chosen = pc.unique(pc.filter(group, worth))
+    return inventory.filter(pc.is_in(group, chosen))
+
+
+def _several_attempts(keys: Any, attempts: Any, of: Any) -> Any:
+    """Whether each key of `of` has more than one distinct attempt among the (`keys`, `attempts`) pairs: with
+    dictionary codes, one kernel at a time (a grouped aggregation runs on Arrow's thread pool, and its buffers
+    stayed in the process: +70 MB on L's 100k blocks)."""
+    key_codes = pc.dictionary_encode(keys).combine_chunks()
+    attempt_codes = pc.dictionary_encode(attempts).combine_chunks()
+    width = max(1, len(attempt_codes.dictionary))
+    pairs = pc.unique(pc.add(pc.multiply(pc.cast(key_codes.indices, pa.int64()), width),
+                             pc.cast(attempt_codes.indices, pa.int64())))
+    counts = pc.value_counts(pc.divide(pairs, width))  # integer division: the key's code
+    several = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    return pc.is_in(of, pc.take(key_codes.dictionary, several))
+
+
+#: Joins the parts of a key; a key part holding it sends every group to the analysis.
+_SEP = "\x00"
+
+
+@dataclass(frozen=True)
+class _NamedColumns:
+    """The log files a deltacommit's write stats name, as columns: ``instant, file id`` of each entry (`groups`),
+    ``instant, file id, file name`` (`keys`) with its log offset (`offsets`), and every instant with metadata."""
+
+    groups: pa.Array
+    keys: pa.Array
+    offsets: pa.Array
+    instants: tuple[str, ...]
+
+
+def _named_columns(commit_log_files: CommitLogFiles | None) -> _NamedColumns | None:
+    """:class:`_NamedColumns` of `commit_log_files` (what :func:`_named_files` reads per group); ``None`` when a
+    part of a key holds the separator."""
+    instants: list[str] = []
+    file_ids: list[str] = []
+    names: list[str] = []
+    offsets: list[int] = []
+    ready = isinstance(commit_log_files, NamedLogFiles)
+    for instant, per_file in (commit_log_files or {}).items():
+        for file_id, entry in per_file.items():
+            named = cast(Mapping[str, int], entry) if ready else _named_files(entry)
+            for name, offset in named.items():
+                instants.append(instant)
+                file_ids.append(file_id)
+                names.append(name)
+                offsets.append(offset)
+    try:
+        columns = [pa.array(c, pa.string()) for c in (instants, file_ids, names)]
+        offset_column = pa.array(offsets, pa.int64())
+    except (pa.ArrowException, OverflowError, UnicodeError):
+        return None  # an offset beyond 64 bits, a name that is not text: every group is analysed
+    if any(pc.any(pc.match_substring(c, _SEP)).as_py() for c in columns):
+        return None
+    groups = pc.binary_join_element_wise(columns[0], columns[1], _SEP)
+    return _NamedColumns(pc.unique(groups), pc.binary_join_element_wise(groups, columns[2], _SEP), offset_column,
+                         tuple(commit_log_files or ()))
+
+
+def _and(*masks: Any) -> Any:
+    """Element-wise and, a null (a value missing) counting as false."""
+    out = pc.fill_null(masks[0], False)
+    for mask in masks[1:]:
+        out = pc.and_(out, pc.fill_null(mask, False))
+    return out
+
+
+def _or(*masks: Any) -> Any:
+    """Element-wise or, a null counting as false."""
+    out = pc.fill_null(masks[0], False)
+    for mask in masks[1:]:
+        out = pc.or_(out, pc.fill_null(mask, False))
+    return out
+
+
 # -- the analysis -----------------------------------------------------------------------------
 def analyze_duplicates(
     inventory: pa.Table | list[BlockRef],
@@ -505,10 +641,14 @@ def analyze_duplicates(
     `uncommitted_instants` lists pending write instants (readers skip their blocks: both reading
     rules label them ``uncommitted``).
     """
-    blocks = blocks_from_inventory(inventory) if isinstance(inventory, pa.Table) else list(inventory)
-    blocks.sort(key=lambda b: (b.partition, b.file_id, b.order))
     timeline_rolled_back = set(rolled_back_instants)
     uncommitted = set(uncommitted_instants)
+    if isinstance(inventory, pa.Table) and only_interesting:
+        # Only the file groups that may hold something to show become objects (all of a big table's others are
+        # judged as columns: one attempt per instant, every block where its commit says).
+        inventory = groups_worth_analysing(inventory, commit_log_files, timeline_rolled_back, uncommitted)
+    blocks = blocks_from_inventory(inventory) if isinstance(inventory, pa.Table) else list(inventory)
+    blocks.sort(key=lambda b: (b.partition, b.file_id, b.order))
     by_group: OrderedDict[tuple[str, str], list[BlockRef]] = OrderedDict()
     for b in blocks:
         by_group.setdefault((b.partition, b.file_id), []).append(b)
@@ -619,44 +759,257 @@ def _corrupt_entry(block: BlockRef, after_attempt: str | None) -> dict[str, Any]
 
 
 # -- table level ----------------------------------------------------------------------------------
-def commit_log_files(table: HudiTable) -> dict[str, dict[str, dict[str, int]]]:
+def commit_log_files(table: HudiTable, pool: WorkerPool | None = None) -> dict[str, dict[str, dict[str, int]]]:
     """``{instant: {file_id: {log file name: logOffset}}}`` from the write stats of every completed
-    deltacommit of the active timeline (`HoodieDeltaWriteStat.path`, `logFiles`, `logOffset`)."""
-    timeline = table.timeline
-    delta_commits = [i for i in timeline.completed() if i.action == "deltacommit"]
-    everything = list(range(len(delta_commits)))
-    indexed = _indexed_log_refs(timeline, delta_commits, everything)
-    # The rest in bulk: the bulk decode keeps each body's index row (one by one kept every parsed JSON
-    # body, 2.1 GB of dicts on L's 10k deltacommits), and on a big timeline its worker rows join the index, read
-    # as columns too. What the index already has is not rebuilt as records.
-    rest = [k for k in everything if k not in indexed]
-    if rest:
-        timeline.decode_all(table.executor, [delta_commits[k] for k in rest], only=("deltacommit", State.COMPLETED))
-        indexed.update(_indexed_log_refs(timeline, delta_commits, rest))
-    out: dict[str, dict[str, dict[str, int]]] = {}
-    for position, inst in enumerate(delta_commits):
-        if position in indexed:
-            refs: Iterable[tuple[Any, ...]] = indexed[position]
-        else:
-            meta = timeline.commit_metadata(inst)
-            if meta is None:
+    deltacommit of the active timeline (`HoodieDeltaWriteStat.path`, `logFiles`, `logOffset`). With `pool` (worker
+    processes over local files) the bodies the active-timeline index lacks are decoded there."""
+    return _CommitLogFiles(table, pool).result()
+
+
+#: Delta commit bodies from which their log-file stats are read in worker processes (when a pool is given).
+POOL_MIN_BODIES = 100
+#: Most bodies in a batch given to a worker (a batch of Avro bodies is decoded together: the bigger the cheaper).
+POOL_BODY_BATCH = 512
+_REF, _METADATA, _NO_METADATA, _REDO = 0, 1, 2, 3
+
+COMMIT_REFS_SCHEMA = pa.schema([
+    ("file", pa.string()),  # the instant file
+    ("kind", pa.int8()),  # 1: commit metadata (its stats' rows follow), 2: none, 3: decode it in the caller; 0: a stat
+    ("file_id", pa.string()),  # a stat's row: what `_named_refs` makes of it
+    ("log_name", pa.string()),
+    ("log_offset", pa.int64()),
+    ("log_files", pa.list_(pa.string())),
+])
+
+
+def commit_log_refs(spec: StorageSpec, paths: list[str]) -> pa.Table:
+    """Batch function: the write stats of completed deltacommit files (root-relative paths) that name log files,
+    as :meth:`CommitMetadata.log_write_refs` reads them and :func:`_named_refs` keeps them, in each body's order.
+    Each file has a row of its own first: commit metadata, none (an empty body), or to be decoded by the caller (a
+    body that fails to read or decode, or holds what Arrow cannot: the caller's timeline then reports it).
+
+    Avro bodies (layout 2) of one writer schema are decoded together, column-wise (:mod:`hudi_core.formats.avro.
+    vector`: a batch decodes whole and exactly, or is read the ordinary way), the others by
+    :func:`~hudi_core.formats.timeline.bodies.decode_body` as the timeline decodes them."""
+    from hudi_core.formats.timeline.bodies import decode_body
+    from hudi_core.formats.timeline.records import CommitMetadata
+
+    storage = spec.open()
+    data: list[bytes | None] = []
+    for path in paths:
+        try:
+            data.append(storage.read(path))
+        except Exception:  # the caller reads it again and reports what it meets
+            data.append(None)
+    columnwise = _avro_log_refs(data)
+    rows: list[tuple[Any, ...]] = []
+    for k, path in enumerate(paths):
+        if k in columnwise:
+            rows.append((path, _METADATA, None, None, None, None))
+            rows.extend((path, _REF, *ref) for ref in columnwise[k])
+            continue
+        try:
+            if data[k] is None:
+                raise ValueError("not read")
+            record = decode_body(data[k], DELTA_COMMIT, State.COMPLETED).record  # type: ignore[arg-type]
+            if not isinstance(record, CommitMetadata):
+                rows.append((path, _NO_METADATA, None, None, None, None))
                 continue
-            refs = meta.log_write_refs()
-        per_file: dict[str, dict[str, int]] = out.setdefault(inst.requested_time, {})
-        for stat_file_id, path, offset, log_files in refs:
-            if not stat_file_id:
-                continue
-            file_name = posixpath.basename(path) if path else None
-            is_log = bool(file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None)
-            if not is_log and not log_files:
-                # A base-file stat: no entry (the analysis reads a missing and an empty one alike), or L's
-                # 900k insert stats were 900k empty dicts.
-                continue
-            names = per_file.setdefault(stat_file_id, {})
-            if is_log and file_name:  # is_log implies a name: said again for the type checker
-                names[file_name] = min(names.get(file_name, 1 << 62), int(offset or 0))
-            for name in log_files:
-                names.setdefault(posixpath.basename(name), 0)
+            refs = [(path, _REF, *ref) for ref in _named_refs(record.log_write_refs())]
+            if not all(_arrow_safe(ref) for ref in refs):
+                raise ValueError("a stat Arrow cannot hold")
+        except Exception:  # the caller decodes it again and reports (or raises) what it meets
+            rows.append((path, _REDO, None, None, None, None))
+            continue
+        rows.append((path, _METADATA, None, None, None, None))
+        rows.extend(refs)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(COMMIT_REFS_SCHEMA)
+    return pa.table(dict(zip(COMMIT_REFS_SCHEMA.names, columns, strict=True)), schema=COMMIT_REFS_SCHEMA)
+
+
+#: The fields of a `HoodieWriteStat` the duplicate analysis reads, as the column-wise decoder captures them.
+_REF_FIELDS = {"fileId": ("file_id", "string"), "path": ("path", "string"), "logOffset": ("log_offset", "long"),
+               "logFiles": ("log_files", "string_list")}
+
+
+def _avro_log_refs(data: list[bytes | None]) -> dict[int, list[tuple[Any, ...]]]:
+    """``{k: [what _named_refs makes of a stat]}`` of the Avro bodies among `data` the column-wise decoder reads,
+    in each body's order; the rest are left out."""
+    import numpy as np
+
+    from hudi_core.formats.avro.container import AVRO_MAGIC
+    from hudi_core.formats.timeline.write_stats import containers_columnwise
+
+    avro = [k for k, d in enumerate(data) if d is not None and d[:4] == AVRO_MAGIC]
+    if not avro:
+        return {}
+    bodies = pa.array([data[k] for k in avro], pa.binary())
+    tables, done = containers_columnwise(bodies, np.arange(len(avro)), [DELTA_COMMIT] * len(avro), _refs_tree,
+                                         _decode_refs)
+    out: dict[int, list[tuple[Any, ...]]] = {avro[int(b)]: [] for b in np.flatnonzero(done)}
+    for table in tables:
+        may = _and(pc.is_valid(table["file_id"]), pc.not_equal(table["file_id"], ""),
+                   _or(pc.starts_with(pc.replace_substring_regex(table["path"], pattern="(?s)^.*/", replacement=""),
+                                      "."),
+                       pc.greater(pc.list_value_length(table["log_files"]), 0)))
+        kept = table.filter(may)
+        for body, file_id, path, offset, log_files in zip(*(kept[c].to_pylist() for c in (
+                "body", "file_id", "path", "log_offset", "log_files")), strict=True):
+            out[avro[body]].extend(_named_refs([(file_id, path, offset, log_files)]))
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _refs_tree(schema_json: bytes) -> tuple[Any, str]:
+    from hudi_core.formats.avro import vector as av
+    from hudi_core.formats.timeline.write_stats import commit_writer_schema
+
+    parsed, record_type = commit_writer_schema(schema_json)
+    return av.compile_schema(parsed, (("partitionToWriteStats",),), _REF_FIELDS), record_type
+
+
+def _decode_refs(buf: Any, starts: Any, ends: Any, members: Any, header: int, tree: Any) -> tuple[pa.Table, Any]:
+    """The stats' (body, file_id, path, log_offset, log_files) of one group of containers of one header, in each
+    body's order (`containers_columnwise`'s group decoder)."""
+    import numpy as np
+
+    from hudi_core.formats.avro import vector as av
+    from hudi_core.formats.avro.container import container_datums
+
+    members, datum_starts, sizes = container_datums(buf, starts, ends, members, header)
+    cap = av.decode(tree, buf, datum_starts, datum_starts + sizes, {s: k for s, k in _REF_FIELDS.values()})
+    datum = cap.entry_datum[cap.row_entry]
+    n = datum.size
+
+    def strings(ids: Any, at: Any, lengths: Any) -> pa.Array:
+        full_start, full_len, valid = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+        full_start[ids], full_len[ids], valid[ids] = at, lengths, True
+        return av.gather_strings(buf, full_start, full_len, valid)
+
+    ids, values = cap.columns["log_offset"]
+    offsets, have = np.zeros(n, np.int64), np.zeros(n, bool)
+    offsets[ids], have[ids] = values, True
+    ids, at, lengths = cap.columns["log_files"]
+    order = np.argsort(ids, kind="stable")
+    list_offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(np.bincount(ids, minlength=n) if ids.size else np.zeros(n, np.int64), out=list_offsets[1:])
+    log_files = pa.ListArray.from_arrays(pa.array(list_offsets, pa.int32()),
+                                         av.gather_strings(buf, at[order], lengths[order], None))
+    table = pa.table({"body": pa.array(members[datum], pa.int64()), "file_id": strings(*cap.columns["file_id"]),
+                      "path": strings(*cap.columns["path"]), "log_offset": pa.array(offsets, pa.int64(), mask=~have),
+                      "log_files": log_files})
+    # A body's stats in the order read: rows are numbered as read, so a stable sort by body keeps it.
+    return table.take(pa.array(np.argsort(datum, kind="stable"), pa.int64())), members
+
+
+def _arrow_safe(ref: tuple[Any, ...]) -> bool:
+    _, _, file_id, log_name, offset, log_files = ref
+    texts = [file_id, log_name, *log_files]
+    return (all(t is None or (isinstance(t, str) and (t.isascii() or _utf8(t))) for t in texts)
+            and (offset is None or (isinstance(offset, int) and -(1 << 63) <= offset < (1 << 63))))
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class _CommitLogFiles:
+    """:func:`commit_log_files` in two steps: made, it hands the bodies to decode to the pool's workers (the
+    caller builds the file-system view meanwhile); :meth:`result` collects them."""
+
+    def __init__(self, table: HudiTable, pool: WorkerPool | None) -> None:
+        self.table = table
+        self.timeline = timeline = table.timeline
+        self.delta_commits = [i for i in timeline.completed() if i.action == "deltacommit"]
+        everything = list(range(len(self.delta_commits)))
+        self.indexed = _indexed_log_refs(timeline, self.delta_commits, everything)
+        # The rest: read from the index's columns when a bulk decode fills it, else from the workers' rows.
+        self.rest = [k for k in everything if k not in self.indexed]
+        self.stage: PoolStage | None = None
+        files = [f.path for k in self.rest if (f := self.delta_commits[k].file(State.COMPLETED)) is not None]
+        if pool is not None and table.storage.is_local and len(files) >= POOL_MIN_BODIES:
+            size = max(1, min(POOL_BODY_BATCH, -(-len(files) // pool.workers)))
+            self.stage = pool.submit(commit_log_refs, table.storage.spec, files, size, COMMIT_REFS_SCHEMA)
+
+    def result(self) -> dict[str, dict[str, dict[str, int]]]:
+        timeline, delta_commits, indexed = self.timeline, self.delta_commits, self.indexed
+        decoded: dict[str, list[tuple[Any, ...]] | None] = {}
+        if self.stage is not None:
+            decoded = _refs_by_file(self.stage.result())
+        elif self.rest:
+            # The bulk decode keeps each body's index row (one by one kept every parsed JSON body, 2.1 GB of dicts
+            # on L's 10k deltacommits), and on a big timeline its worker rows join the index, read as columns too.
+            # What the index already has is not rebuilt as records.
+            timeline.decode_all(self.table.executor, [delta_commits[k] for k in self.rest],
+                                only=("deltacommit", State.COMPLETED))
+            indexed.update(_indexed_log_refs(timeline, delta_commits, self.rest))
+        out = NamedLogFiles()
+        for position, inst in enumerate(delta_commits):
+            if position in indexed:
+                named: Iterable[tuple[str, str | None, int, tuple[str, ...]]] = _named_refs(indexed[position])
+            else:
+                file = inst.file(State.COMPLETED)
+                got = decoded.get(file.path, _REDO) if file is not None else _REDO
+                if got is None:
+                    continue
+                if isinstance(got, list):
+                    named = got
+                else:  # not decoded by a worker: here, as the timeline decodes it (and reports a failure)
+                    meta = timeline.commit_metadata(inst)
+                    if meta is None:
+                        continue
+                    named = _named_refs(meta.log_write_refs())
+            per_file: dict[str, dict[str, int]] = out.setdefault(inst.requested_time, {})
+            for stat_file_id, log_name, offset, log_files in named:
+                names = per_file.setdefault(stat_file_id, {})
+                if log_name is not None:
+                    names[log_name] = min(names.get(log_name, 1 << 62), offset)
+                for name in log_files:
+                    names.setdefault(name, 0)
+        return out
+
+
+class NamedLogFiles(dict[str, dict[str, dict[str, int]]]):
+    """What :func:`commit_log_files` returns: ``{instant: {file_id: {log file name: logOffset}}}``, a plain dict
+    whose entries are already what :func:`_named_files` makes of them (file names, integer offsets), so the
+    columnar selection takes them as they are."""
+
+
+def _named_refs(refs: Iterable[tuple[Any, ...]]) -> list[tuple[str, str | None, int, tuple[str, ...]]]:
+    """Of the ``(file_id, path, log_offset, log_files)`` of a body's write stats, those naming log files, as
+    :func:`commit_log_files` reads them: ``(file_id, the path's file name when it is a log file's, the offset
+    (0 when missing), the file names of `log_files`)``. A base-file stat names none (the analysis reads a missing
+    and an empty entry alike: L's 900k insert stats were not made 900k empty dicts)."""
+    out = []
+    for stat_file_id, path, offset, log_files in refs:
+        if not stat_file_id:
+            continue
+        file_name = posixpath.basename(path) if path else None
+        is_log = bool(file_name and file_name.startswith(".") and parse_log_file_name(file_name) is not None)
+        if not is_log and not log_files:
+            continue
+        out.append((stat_file_id, file_name if is_log else None, int(offset or 0),
+                    tuple(posixpath.basename(name) for name in log_files)))
+    return out
+
+
+def _refs_by_file(rows: pa.Table) -> dict[str, list[tuple[str, str | None, int, tuple[str, ...]]] | None]:
+    """The rows of :func:`commit_log_refs` by instant file: its :func:`_named_refs`, ``None`` for a file without
+    commit metadata; a file to decode again is left out."""
+    out: dict[str, list[tuple[str, str | None, int, tuple[str, ...]]] | None] = {}
+    current: list[tuple[str, str | None, int, tuple[str, ...]]] = []
+    for file, kind, file_id, log_name, offset, log_files in zip(
+            *(rows[c].to_pylist() for c in COMMIT_REFS_SCHEMA.names), strict=True):
+        if kind == _REF:
+            current.append((file_id, log_name, offset, tuple(log_files)))
+        elif kind == _METADATA:
+            current = out[file] = []
+        elif kind == _NO_METADATA:
+            out[file] = None
     return out
 
 
@@ -704,12 +1057,25 @@ def duplicate_analysis(
     decode_counts: bool = True,
 ) -> list[InstantBlocks]:
     """The duplicate analysis of a table: inventory (with record counts unless `decode_counts` is off:
-    the verdicts do not need them) through the executor, commit metadata and rollbacks from the timeline."""
-    from hudi_core.services.log_inventory import log_block_inventory
+    the verdicts do not need them) through the executor, commit metadata and rollbacks from the timeline.
 
-    inventory = log_block_inventory(table, partition, file_id, decode_counts=decode_counts)
-    return analyze_duplicates(inventory, commit_log_files(table), rolled_back_instants(table), only_interesting,
-                              uncommitted_instants=uncommitted_write_instants(table))
+    On local files of a big table worker processes start first: they decode the deltacommits' write stats while
+    this process builds the file-system view, then scan the log headers (rows as Arrow). With `only_interesting`
+    the file groups with nothing to show are found as columns (:func:`groups_worth_analysing`) and record counts
+    are read for the others' files only."""
+    from hudi_core.services.log_inventory import log_file_paths, scan_paths, scan_pool
+
+    with scan_pool(table) or nullcontext() as pool:
+        commits = _CommitLogFiles(table, pool)
+        counts_now = decode_counts and not only_interesting
+        inventory = scan_paths(table, log_file_paths(table, partition, file_id), counts_now, pool=pool)
+        named = commits.result()
+        rolled_back = rolled_back_instants(table)
+        uncommitted = uncommitted_write_instants(table)
+        if decode_counts and not counts_now:
+            shown = groups_worth_analysing(inventory, named, rolled_back, uncommitted)
+            inventory = scan_paths(table, pc.unique(shown["path"]).to_pylist(), True, pool=pool)
+    return analyze_duplicates(inventory, named, rolled_back, only_interesting, uncommitted_instants=uncommitted)
 
 
 def uncommitted_write_instants(table: HudiTable) -> set[str]:

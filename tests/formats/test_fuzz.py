@@ -274,6 +274,29 @@ def test_fuzz_log_inventory(seed: tuple[str, bytes]) -> None:
     assert table.num_rows >= 0  # a 1-5 byte tail is EOF (spec 03 §1.8): no rows
 
 
+class _RemoteMemoryStorage(MemoryStorage):
+    """The same bytes as a store that is not local: every file is walked by the block reader."""
+
+    is_local = False
+
+
+@FUZZ
+@given(mutated("log"))
+def test_fuzz_log_inventory_whole_file_parse_is_the_readers(seed: tuple[str, bytes]) -> None:
+    """A small file read whole is parsed straight from its bytes when its frames are all well formed: the rows are
+    the block reader's, whatever the damage (the reader walks every file the parse refuses)."""
+    from hudi_core.formats.logfile.inventory import _whole_file_blocks, scan_log_files
+
+    name, data = seed
+    fast = scan_log_files(MemoryStorage({name: data}), [name])
+    assert fast.to_pylist() == scan_log_files(_RemoteMemoryStorage({name: data}), [name]).to_pylist()
+    blocks = _whole_file_blocks(data)  # any size: the parse itself, beyond the first window too
+    if blocks is not None:
+        walked = scan_log_files(_RemoteMemoryStorage({name: data}), [name])
+        columns = walked.schema.names[6:]
+        assert blocks == [tuple(row[c] for c in columns) for row in walked.to_pylist()]
+
+
 @FUZZ
 @given(mutated("archive_v1"))
 def test_fuzz_archive_layout1(seed: tuple[str, bytes]) -> None:

@@ -41,21 +41,29 @@ error                     message of a hard error that stopped the file's scan (
 from __future__ import annotations
 
 import posixpath
+import struct
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 
-from hudi_core.errors import safe_text
+from hudi_core.errors import StorageError, safe_text
 from hudi_core.formats.logfile.content import content_version, record_count
 from hudi_core.formats.logfile.errors import LogFileError
-from hudi_core.formats.logfile.format import HeaderKey
+from hudi_core.formats.logfile.format import (
+    INT32_MAX,
+    MAGIC,
+    MAGIC_LEN,
+    BlockType,
+    HeaderKey,
+    decode_value,
+    parse_block_identifier,
+    unpack_i32,
+    unpack_i64,
+)
 from hudi_core.formats.logfile.reader import DEFAULT_WINDOW, LogFileReader, LogFileScan, RangeStorage
 from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.io.storage import StorageSpec
-
-if TYPE_CHECKING:
-    pass
 
 INVENTORY_SCHEMA = pa.schema(
     [
@@ -181,19 +189,132 @@ def scan_log_files(
     an already open storage with `read_range`/`stat` is accepted too. `file_sizes` spares one
     `stat` per file when the caller listed the folder already. Unreadable files never raise: they
     yield an error row.
+
+    A file read whole in its first window (a local one shorter than the window: its size is then known without a
+    `stat`) whose every block is a well-formed version-1 frame is parsed straight from those bytes
+    (:func:`_whole_file_blocks`); every other file (a corrupt or odd block, a larger file, record counts) is walked
+    by :class:`LogFileReader`. Both give the same rows.
     """
     storage = storage_spec.open() if isinstance(storage_spec, StorageSpec) else storage_spec
-    columns: dict[str, list[Any]] = {name: [] for name in INVENTORY_SCHEMA.names}
+    names = INVENTORY_SCHEMA.names
+    rows: list[tuple[Any, ...]] = []
     heads = _first_windows(storage, paths)
+    local = getattr(storage, "is_local", True)
+
+    def add(row: dict[str, Any]) -> None:
+        rows.append(tuple(safe_text(row.get(name)) for name in names))  # header bytes not UTF-8 stay printable
+
     for path in paths:
         size = file_sizes.get(path) if file_sizes else None
-        # Columns are filled row by row: no row dict outlives its block (O(blocks) memory).
-        def add(row: dict[str, Any]) -> None:
-            for name, values in columns.items():
-                values.append(safe_text(row.get(name)))  # header bytes that are not UTF-8 stay printable
+        head = heads.get(path)
+        if local and head is None:
+            try:
+                head = storage.read_range(path, 0, DEFAULT_WINDOW)
+            except StorageError:
+                head = None  # the reader reports it as it would anyway
+            if head is not None and size is None and len(head) < DEFAULT_WINDOW:
+                size = len(head)  # a local read stops short only at the end of the file
+        if not decode_counts and head is not None and size is not None and size <= len(head):
+            blocks = _whole_file_blocks(head[:size] if size < len(head) else head)
+            if blocks is not None:
+                base = tuple(safe_text(v) for v in _file_columns(path).values())
+                rows.extend(base + block for block in blocks)
+                continue
+        # Rows are made one by one: no row dict outlives its block (O(blocks) memory).
+        _scan_rows(storage, path, size, decode_counts, False, add, head)
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(names)
+    return pa.table(dict(zip(names, columns, strict=True)), schema=INVENTORY_SCHEMA)
 
-        _scan_rows(storage, path, size, decode_counts, False, add, heads.get(path))
-    return pa.table(columns, schema=INVENTORY_SCHEMA)
+
+_HEAD = struct.Struct(">ii")  # log format version, block type
+_TYPE_NAMES = {int(t): t.name for t in BlockType if t is not BlockType.CORRUPT_BLOCK}
+_INSTANT, _TARGET, _COMMAND, _IDENTIFIER = (int(k) for k in (
+    HeaderKey.INSTANT_TIME, HeaderKey.TARGET_INSTANT_TIME, HeaderKey.COMMAND_BLOCK_TYPE, HeaderKey.BLOCK_IDENTIFIER))
+
+
+def _whole_file_blocks(data: bytes) -> list[tuple[Any, ...]] | None:
+    """The block columns of the inventory (`block_index` to `error`) of a log file held whole in `data`, read
+    straight from its bytes; ``None`` unless every block is a well-formed version-1 frame, the rules of
+    :class:`LogFileReader` all passing: the magic at each block start, a size within ``0..2^31-1`` whose trailing
+    length is there and says ``size + 6``, the next magic or the end of the file after the frame, and the version,
+    type (not CORRUPT_BLOCK), header, content length, footer and trailing length filling the frame exactly. A file
+    ends where fewer than six bytes are left, as the reader ends it. Anything else (a corrupt block, a legacy or
+    newer frame, a layout that does not add up) is the reader's to walk."""
+    end = len(data)
+    out: list[tuple[Any, ...]] = []
+    pos = index = 0
+    while pos + MAGIC_LEN <= end:
+        if data[pos:pos + MAGIC_LEN] != MAGIC:
+            return None
+        after_size = pos + MAGIC_LEN + 8
+        if after_size > end:
+            return None
+        size = unpack_i64(data, pos + MAGIC_LEN)
+        frame_end = after_size + size
+        if size < 0 or size > INT32_MAX or frame_end - 8 < 0 or frame_end > end:
+            return None
+        if unpack_i64(data, frame_end - 8) - MAGIC_LEN != size:
+            return None
+        following = data[frame_end:frame_end + MAGIC_LEN]
+        if len(following) == MAGIC_LEN and following != MAGIC:
+            return None
+        if after_size + 8 > frame_end:
+            return None
+        version, type_ordinal = _HEAD.unpack_from(data, after_size)
+        type_name = _TYPE_NAMES.get(type_ordinal) if version == 1 else None
+        if type_name is None:
+            if version != 1 or type_ordinal == BlockType.CORRUPT_BLOCK:
+                return None
+            type_name = f"UNKNOWN_{type_ordinal}"
+        header = _metadata(data, after_size + 8, frame_end)
+        if header is None:
+            return None
+        values, cur = header
+        if cur + 8 > frame_end:
+            return None
+        content_length = unpack_i64(data, cur)
+        cur += 8 + content_length
+        if content_length < 0 or content_length > INT32_MAX or cur > frame_end:
+            return None
+        footer = _metadata(data, cur, frame_end)
+        if footer is None or footer[1] + 8 != frame_end:
+            return None
+        instant, target, command, identifier = (
+            None if raw is None else decode_value(raw)
+            for raw in (values.get(_INSTANT), values.get(_TARGET), values.get(_COMMAND), values.get(_IDENTIFIER)))
+        try:
+            command_type = int(command) if command is not None else None
+        except ValueError:
+            command_type = None
+        ident = parse_block_identifier(identifier)
+        out.append((index, pos, size, type_name, 1, content_length, safe_text(instant), safe_text(target),
+                    command_type, safe_text(identifier), ident.attempt if ident else None,
+                    ident.seq if ident else None, None, None, False, None, None))
+        index += 1
+        pos = frame_end
+    return out
+
+
+def _metadata(data: bytes, pos: int, limit: int) -> tuple[dict[int, bytes], int] | None:
+    """A header or footer map at `pos` as raw values by key ordinal (a repeated key: the last wins, as the reader's
+    map) and where it ends; ``None`` where the reader finds it inconsistent."""
+    if pos + 4 > limit:
+        return None
+    count = unpack_i32(data, pos)
+    pos += 4
+    if count < 0 or count * 8 > limit - pos:
+        return None
+    values: dict[int, bytes] = {}
+    for _ in range(count):
+        if pos + 8 > limit:
+            return None
+        key, length = _HEAD.unpack_from(data, pos)
+        pos += 8
+        if length < 0 or pos + length > limit:
+            return None
+        values[key] = data[pos:pos + length]
+        pos += length
+    return values, pos
 
 
 def _first_windows(storage: Any, paths: list[str]) -> dict[str, bytes]:
