@@ -370,14 +370,14 @@ def test_decoding_in_worker_processes_answers_the_same(tables: dict[str, Path], 
     monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
     monkeypatch.setattr("os.cpu_count", lambda: 2)
     spawned: list[int] = []
-    real = active.ActiveTimeline._decode_in_processes
+    real = active.ActiveTimeline._decode_to_index
 
     def noting(self: Any, files: Any, batch_size: int) -> bool:
         went = real(self, files, batch_size)
         spawned.append(int(went))
         return went
 
-    monkeypatch.setattr(active.ActiveTimeline, "_decode_in_processes", noting)
+    monkeypatch.setattr(active.ActiveTimeline, "_decode_to_index", noting)
     for table in (tables["blog_restore_t40-v9"], tables["hudi7779_case_a-v6"], damaged):
         monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", "0")
         off = {name: run(table, argv, capsys) for name, argv in COMMANDS.items() if name != "sql write_stats"}

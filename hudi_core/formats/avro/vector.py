@@ -31,7 +31,7 @@ _SHIFTS = (7 * np.arange(10, dtype=np.uint64)).astype(np.uint64)
 #: Most items an array or map block may declare when its items can be empty (a guard against damaged counts).
 _MAX_EMPTY_ITEMS = 10_000
 
-STRING, LONG, STRING_LIST = "string", "long", "string_list"
+STRING, LONG, STRING_LIST, BOOLEAN = "string", "long", "string_list", "boolean"
 
 
 class VectorDecodeError(Exception):
@@ -147,6 +147,23 @@ class _Varint(_Node):
         if self.sink is not None:
             st.sinks[self.sink].append((ids, values))
         return after
+
+
+class _Boolean(_Node):
+    """A boolean kept per id as 0 or 1; any other byte is damage (never read as a guess)."""
+
+    min_size = 1
+
+    def __init__(self, sink: str) -> None:
+        self.sink = sink
+
+    def read(self, st: _State, pos: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        st.check(pos + 1)
+        values = st.buf[pos].astype(np.int64) if pos.size else np.zeros(0, dtype=np.int64)
+        if values.size and int(values.max()) > 1:
+            raise VectorDecodeError("a boolean byte other than 0 or 1")
+        st.sinks[self.sink].append((ids, values))
+        return pos + 1
 
 
 class _Bytes(_Node):
@@ -403,6 +420,8 @@ class _Compiler:
                 return _Varint(sink)
             if want == STRING and kind == "string":
                 return _Bytes(sink)
+            if want == BOOLEAN and kind == "boolean":
+                return _Boolean(sink)
             raise VectorDecodeError(f"a {kind} where a {want} was expected")
         if kind == "null":
             return _Null()
@@ -483,7 +502,7 @@ def decode(root: _Node, buf: np.ndarray, starts: np.ndarray, ends: np.ndarray,
 
     columns = {}
     for name, parts in st.sinks.items():
-        width = 2 if sinks[name] == LONG else 3
+        width = 2 if sinks[name] in (LONG, BOOLEAN) else 3
         columns[name] = tuple(cat([p[i] for p in parts]) for i in range(width))
     return Captured(reached, cat(st.entries_datum), cat(st.entries_tag),
                     (cat(st.entries_key_start), cat(st.entries_key_len)), cat(st.rows_entry), columns)
@@ -519,6 +538,34 @@ def gather_strings(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, val
         return arr.cast(pa.string())
     except pa.ArrowInvalid as exc:
         raise VectorDecodeError(f"a string is not UTF-8: {exc}") from exc
+
+
+def strings_of_ids(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """A string array of `n` rows: row `ids[i]` is `buf[starts[i]:+lengths[i]]`, other rows null."""
+    full_start = np.zeros(n, dtype=np.int64)
+    full_len = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    full_start[ids], full_len[ids], valid[ids] = starts, lengths, True
+    return gather_strings(buf, full_start, full_len, valid)
+
+
+def longs_of_ids(n: int, ids: np.ndarray, values: np.ndarray) -> pa.Array:
+    """An int64 array of `n` rows: row `ids[i]` is `values[i]`, other rows null."""
+    full = np.zeros(n, dtype=np.int64)
+    valid = np.zeros(n, dtype=bool)
+    full[ids], valid[ids] = values, True
+    return pa.array(full, pa.int64(), mask=~valid)
+
+
+def string_lists_of_ids(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+                        ) -> pa.Array:
+    """A list<string> array of `n` rows (empty lists for rows without items), items in the order read."""
+    order = np.argsort(ids, kind="stable")
+    counts = np.bincount(ids, minlength=n) if ids.size else np.zeros(n, dtype=np.int64)
+    offsets = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    values = gather_strings(buf, starts[order], lengths[order], None)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
 
 
 def gather_strings_by_index(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, mask: Any) -> pa.Array:

@@ -112,6 +112,10 @@ class Timeline:
 #: Instant-file bytes from which a local bulk decode goes to worker processes: measured, M (169 MB) decodes faster
 #: in one process (3.0 s against 4.3 s: the workers start, import and ship rows back), L (1.7 GB) faster in two.
 PROCESS_DECODE_MIN_BYTES = 256 * 1024 * 1024
+#: Files from which a local bulk decode with the index on goes through index rows (column-wise where it can)
+#: rather than one body after another, and the files in one such batch.
+INDEX_DECODE_MIN_FILES = 64
+INDEX_DECODE_BATCH = 4096
 
 
 class IndexSlot:
@@ -334,7 +338,7 @@ class ActiveTimeline(BodyRecords, Timeline):
         executor = inline_if_local(executor, self.storage, len(files))
         if executor is None and self.storage.is_local:
             files = [f for f in files if not self._from_index(f)]
-            if not self._decode_in_processes(files, batch_size):
+            if not self._decode_to_index(files, batch_size):
                 # In this thread, one file after another: the same bodies and findings as the batch
                 # function, without encoding each record to JSON for a trip between processes (two
                 # thirds of the time: 1,000 commit bodies took 6.3 s that way, 2 s directly).
@@ -350,24 +354,31 @@ class ActiveTimeline(BodyRecords, Timeline):
         if save_index:
             self._save_index()
 
-    def _decode_in_processes(self, files: list[InstantFile], batch_size: int) -> bool:
-        """Decode `files` into the index in worker processes, one per core, and take their bodies
-        from it: the same bodies and findings as one by one (a record rebuilt from its index row). Only where it
-        pays: the index is on, there are 2+ cores and :data:`PROCESS_DECODE_MIN_BYTES` to read."""
-        from hudi_core.engines.executor import cpu_workers, run_cpu_batches
+    def _decode_to_index(self, files: list[InstantFile], batch_size: int) -> bool:
+        """Decode `files` into the index as its rows (plain Avro commit bodies column-wise, see
+        :func:`~hudi_core.formats.timeline.active_index.index_rows_of_files`) and take their bodies from it: the
+        same bodies and findings as one by one (a record rebuilt from its index row). Only where the index is on;
+        in worker processes, one per core, from :data:`PROCESS_DECODE_MIN_BYTES`."""
+        from hudi_core.engines.executor import cpu_workers, run_batches, run_cpu_batches
 
         index = self.summaries()
-        if index is None or sum(f.size for f in files) < PROCESS_DECODE_MIN_BYTES:
+        if index is None or not files:
             return False
         workers = cpu_workers(len(files))
-        if workers < 2:
-            return False
-        batch_size = max(1, min(batch_size, -(-len(files) // workers)))  # every worker gets a batch
+        in_processes = workers >= 2 and sum(f.size for f in files) >= PROCESS_DECODE_MIN_BYTES
+        if not in_processes and (len(files) < INDEX_DECODE_MIN_FILES or self.properties.timeline_layout_version < 2):
+            return False  # few files, or JSON bodies (layout 1: no column-wise way): one by one is as fast
         from hudi_core.formats.timeline.active_index import INDEX_ROWS_SCHEMA, index_rows_of_files
 
         fn = functools.partial(index_rows_of_files, layout_version=self.properties.timeline_layout_version,
                                superseded=index.superseded)
-        rows = run_cpu_batches(None, fn, self.storage.spec, [f.path for f in files], batch_size, INDEX_ROWS_SCHEMA)
+        paths = [f.path for f in files]
+        if in_processes:
+            batch_size = max(1, min(batch_size, -(-len(files) // workers)))  # every worker gets a batch
+            rows = run_cpu_batches(None, fn, self.storage.spec, paths, batch_size, INDEX_ROWS_SCHEMA)
+        else:
+            rows = run_batches(None, fn, self.storage.spec, paths, max(batch_size, INDEX_DECODE_BATCH),
+                               INDEX_ROWS_SCHEMA)
         errors = index.add_rows(rows)
         for f in files:
             if f.name in errors:

@@ -56,7 +56,7 @@ from hudi_core.formats.timeline import records as rec
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
 from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import ACTIVE_SWITCH_ENV, cache_folder
-from hudi_core.formats.timeline.instant import InstantFile
+from hudi_core.formats.timeline.instant import InstantFile, State
 
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
 INDEX_FORMAT = 2
@@ -448,22 +448,192 @@ def _rows_table(entries: Iterable[tuple[InstantFile, DecodedBody]],
     return pa.Table.from_arrays(arrays, schema=INDEX_SCHEMA)
 
 
+#: The Avro fields of a `HoodieWriteStat` the index keeps (every one of its stat columns) -> (column, kind).
+_AVRO_STAT_FIELDS: dict[str, tuple[str, str]] = {
+    "fileId": ("file_id", "string"), "path": ("path", "string"), "partitionPath": ("partition_path", "string"),
+    "prevCommit": ("prev_commit", "string"), "numWrites": ("num_writes", "long"),
+    "numInserts": ("num_inserts", "long"), "numUpdateWrites": ("num_update_writes", "long"),
+    "numDeletes": ("num_deletes", "long"), "totalWriteBytes": ("total_write_bytes", "long"),
+    "fileSizeInBytes": ("file_size_in_bytes", "long"), "baseFile": ("base_file", "string"),
+    "logFiles": ("log_files", "string_list"), "logVersion": ("log_version", "long"),
+    "totalLogBlocks": ("total_log_blocks", "long"), "totalCorruptLogBlock": ("total_corrupt_log_block", "long"),
+    "totalRollbackBlocks": ("total_rollback_blocks", "long"), "logOffset": ("log_offset", "long"),
+}
+#: The top-level fields a commit's typed record reads besides its stats and extra metadata.
+_AVRO_TOP_FIELDS: dict[str, tuple[str, str]] = {"operationType": ("operation_type", "string"),
+                                                 "compacted": ("compacted", "boolean")}
+_EXTRA_VALUE = ("extra_value", "string")
+_SINKS = {sink: kind for sink, kind in (*_AVRO_STAT_FIELDS.values(), *_AVRO_TOP_FIELDS.values(), _EXTRA_VALUE)}
+#: Completed actions whose Avro bodies the column-wise way reads (a replacecommit's replaced groups take the other).
+_COLUMNWISE_ACTIONS = frozenset({"commit", "deltacommit"})
+
+
+def _named_type(schema: Any, name: str) -> dict[str, Any] | None:
+    """The record schema called `name` anywhere in a parsed schema."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("type") == "record" and str(node.get("name", "")).rsplit(".", 1)[-1] == name:
+                return node
+            stack.extend(v for k, v in node.items() if k in ("type", "fields", "items", "values"))
+    return None
+
+
+@functools.lru_cache(maxsize=32)
+def _index_tree(schema_json: bytes) -> tuple[Any, str]:
+    """The column-wise decoder of a plain commit's writer schema (no replaced file groups, log files a list of
+    plain strings: what `stat_row` reads alike); raises VectorDecodeError for any other."""
+    from hudi_core.formats.avro import vector as av
+    from hudi_core.formats.timeline.write_stats import commit_writer_schema
+
+    parsed, record_type = commit_writer_schema(schema_json)
+    fields = {f.get("name") for f in parsed.get("fields") or [] if isinstance(f, dict)}
+    if record_type != "HoodieCommitMetadata" or "partitionToReplaceFileIds" in fields:
+        raise av.VectorDecodeError("not a plain commit")
+    stat = _named_type(parsed, "HoodieWriteStat")
+    log_files = next((f.get("type") for f in (stat or {}).get("fields") or [] if f.get("name") == "logFiles"), None)
+    arrays = [t for t in (log_files if isinstance(log_files, list) else [log_files])
+              if isinstance(t, dict) and t.get("type") == "array"]
+    if any(a.get("items") != "string" and not (isinstance(a.get("items"), dict) and a["items"].get("type") == "string")
+           for a in arrays):
+        raise av.VectorDecodeError("log files that are not plain strings")
+    tree = av.compile_schema(parsed, (("partitionToWriteStats",), ("extraMetadata",)), _AVRO_STAT_FIELDS,
+                             top=_AVRO_TOP_FIELDS, map_values={1: _EXTRA_VALUE})
+    return tree, record_type
+
+
+def _commit_rows_columnwise(read: Sequence[tuple[InstantFile, bytes]], superseded: frozenset[str]
+                            ) -> tuple[pa.Table | None, set[int]]:
+    """:data:`INDEX_SCHEMA` rows of the completed commits and delta commits among `read` whose Avro bodies
+    decode column-wise (:mod:`hudi_core.formats.avro.vector`), with the same values as one by one (their
+    typed record is built from the same top-level fields, their stats go to the columns without a dict each),
+    and the positions in `read` they cover. A group of bodies that does not decode whole and exactly this way
+    (damage, another schema, a map key twice) is left to the one-by-one way, which words its error."""
+    from hudi_core.formats.avro import vector as av
+    from hudi_core.formats.avro.container import AVRO_MAGIC, container_datums
+    from hudi_core.formats.timeline.bodies import allowed_record_types
+    from hudi_core.formats.timeline.write_stats import containers_columnwise
+
+    # Inflight files hold the same record as completed ones (the group's check is the completed file's).
+    wanted = [k for k, (f, data) in enumerate(read) if f.action in _COLUMNWISE_ACTIONS and data[:4] == AVRO_MAGIC
+              and allowed_record_types(f.action, f.state) == allowed_record_types(f.action, State.COMPLETED)]
+    if not wanted:
+        return None, set()
+    bodies = pa.array([read[k][1] for k in wanted], pa.binary())
+    with_stats = np.array([read[k][0].name not in superseded for k in wanted], dtype=bool)
+
+    def decode_group(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, members: np.ndarray, header: int,
+                     tree: Any) -> tuple[pa.Table, np.ndarray]:
+        members, datum_starts, sizes = container_datums(buf, starts, ends, members, header)
+        cap = av.decode(tree, buf, datum_starts, datum_starts + sizes, _SINKS, n_paths=2)
+        return _group_rows(buf, cap, members, with_stats[members]), members
+
+    tables, _ = containers_columnwise(bodies, np.arange(len(wanted)), [read[k][0].action for k in wanted],
+                                         _index_tree, decode_group)
+    if not tables:
+        return None, set()
+    table = pa.concat_tables(tables)
+    positions = [wanted[b] for b in table["body"].to_pylist()]
+    files = [read[k][0] for k in positions]
+    rows = pa.table({
+        "name": [f.name for f in files], "size": [f.size for f in files], "mtime_ms": [f.mtime_ms for f in files],
+        "etag": [f.etag for f in files], "format": [BodyFormat.AVRO.value] * len(files),
+        "record_type": ["HoodieCommitMetadata"] * len(files), "fields": table["fields"],
+        "write_stats": table["write_stats"]}, schema=INDEX_SCHEMA)
+    return rows, set(positions)
+
+
+def _group_rows(buf: np.ndarray, cap: Any, members: np.ndarray, with_stats: np.ndarray) -> pa.Table:
+    """(body, fields, write_stats) of one column-wise decoded group: each body's typed top level (and its
+    stats' partition keys) as the index words it, and its stats in the body's order; a body not `with_stats`
+    (a superseded requested or inflight file) keeps its top level only and a null list, as :func:`_rows_table`."""
+    from hudi_core.formats.avro import vector as av
+
+    n_datums = members.size
+    entry_datum, entry_tag = cap.entry_datum, cap.entry_tag
+    keys = av.gather_strings(buf, cap.entry_key[0], cap.entry_key[1], None).to_pylist()
+    n_entries = len(keys)
+    extra_values = av.strings_of_ids(buf, n_entries, *cap.columns["extra_value"]).to_pylist()
+    partition_keys: list[list[str]] = [[] for _ in range(n_datums)]
+    extra: list[dict[str, str | None] | None] = [None] * n_datums
+    for d in np.flatnonzero(cap.reached[1]):
+        extra[d] = {}
+    for e in np.argsort(entry_datum, kind="stable"):  # entries in reading order per datum
+        d, key = int(entry_datum[e]), keys[e]
+        if entry_tag[e] == 0:
+            if key in partition_keys[d]:
+                raise av.VectorDecodeError("a partition twice in one body")  # a dict keeps one: read one by one
+            partition_keys[d].append(key)
+        else:
+            values = extra[d]
+            assert values is not None
+            if key in values:
+                raise av.VectorDecodeError("an extra-metadata key twice in one body")
+            values[key] = extra_values[e]
+    operation = av.strings_of_ids(buf, n_datums, *cap.columns["operation_type"]).to_pylist()
+    compacted = av.longs_of_ids(n_datums, *cap.columns["compacted"]).to_pylist()
+    builder = rec.RECORD_BUILDERS["HoodieCommitMetadata"]
+    fields: list[str] = []
+    for d in range(n_datums):
+        values = {"operationType": operation[d], "compacted": None if compacted[d] is None else bool(compacted[d]),
+                  "extraMetadata": extra[d]}
+        try:
+            record = builder(values)
+        except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+            raise av.VectorDecodeError(str(exc)) from exc
+        doc = _fields_doc(DecodedBody(BodyFormat.AVRO, "HoodieCommitMetadata", record, 0))
+        assert doc is not None
+        if with_stats[d]:
+            doc["fields"]["write_partitions"] = partition_keys[d]
+        fields.append(json.dumps(doc, separators=(",", ":")))
+    # The stats: rows were numbered as read, so a stable sort by datum keeps each body's order.
+    row_datum = entry_datum[cap.row_entry]
+    n_rows = row_datum.size
+    order = np.argsort(row_datum, kind="stable")
+    order = order[with_stats[row_datum[order]]]
+    row_datum = row_datum[order]
+    children = [av.gather_strings(buf, cap.entry_key[0][cap.row_entry], cap.entry_key[1][cap.row_entry], None)]
+    for name in rec.STAT_ROW_FIELDS:
+        sink, kind = next(v for v in _AVRO_STAT_FIELDS.values() if v[0] == name)
+        parts = cap.columns[sink]
+        if kind == av.LONG:
+            children.append(av.longs_of_ids(n_rows, *parts))
+        elif kind == av.STRING:
+            children.append(av.strings_of_ids(buf, n_rows, *parts))
+        else:
+            children.append(av.string_lists_of_ids(buf, n_rows, *parts))
+    take = pa.array(order, pa.int64())
+    stats = pa.StructArray.from_arrays([c.take(take) for c in children], fields=list(STAT_TYPE))
+    offsets = np.zeros(n_datums + 1, dtype=np.int32)
+    np.cumsum(np.bincount(row_datum, minlength=n_datums) if row_datum.size else np.zeros(n_datums, np.int64),
+              out=offsets[1:])
+    lists = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), stats,
+                                     mask=None if with_stats.all() else pa.array(~with_stats))
+    return pa.table({"body": pa.array(members, pa.int64()), "fields": pa.array(fields, pa.large_string()),
+                     "write_stats": lists})
+
+
 #: :data:`INDEX_SCHEMA` and an `error` per file: what :func:`index_rows_of_files` returns.
 INDEX_ROWS_SCHEMA = INDEX_SCHEMA.append(pa.field("error", pa.string()))
 
 
 def index_rows_of_files(spec: Any, paths: list[str], layout_version: int = 2,
-                        superseded: frozenset[str] = frozenset()) -> pa.Table:
+                        superseded: frozenset[str] = frozenset(), columnwise: bool = True) -> pa.Table:
     """Pure batch function: the index rows of instant files, decoded in a worker process, so
     that the process that asked gets Arrow columns (a few MB) instead of every body's field dict (on L 1.7 GB of
     JSON). A file that does not decode has no row but its `error`, worded as the one-by-one decode words it;
-    `size`, `mtime_ms` and `etag` are the caller's to set (from its listing)."""
+    `size`, `mtime_ms` and `etag` are the caller's to set (from its listing). Plain Avro commit bodies are decoded
+    column-wise (:func:`_commit_rows_columnwise`: the same rows, about a tenth of the time), the rest one by one
+    (all of them with `columnwise` false)."""
     from hudi_core.errors import DecodeError, StorageError
     from hudi_core.formats.timeline.bodies import decode_body
     from hudi_core.formats.timeline.instant import parse_instant_file_name
 
     storage = spec.open()
-    decoded: list[tuple[InstantFile, DecodedBody]] = []
+    read: list[tuple[InstantFile, bytes]] = []
     failed: list[tuple[str, str]] = []
     for path in paths:
         name = os.path.basename(path)
@@ -473,11 +643,26 @@ def index_rows_of_files(spec: Any, paths: list[str], layout_version: int = 2,
             continue
         try:
             data = storage.read(path)
-            decoded.append((dataclasses.replace(file, size=len(data)), decode_body(data, file.action, file.state)))
-        except (DecodeError, StorageError) as exc:
+        except StorageError as exc:
             failed.append((name, f"cannot decode {name} ({file.action} {file.state.name}): {exc}"))
-    rows = _rows_table(decoded, superseded).append_column(
-        INDEX_ROWS_SCHEMA.field("error"), pa.nulls(len(decoded), pa.string()))
+            continue
+        read.append((dataclasses.replace(file, size=len(data)), data))
+    columnar, done = _commit_rows_columnwise(read, superseded) if columnwise else (None, set())
+    decoded: list[tuple[InstantFile, DecodedBody]] = []
+    for k, (file, data) in enumerate(read):
+        if k in done:
+            continue
+        try:
+            decoded.append((file, decode_body(data, file.action, file.state)))
+        except DecodeError as exc:
+            failed.append((file.name, f"cannot decode {file.name} ({file.action} {file.state.name}): {exc}"))
+    rows = _rows_table(decoded, superseded)
+    if columnar is not None:
+        # In the order the files were read, as one by one.
+        order = {f.name: k for k, (f, _) in enumerate(read)}
+        rows = pa.concat_tables([rows, columnar])
+        rows = rows.take(pa.array(np.argsort([order[n] for n in rows["name"].to_pylist()], kind="stable")))
+    rows = rows.append_column(INDEX_ROWS_SCHEMA.field("error"), pa.nulls(len(rows), pa.string()))
     if failed:
         errors = pa.table({"name": [n for n, _ in failed], "error": [e for _, e in failed]})
         empty = {f.name: pa.nulls(len(failed), f.type) for f in INDEX_ROWS_SCHEMA if f.name not in errors.column_names}

@@ -258,34 +258,6 @@ def _container_tree(schema_json: bytes) -> tuple[Any, str]:
     return av.compile_schema(parsed, (("partitionToWriteStats",),), _AVRO_FIELDS), record_type
 
 
-def _strings(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
-    """A string array of `n` rows: row `ids[i]` is `buf[starts[i]:+lengths[i]]`, other rows null."""
-    full_start = np.zeros(n, dtype=np.int64)
-    full_len = np.zeros(n, dtype=np.int64)
-    valid = np.zeros(n, dtype=bool)
-    full_start[ids], full_len[ids], valid[ids] = starts, lengths, True
-    return av.gather_strings(buf, full_start, full_len, valid)
-
-
-
-
-def _longs(n: int, ids: np.ndarray, values: np.ndarray) -> pa.Array:
-    full = np.zeros(n, dtype=np.int64)
-    valid = np.zeros(n, dtype=bool)
-    full[ids], valid[ids] = values, True
-    return pa.array(full, pa.int64(), mask=~valid)
-
-
-def _string_lists(buf: np.ndarray, n: int, ids: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.Array:
-    """A list<string> array of `n` rows (empty lists for rows without items), items in the order read."""
-    order = np.argsort(ids, kind="stable")
-    counts = np.bincount(ids, minlength=n) if ids.size else np.zeros(n, dtype=np.int64)
-    offsets = np.zeros(n + 1, dtype=np.int32)
-    np.cumsum(counts, out=offsets[1:])
-    values = av.gather_strings(buf, starts[order], lengths[order], None)
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), values)
-
-
 def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, tag: int = 0,
                     chosen: np.ndarray | None = None) -> pa.Table:
     """:data:`BODY_STATS_SCHEMA` rows of what a column-wise decode kept (entries of path `tag`, and only of
@@ -303,11 +275,11 @@ def _captured_table(buf: np.ndarray, cap: av.Captured, body_index: np.ndarray, t
     for sink, kind in _SINKS.items():
         parts = cap.columns[sink]
         if kind == av.LONG:
-            cols[sink] = _longs(n_all, parts[0], parts[1])
+            cols[sink] = av.longs_of_ids(n_all, parts[0], parts[1])
         elif kind == av.STRING:
-            cols[sink] = _strings(buf, n_all, *parts)
+            cols[sink] = av.strings_of_ids(buf, n_all, *parts)
         else:
-            cols[sink] = _string_lists(buf, n_all, *parts)
+            cols[sink] = av.string_lists_of_ids(buf, n_all, *parts)
     key_start, key_len = cap.entry_key
     keys = av.gather_strings(buf, key_start[entry], key_len[entry], None)
     partition = pc.coalesce(cols.pop("partition_path"), keys)
@@ -746,9 +718,9 @@ def _archive_records(path: str, schema_json: str, buf: np.ndarray, offsets: np.n
 
     try:
         cap = av.decode(_entry_tree(schema_json), buf, starts, ends, _ENTRY_SINKS, n_paths=len(_ENTRY_PATHS))
-        times = _strings(buf, n, *cap.columns["commit_time"])
-        actions = _strings(buf, n, *cap.columns["action_type"])
-        states = _strings(buf, n, *cap.columns["action_state"])
+        times = av.strings_of_ids(buf, n, *cap.columns["commit_time"])
+        actions = av.strings_of_ids(buf, n, *cap.columns["action_type"])
+        states = av.strings_of_ids(buf, n, *cap.columns["action_state"])
     except av.VectorDecodeError:
         return _archive_records_slow(path, schema_json, [(int(o), int(i), datum(k)) for k, (o, i) in
                                                          enumerate(zip(offsets, indexes, strict=True))])
