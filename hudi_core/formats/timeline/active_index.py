@@ -559,29 +559,29 @@ def _group_rows(buf: np.ndarray, cap: Any, members: np.ndarray, with_stats: np.n
     extra_values = av.strings_of_ids(buf, n_entries, *cap.columns["extra_value"]).to_pylist()
     partition_keys: list[list[str]] = [[] for _ in range(n_datums)]
     extra: list[dict[str, str | None] | None] = [None] * n_datums
-    for d in np.flatnonzero(cap.reached[1]):
-        extra[d] = {}
-    for e in np.argsort(entry_datum, kind="stable"):  # entries in reading order per datum
-        d, key = int(entry_datum[e]), keys[e]
-        if entry_tag[e] == 0:
-            if key in partition_keys[d]:
-                raise av.VectorDecodeError("a partition twice in one body")  # a dict keeps one: read one by one
-            partition_keys[d].append(key)
+    for reached in np.flatnonzero(cap.reached[1]):
+        extra[reached] = {}
+    seen: set[tuple[int, int, str]] = set()
+    for e in np.argsort(entry_datum, kind="stable").tolist():  # entries in reading order per datum
+        datum, tag, key = int(entry_datum[e]), int(entry_tag[e]), keys[e]
+        if (datum, tag, key) in seen:  # a dict keeps one of them: the one-by-one way says which
+            raise av.VectorDecodeError("a map key twice in one body")
+        seen.add((datum, tag, key))
+        if tag == 0:
+            partition_keys[datum].append(key)
         else:
-            values = extra[d]
+            values = extra[datum]
             assert values is not None
-            if key in values:
-                raise av.VectorDecodeError("an extra-metadata key twice in one body")
             values[key] = extra_values[e]
     operation = av.strings_of_ids(buf, n_datums, *cap.columns["operation_type"]).to_pylist()
     compacted = av.longs_of_ids(n_datums, *cap.columns["compacted"]).to_pylist()
     builder = rec.RECORD_BUILDERS["HoodieCommitMetadata"]
     fields: list[str] = []
     for d in range(n_datums):
-        values = {"operationType": operation[d], "compacted": None if compacted[d] is None else bool(compacted[d]),
-                  "extraMetadata": extra[d]}
+        top: dict[str, Any] = {"operationType": operation[d], "extraMetadata": extra[d],
+                               "compacted": None if compacted[d] is None else bool(compacted[d])}
         try:
-            record = builder(values)
+            record = builder(top)
         except (TypeError, ValueError, AttributeError, RecursionError) as exc:
             raise av.VectorDecodeError(str(exc)) from exc
         doc = _fields_doc(DecodedBody(BodyFormat.AVRO, "HoodieCommitMetadata", record, 0))

@@ -112,7 +112,7 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     last `schema` entry of the datum's `extraMetadata` map (of the map path `tags[d]` when given)."""
     operation: pa.Array | None = None
     for sink in operation_sinks:
-        part = ws._strings(buf, n, *cap.columns[sink])
+        part = av.strings_of_ids(buf, n, *cap.columns[sink])
         operation = part if operation is None else pc.coalesce(operation, part)
     key_start, key_len = cap.entry_key
     schema_at = np.full(n, -1, dtype=np.int64)
@@ -130,7 +130,7 @@ def _captured_values(buf: np.ndarray, cap: av.Captured, n: int, tags: np.ndarray
     at = np.where(has, value_of[np.maximum(schema_at, 0)], -1)
     valid = at >= 0
     datums = np.flatnonzero(valid)
-    schema = ws._strings(buf, n, datums, value_starts[at[valid]], value_lengths[at[valid]])
+    schema = av.strings_of_ids(buf, n, datums, value_starts[at[valid]], value_lengths[at[valid]])
     return operation, schema
 
 
