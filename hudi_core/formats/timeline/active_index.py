@@ -554,23 +554,28 @@ def _group_rows(buf: np.ndarray, cap: Any, members: np.ndarray, with_stats: np.n
 
     n_datums = members.size
     entry_datum, entry_tag = cap.entry_datum, cap.entry_tag
-    keys = av.gather_strings(buf, cap.entry_key[0], cap.entry_key[1], None).to_pylist()
-    n_entries = len(keys)
-    extra_values = av.strings_of_ids(buf, n_entries, *cap.columns["extra_value"]).to_pylist()
-    partition_keys: list[list[str]] = [[] for _ in range(n_datums)]
+    keys = av.gather_strings(buf, cap.entry_key[0], cap.entry_key[1], None)
+    # A map key twice in one body: a dict keeps one of them, and the one-by-one way says which.
+    if len(keys) and pa.table({"d": entry_datum, "t": entry_tag, "k": keys}).group_by(
+            ["d", "t", "k"]).aggregate([]).num_rows != len(keys):
+        raise av.VectorDecodeError("a map key twice in one body")
+    # The partitions of each body in reading order (entries were numbered as read).
+    partition = np.flatnonzero(entry_tag == 0)
+    partition = partition[np.argsort(entry_datum[partition], kind="stable")]
+    key_offsets = np.zeros(n_datums + 1, dtype=np.int32)
+    np.cumsum(np.bincount(entry_datum[partition], minlength=n_datums), out=key_offsets[1:])
+    partition_keys = pa.ListArray.from_arrays(pa.array(key_offsets, pa.int32()),
+                                              keys.take(pa.array(partition, pa.int64()))).to_pylist()
     extra: list[dict[str, str | None] | None] = [None] * n_datums
-    for reached in np.flatnonzero(cap.reached[1]):
+    for reached in np.flatnonzero(cap.reached[1]).tolist():
         extra[reached] = {}
-    seen: set[tuple[int, int, str]] = set()
-    for e in np.argsort(entry_datum, kind="stable").tolist():  # entries in reading order per datum
-        datum, tag, key = int(entry_datum[e]), int(entry_tag[e]), keys[e]
-        if (datum, tag, key) in seen:  # a dict keeps one of them: the one-by-one way says which
-            raise av.VectorDecodeError("a map key twice in one body")
-        seen.add((datum, tag, key))
-        if tag == 0:
-            partition_keys[datum].append(key)
-        else:
-            values = extra[datum]
+    extra_entries = np.flatnonzero(entry_tag == 1)
+    if extra_entries.size:
+        extra_values = av.strings_of_ids(buf, len(keys), *cap.columns["extra_value"]).to_pylist()
+        ordered = extra_entries[np.argsort(entry_datum[extra_entries], kind="stable")]
+        extra_keys = keys.take(pa.array(ordered, pa.int64())).to_pylist()
+        for e, key in zip(ordered.tolist(), extra_keys, strict=True):
+            values = extra[int(entry_datum[e])]
             assert values is not None
             values[key] = extra_values[e]
     operation = av.strings_of_ids(buf, n_datums, *cap.columns["operation_type"]).to_pylist()
@@ -589,24 +594,30 @@ def _group_rows(buf: np.ndarray, cap: Any, members: np.ndarray, with_stats: np.n
         if with_stats[d]:
             doc["fields"]["write_partitions"] = partition_keys[d]
         fields.append(json.dumps(doc, separators=(",", ":")))
-    # The stats: rows were numbered as read, so a stable sort by datum keeps each body's order.
+    # The stats: rows were numbered as read, so a stable sort by datum keeps each body's order. Each row's new
+    # place is given to the gathers (no reordering copy after them); rows of bodies without stats have none.
     row_datum = entry_datum[cap.row_entry]
-    n_rows = row_datum.size
     order = np.argsort(row_datum, kind="stable")
     order = order[with_stats[row_datum[order]]]
     row_datum = row_datum[order]
-    children = [av.gather_strings(buf, cap.entry_key[0][cap.row_entry], cap.entry_key[1][cap.row_entry], None)]
+    n_kept = order.size
+    place = np.full(cap.row_entry.size, -1, dtype=np.int64)
+    place[order] = np.arange(n_kept, dtype=np.int64)
+    entry_of_row = cap.row_entry[order]
+    children = [av.gather_strings(buf, cap.entry_key[0][entry_of_row], cap.entry_key[1][entry_of_row], None)]
     for name in rec.STAT_ROW_FIELDS:
         sink, kind = next(v for v in _AVRO_STAT_FIELDS.values() if v[0] == name)
-        parts = cap.columns[sink]
+        ids, *rest = cap.columns[sink]
+        at = place[ids]
+        kept = at >= 0
+        parts = (at[kept], *(r[kept] for r in rest))
         if kind == av.LONG:
-            children.append(av.longs_of_ids(n_rows, *parts))
+            children.append(av.longs_of_ids(n_kept, *parts))
         elif kind == av.STRING:
-            children.append(av.strings_of_ids(buf, n_rows, *parts))
+            children.append(av.strings_of_ids(buf, n_kept, *parts))
         else:
-            children.append(av.string_lists_of_ids(buf, n_rows, *parts))
-    take = pa.array(order, pa.int64())
-    stats = pa.StructArray.from_arrays([c.take(take) for c in children], fields=list(STAT_TYPE))
+            children.append(av.string_lists_of_ids(buf, n_kept, *parts))
+    stats = pa.StructArray.from_arrays(children, fields=list(STAT_TYPE))
     offsets = np.zeros(n_datums + 1, dtype=np.int32)
     np.cumsum(np.bincount(row_datum, minlength=n_datums) if row_datum.size else np.zeros(n_datums, np.int64),
               out=offsets[1:])
