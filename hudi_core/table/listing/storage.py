@@ -261,31 +261,28 @@ def _level_columns(table: pa.Table, findings: list[Finding] | None) -> dict[str,
                 findings.append(_listing_finding(code, shown, mtime_ms))
         table = table.filter(pc.invert(bad))
     # Column-wise (performance: a million entries): each folder's rows are found as runs of equal
-    # `folder` values (one run per folder, as every batch lists folder after folder).
-    cols = table.to_pydict()
-    names, sizes, mtimes, dirs = cols["name"], cols["size"], cols["mtime_ms"], cols["is_dir"]
+    # `folder` values (one run per folder, as every batch lists folder after folder), and made Python values
+    # a run at a time (never every column of every row at once beside the Arrow table).
+    columns = [table.column(name) for name in ("name", "size", "mtime_ms", "is_dir")]
     out: dict[str, _Columns] = {}
-    for folder, spans in _folder_runs(table.column("folder"), cols["folder"]).items():
-        if len(spans) == 1:
-            (start, end), = spans
-            out[folder] = (names[start:end], sizes[start:end], mtimes[start:end], dirs[start:end])
-        else:
-            out[folder] = tuple([v for a, b in spans for v in col[a:b]]  # type: ignore[assignment]
-                                for col in (names, sizes, mtimes, dirs))
+    for folder, spans in _folder_runs(table.column("folder")).items():
+        out[folder] = tuple([v for a, b in spans for v in col.slice(a, b - a).to_pylist()]  # type: ignore[assignment]
+                            for col in columns)
     return out
 
 
-def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
+def _folder_runs(column: pa.ChunkedArray) -> dict[str, list[tuple[int, int]]]:
     """`folder -> [(start, end), ...]`: the runs of equal values of the listing's `folder` column."""
-    n = len(values)
+    n = len(column)
     if n == 0:
         return {}
     arr = column.combine_chunks()
     change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
     starts = [0, *(pc.indices_nonzero(change).to_numpy() + 1).tolist()]
+    firsts = arr.take(pa.array(starts, pa.int64())).to_pylist()
     runs: dict[str, list[tuple[int, int]]] = {}
-    for start, end in zip(starts, [*starts[1:], n], strict=True):
-        runs.setdefault(values[start], []).append((start, end))
+    for value, start, end in zip(firsts, starts, [*starts[1:], n], strict=True):
+        runs.setdefault(value, []).append((start, end))
     return runs
 
 
