@@ -40,13 +40,13 @@ def test_processes_list_as_this_thread_does(builtin_table: Any, tmp_path: Path,
     in_thread = _listing(base)
     assert in_thread[1], "the damage makes findings"
     went: list[int] = []
-    real = executors.run_cpu_batches
+    real = executors.cpu_batch_results
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         went.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(listing, "run_cpu_batches", spy)
+    monkeypatch.setattr(listing, "cpu_batch_results", spy)
     monkeypatch.setattr(listing, "PROCESS_LISTING_MIN_FOLDERS", 1)
     monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
     monkeypatch.setattr("os.cpu_count", lambda: 2)
@@ -62,3 +62,25 @@ def test_remote_storage_is_never_listed_in_processes(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(listing, "_list_level_in_processes", lambda *a: pytest.fail("listed in processes"))
     monkeypatch.setattr(listing, "_list_level_inline", lambda spec, folders, findings: {})
     assert listing.discover_partitions(ReadOnlyStorage("memory://bucket/t").spec, None) == {}
+
+
+def _dying_batch(spec: Any, items: list[str]) -> Any:
+    """Rows of `items`; a worker process handed item "3" dies (the caller's own process never does)."""
+    import pyarrow as pa
+
+    if "3" in items and str(os.getpid()) != os.environ.get("LISTING_TEST_PARENT"):
+        os._exit(1)
+    return pa.table({"item": items, "pid": [os.getpid()] * len(items)})
+
+
+def test_batches_a_broken_pool_did_not_return_run_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies breaks the pool: the batches already returned are kept, the rest run in this process,
+    and every item comes back once, in order."""
+    from hudi_core.io.storage import StorageSpec
+
+    monkeypatch.setenv("LISTING_TEST_PARENT", str(os.getpid()))
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    items = [str(k) for k in range(8)]
+    tables = list(executors.cpu_batch_results(_dying_batch, StorageSpec.of(str(tmp_path)), items, 1))
+    assert [t["item"].to_pylist()[0] for t in tables] == items
+    assert os.getpid() in {t["pid"].to_pylist()[0] for t in tables}

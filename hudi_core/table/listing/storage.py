@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from hudi_core.engines.executor import Executor, cpu_workers, run_batches, run_cpu_batches
+from hudi_core.engines.executor import Executor, cpu_batch_results, cpu_workers, run_batches
 from hudi_core.errors import Finding, Severity
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX
 from hudi_core.io.storage import (
@@ -244,9 +244,17 @@ def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: li
     """One tree level of local folders listed in worker processes, a share of the folders each, as per-folder
     columns (the same entries and findings as in this thread)."""
     workers = cpu_workers(len(folders))
-    batch = max(1, -(-len(folders) // (workers * 4)))  # a few batches a worker: an even share if folders differ
-    return _level_columns(run_cpu_batches(None, list_folders_batch, spec, folders, batch, listing_schema()),
-                          findings)
+    # Several batches a worker: an even share if folders differ, and each batch's rows made Python values and let
+    # go as it arrives (never the level's million rows as one Arrow table).
+    batch = max(1, -(-len(folders) // (workers * 8)))
+    out: dict[str, _Columns] = {}
+    for table in cpu_batch_results(list_folders_batch, spec, folders, batch):
+        for folder, columns in _level_columns(table, findings).items():
+            if folder in out:  # never split across batches; kept whole should that change
+                out[folder] = tuple([*a, *b] for a, b in zip(out[folder], columns, strict=True))  # type: ignore[assignment]
+            else:
+                out[folder] = columns
+    return out
 
 
 def _level_columns(table: pa.Table, findings: list[Finding] | None) -> dict[str, _Columns]:
