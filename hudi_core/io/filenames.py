@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 # FileNameParser.INLINE_LOG_FILE_PATTERN, loosened as older releases were: the write token is
 # optional and the file id may contain dots/underscores only in the legacy form.
@@ -110,31 +109,3 @@ def parse_log_file_name(name: str) -> LogFileName | None:
     )
 
 
-
-
-#: The base-file and log-file grammars as RE2 patterns (Arrow's regex engine): on ASCII names without a line
-#: break they answer as the Python rules above (`base_file_parts`, `parse_log_file_name`); other names are
-#: judged by those rules one by one.
-_BASE_FILE_RE2 = r"^[^._][^_]*_[^_]+_[0-9]+\..+$"
-_LOG_FILE_RE2 = (r"^\.[^._]+_[^.]*\.(log|archive)\.[0-9]+(_[0-9]+-[0-9]+-[0-9]+(\.cdc)?)?$",
-                 r"^\..+_[^.]*\.(log|archive)\.[0-9]+(_[0-9]+-[0-9]+-[0-9]+(\.cdc)?)?$")
-
-
-def data_file_mask(names: Any) -> Any:
-    """For an Arrow string array of file names: whether each is a base file (`base_file_parts`) or a log file
-    (`parse_log_file_name`), without a Python object per name (the doctor asks of every file of the table)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    plain = pc.and_(pc.string_is_ascii(names), pc.invert(pc.match_substring(names, "\n")))
-    mask = pc.match_substring_regex(names, _BASE_FILE_RE2)
-    for pattern in _LOG_FILE_RE2:
-        mask = pc.or_(mask, pc.match_substring_regex(names, pattern))
-    odd = pc.indices_nonzero(pc.invert(pc.fill_null(plain, False))).to_pylist()
-    if not odd:
-        return pc.fill_null(mask, False)
-    values = pc.fill_null(mask, False).to_pylist()
-    for k in odd:
-        name = names[k].as_py()
-        values[k] = name is not None and (base_file_parts(name) is not None or parse_log_file_name(name) is not None)
-    return pa.array(values, pa.bool_())

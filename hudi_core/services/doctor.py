@@ -188,11 +188,6 @@ def _rel(partition: str, name: str) -> str:
     return f"{partition}/{name}" if partition else name
 
 
-#: The columns of :attr:`DoctorContext.written_table`'s rows before they are reduced to one a path.
-_WRITTEN_COLUMNS = (("order", "int64"), ("path", "string"), ("requested_time", "string"), ("partition", "string"),
-                    ("file_id", "string"))
-
-
 class DoctorContext:
     """The table and everything derived from it, computed once and shared by the checks."""
 
@@ -267,113 +262,20 @@ class DoctorContext:
         return self.table.metadata_table()
 
     @cached_property
-    def listed_table(self) -> Any:
-        """`path` (table-relative) and `size` of every data file (base or log) on storage, as Arrow columns (a
-        million files on L: no Python string or dict entry each)."""
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        from hudi_core.io.filenames import data_file_mask
-
-        partitions = self.table.storage_listing().partitions
-        names: list[str] = []
-        sizes: list[int] = []
-        for files in partitions.values():
-            names.extend([f.name for f in files])
-            sizes.extend([f.size for f in files])
-        counts = np.array([len(files) for files in partitions.values()], dtype=np.int64)
-        prefixes = pa.array([f"{p}/" if p else "" for p in partitions], pa.string())
-        name_column = pa.array(names, pa.string())
-        paths = pc.binary_join_element_wise(
-            prefixes.take(pa.array(np.repeat(np.arange(counts.size), counts), pa.int64())), name_column, "")
-        return pa.table({"path": paths, "size": pa.array(sizes, pa.int64())}).filter(data_file_mask(name_column))
-
-    def listed_sizes(self, paths: Iterable[str]) -> dict[str, int]:
-        """Size on storage of each of `paths` that is a data file there (the others are left out)."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        wanted = pa.array(sorted(set(paths)), pa.string())
-        table = self.listed_table
-        found = table.filter(pc.is_in(table["path"], value_set=wanted))
-        return dict(zip(found["path"].to_pylist(), found["size"].to_pylist(), strict=True))
+    def listed(self) -> dict[str, int]:
+        """Table-relative path → size of every data file (base or log) on storage."""
+        out: dict[str, int] = {}
+        for partition, files in self.table.storage_listing().partitions.items():
+            prefix = f"{partition}/" if partition else ""
+            for f in files:
+                # `base_file_parts`: the base-file rule without an object per name (a million on L).
+                if base_file_parts(f.name) is not None or parse_log_file_name(f.name):
+                    out[prefix + f.name] = f.size
+        return out
 
     @cached_property
     def rollbacks(self) -> list[RollbackFact]:
         return rollback_facts(self.timeline)
-
-    @cached_property
-    def written_table(self) -> Any:
-        """:attr:`written` as Arrow columns (`path`, `requested_time`, `partition`, `file_id`), built from the write
-        stats' columns (:meth:`ActiveTimeline.write_refs_table`) by the same rule: in timeline order a stat's path
-        is set (the last writer's stays) and a log file, or a rollback's log block, only where none is set yet (the
-        first stays). ``None`` where a name Arrow cannot hold turns up (then :attr:`written` answers)."""
-        import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        tl = self.timeline
-        completed = list(tl.completed())
-        writes = [(pos, inst) for pos, inst in enumerate(completed)
-                  if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT)]
-        try:
-            refs = tl.write_refs_table([inst for _, inst in writes])
-            rollback_rows = self._rollback_log_rows(completed)
-            rollbacks = pa.table({name: pa.array(values, kind) for (name, kind), values in zip(
-                _WRITTEN_COLUMNS, zip(*rollback_rows, strict=True) if rollback_rows else [()] * 5, strict=True)})
-        except (pa.ArrowException, UnicodeEncodeError, ValueError, TypeError):
-            return None
-        position = pa.array([pos for pos, _ in writes], pa.int64()).take(refs["instant"])
-        requested = pa.array([inst.requested_time for _, inst in writes], pa.string()).take(refs["instant"])
-        if int(pc.max(refs["seq"]).as_py() or 0) >= 1 << 23 if len(refs) else False:
-            return None  # the order key below holds 2^23 stats a body
-        # One int64 orders every row as the map is filled: instant, stat, then the stat's path and its logs.
-        order = pc.add(pc.shift_left(position, 39), pc.shift_left(refs["seq"], 16))
-        file_id = pc.fill_null(refs["file_id"], "")
-        has_path = pc.fill_null(pc.not_equal(refs["path"], ""), False)
-        sets = pa.table({"order": order, "path": refs["path"], "requested_time": requested, "partition": refs["key"],
-                         "file_id": file_id}).filter(has_path)
-        logs = refs["log_files"].combine_chunks() if isinstance(refs["log_files"], pa.ChunkedArray) else refs[
-            "log_files"]
-        parent = pc.list_parent_indices(logs)
-        offsets = logs.offsets.to_numpy()
-        lengths = np.diff(offsets)
-        within = np.arange(int(offsets[-1] - offsets[0]), dtype=np.int64) - np.repeat(offsets[:-1] - offsets[0],
-                                                                                      lengths)
-        names = pc.replace_substring_regex(pc.list_flatten(logs), pattern="(?s)^.*/", replacement="")
-        key = refs["key"].take(parent)
-        log_paths = pc.if_else(pc.equal(key, ""), names, pc.binary_join_element_wise(key, names, "/"))
-        defaults = pa.concat_tables([
-            pa.table({"order": pc.add(order.take(parent), pa.array(within + 1, pa.int64())), "path": log_paths,
-                      "requested_time": requested.take(parent), "partition": key, "file_id": file_id.take(parent)}),
-            rollbacks.cast(sets.schema)]).sort_by("order")
-        last_set = sets.group_by("path", use_threads=False).aggregate(
-            [(c, "last") for c in ("requested_time", "partition", "file_id")])
-        first_default = defaults.group_by("path", use_threads=False).aggregate(
-            [(c, "first") for c in ("requested_time", "partition", "file_id")])
-        first_default = first_default.filter(pc.invert(pc.is_in(first_default["path"], value_set=last_set["path"])))
-        names_out = ["path", "requested_time", "partition", "file_id"]
-        return pa.concat_tables([t.rename_columns(names_out) for t in (last_set, first_default)])
-
-    def _rollback_log_rows(self, completed: list[Instant]) -> list[tuple[int, str, str, str, str]]:
-        """(order, path, requested time, partition, file id) of the log blocks completed rollbacks and restores
-        wrote, in timeline order (each after every stat of the instants before it)."""
-        rows: list[tuple[int, str, str, str, str]] = []
-        tl = self.timeline
-        for pos, inst in enumerate(completed):
-            if inst.action not in (ia.ROLLBACK, ia.RESTORE):
-                continue
-            k = 0
-            for rolled in rollback_metadatas(tl.record(inst, State.COMPLETED)):
-                for p, rpm in rolled.partition_metadata.items():
-                    for log in rpm.rollback_log_files:
-                        name = posixpath.basename(log)
-                        parsed = parse_log_file_name(name)
-                        rows.append(((pos << 39) + k, _rel(p, name), inst.requested_time, p,
-                                     parsed.file_id if parsed else ""))
-                        k += 1
-        return rows
 
     @cached_property
     def written(self) -> dict[str, tuple[str, str, str]]:
@@ -622,8 +524,7 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
     kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
     for sp in completed:
         files = tuple(_rel(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
-        sizes = ctx.listed_sizes(files)
-        size = sum(sizes.get(f, 0) for f in files)
+        size = sum(ctx.listed.get(f, 0) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
         blocks = []
         if plan.boundary_guard is GuardName.SAVEPOINT and plan.boundary_instant == sp.savepoint_time:
@@ -763,8 +664,7 @@ def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterabl
         age = ctx.age_hours(inst.requested_time)
         groups = tuple(FileGroupRef(p, f) for p, f, _ in ops)
         # Log bytes per group: the log files the plan reads, as listed on storage now.
-        sizes = ctx.listed_sizes(x for _, _, files in ops for x in files)
-        log_bytes = {f"{p}/{f}": sum(sizes.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
+        log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
                      for p, f, files in ops}
         sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
         yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age_text(age)} old", Evidence(
@@ -783,8 +683,7 @@ def _clustering_backlog(ctx: DoctorContext) -> Iterable[Result]:
 
 def _pending_plan_files_missing(ctx: DoctorContext) -> Iterable[Result]:
     for inst, ops in _pending_plans(ctx, (ia.COMPACTION, ia.LOG_COMPACTION, ia.CLUSTERING, ia.REPLACE_COMMIT)):
-        sizes = ctx.listed_sizes(f for _, _, files in ops for f in files)
-        gone = tuple(sorted(f for _, _, files in ops for f in files if f not in sizes))
+        gone = tuple(sorted(f for _, _, files in ops for f in files if f not in ctx.listed))
         if gone:
             yield Severity.ERROR, f"{inst.pending_action} plan {inst.requested_time} names {len(gone)} missing files", \
                 Evidence(instants=(inst.requested_time,), files=gone, count=len(gone))
@@ -807,62 +706,13 @@ def _compaction_cadence(ctx: DoctorContext) -> Iterable[Result]:
             age_hours=ctx.age_hours(base) if base else None)
 
 
-def _missing_written(ctx: DoctorContext) -> list[tuple[str, tuple[str, str, str]]]:
-    """(path, (requested time, partition, file id)) of every file commit metadata names that is not a data file
-    on storage, compared as columns (the whole map as a dict only where :attr:`DoctorContext.written_table` is
-    ``None``)."""
-    import pyarrow.compute as pc
-
-    table = ctx.written_table
-    if table is None:
-        listed = set(ctx.listed_table["path"].to_pylist())
-        return [(p, v) for p, v in ctx.written.items() if p not in listed]
-    gone = table.filter(pc.invert(pc.is_in(table["path"], value_set=ctx.listed_table["path"])))
-    return [(p, (t, part, fid)) for p, t, part, fid in zip(*(gone[c].to_pylist() for c in (
-        "path", "requested_time", "partition", "file_id")), strict=True)]
-
-
-def _written_of_groups(ctx: DoctorContext, groups: set[tuple[str, str]]) -> list[tuple[str, tuple[str, str, str]]]:
-    """The entries of :attr:`DoctorContext.written` whose (partition, file id) is one of `groups`."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not groups:
-        return []
-    table = ctx.written_table
-    if table is None:
-        return [(p, v) for p, v in ctx.written.items() if (v[1], v[2]) in groups]
-    keys = pc.binary_join_element_wise(table["partition"], table["file_id"], "\x00")
-    wanted = pa.array(sorted(f"{p}\x00{fid}" for p, fid in groups), pa.string())
-    mine = table.filter(pc.is_in(keys, value_set=wanted))
-    return [(p, (t, part, fid)) for p, t, part, fid in zip(*(mine[c].to_pylist() for c in (
-        "path", "requested_time", "partition", "file_id")), strict=True)]
-
-
-def _listed_unnamed(ctx: DoctorContext) -> dict[str, int]:
-    """Path → size of the data files on storage no commit metadata names."""
-    import pyarrow.compute as pc
-
-    listed = ctx.listed_table
-    table = ctx.written_table
-    if table is None:
-        named = set(ctx.written)
-        return {p: n for p, n in zip(listed["path"].to_pylist(), listed["size"].to_pylist(), strict=True)
-                if p not in named}
-    unnamed = listed.filter(pc.invert(pc.is_in(listed["path"], value_set=table["path"])))
-    return dict(zip(unnamed["path"].to_pylist(), unnamed["size"].to_pylist(), strict=True))
-
-
 def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
     skip = _not_checked(ctx, (ia.CLEAN, ia.ROLLBACK, ia.RESTORE), "the files cleans and rollbacks deleted")
     if skip is not None:
         yield skip
         return
-    written, deleted = _missing_written(ctx), ctx.deleted_names
-    # The latest base file each group's commits wrote (of the groups with a missing file only).
-    groups = {(p, fid) for _, (_, p, fid) in written}
     latest: dict[tuple[str, str], str] = {}
-    for path, (t, p, fid) in _written_of_groups(ctx, groups):
+    for path, (t, p, fid) in ctx.written.items():
         if base_file_parts(path.rpartition("/")[2]) is not None:
             key = (p, fid)
             if t > latest.get(key, ""):
@@ -870,20 +720,21 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
     replaced = set(ctx.view.replaced)
     errors: list[str] = []
     warnings: list[str] = []
-    by_path = dict(written)
-    for path in sorted(p for p in by_path if p.rpartition("/")[2] not in deleted):
-        t, p, fid = by_path[path]
+    listed, deleted = ctx.listed, ctx.deleted_names
+    # The keys only (a million (path, value) pairs on L were 64 MB more), the few missing ones sorted.
+    for path in sorted(p for p in ctx.written if p not in listed and p.rpartition("/")[2] not in deleted):
+        t, p, fid = ctx.written[path]
         current = (p, fid) not in replaced and t >= latest.get((p, fid), "")
         (errors if current else warnings).append(path)
     if errors:
         yield Severity.ERROR, f"{len(errors)} files of the latest file slices are missing on storage", Evidence(
             files=tuple(errors), count=len(errors),
-            instants=tuple(sorted({by_path[f][0] for f in errors})),
-            file_groups=tuple(sorted({FileGroupRef(by_path[f][1], by_path[f][2]) for f in errors},
+            instants=tuple(sorted({ctx.written[f][0] for f in errors})),
+            file_groups=tuple(sorted({FileGroupRef(ctx.written[f][1], ctx.written[f][2]) for f in errors},
                                      key=lambda g: (g.partition, g.file_id))))
     if warnings:
         yield Severity.WARNING, f"{len(warnings)} older files named by commit metadata are missing", Evidence(
-            files=tuple(warnings), count=len(warnings), instants=tuple(sorted({by_path[f][0] for f in warnings})))
+            files=tuple(warnings), count=len(warnings), instants=tuple(sorted({ctx.written[f][0] for f in warnings})))
 
 
 def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
@@ -899,9 +750,9 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     pending = {i.requested_time for i in tl.pending()}
     pending_delta = [i.requested_time for i in tl.pending() if i.action == ia.DELTA_COMMIT]
     v6_logs = ctx.table.properties.version < 8
-    unnamed = _listed_unnamed(ctx)
+    named = set(ctx.written)
     orphans: list[str] = []
-    for path in sorted(unnamed):  # the few unnamed ones sorted, not every file
+    for path in sorted(p for p in ctx.listed if p not in named):  # the few unnamed ones sorted, not every file
         name = posixpath.basename(path)
         parsed_log = parse_log_file_name(name)
         instant = parsed_log.instant_time if parsed_log else parse_base_file_name(name).instant_time  # type: ignore[union-attr]
@@ -914,7 +765,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
         orphans.append(path)
     if orphans:
         yield Severity.WARNING, f"{len(orphans)} data files no completed instant names", Evidence(
-            files=tuple(orphans), count=len(orphans), bytes=sum(unnamed[p] for p in orphans))
+            files=tuple(orphans), count=len(orphans), bytes=sum(ctx.listed[p] for p in orphans))
 
 
 def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:

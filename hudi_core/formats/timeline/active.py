@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -419,47 +419,6 @@ class ActiveTimeline(BodyRecords, Timeline):
             if f.name in self._errors:
                 out.append(self._errors[f.name])
         return out
-
-    def write_refs_table(self, instants: Sequence[Instant]) -> Any:
-        """An Arrow table (`instant`: position in `instants`, `seq`, `key`, `file_id`, `path`, `log_files`) of every
-        write stat of `instants` (completed commits, delta commits and replacecommits), each body's stats in its
-        order, as :meth:`CommitMetadata.write_refs` gives them (`key`: the stat's partition key in the body): from
-        the index's columns where it has the body, else from the decoded record; an instant whose body does not
-        decode (a finding) adds none. A million stats on L without a Python tuple each."""
-        import pyarrow as pa
-
-        schema = pa.schema([("instant", pa.int64()), ("seq", pa.int64()), ("key", pa.string()),
-                            ("file_id", pa.string()), ("path", pa.string()), ("log_files", pa.list_(pa.string()))])
-        files = [i.file(State.COMPLETED) for i in instants]
-        index = self.summaries()
-        present = [k for k, f in enumerate(files) if f is not None]
-        parts: list[Any] = []
-        covered: set[int] = set()
-        if index is not None and present:
-            got = index.stats_table([files[k] for k in present], ["file_id", "path", "log_files"])  # type: ignore[misc]
-            if got is not None:
-                table, positions = got
-                covered = {present[k] for k in positions}
-                instant = pa.array(present, pa.int64()).take(table["body"])
-                parts.append(pa.table({"instant": instant, "seq": table["seq"], "key": table["key"],
-                                       "file_id": table["file_id"], "path": table["path"],
-                                       "log_files": table["log_files"]}).cast(schema))
-        rows: dict[str, list[Any]] = {name: [] for name in schema.names}
-        for k in present:
-            if k in covered:
-                continue
-            meta = self.commit_metadata(instants[k])
-            if meta is None:
-                continue
-            for seq, (key, file_id, path, log_files) in enumerate(meta.write_refs()):
-                for name, value in zip(schema.names, (k, seq, key, file_id, path, list(log_files)), strict=True):
-                    rows[name].append(value)
-        if rows["instant"]:
-            parts.append(pa.table(rows, schema=schema))
-        if not parts:
-            return schema.empty_table()
-        out = pa.concat_tables(parts)
-        return out.sort_by([("instant", "ascending"), ("seq", "ascending")]) if len(parts) > 1 else out
 
     def without(self, instants: Iterable[Instant]) -> ActiveTimeline:
         """This timeline minus `instants` (matched by requested time and comparable action), as if
