@@ -10,7 +10,7 @@ the batches run; it never changes what they compute.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Protocol
 
@@ -101,17 +101,30 @@ def run_cpu_batches(executor: Executor | None, fn: BatchFn, spec: StorageSpec, i
     workers = cpu_workers(len(batches)) if executor is None else 1
     if workers < 2:
         return run_batches(executor, fn, spec, items, batch_size, schema)
+    return _concat(list(cpu_batch_results(fn, spec, items, batch_size)), schema)
+
+
+def cpu_batch_results(fn: BatchFn, spec: StorageSpec, items: Sequence[str], batch_size: int) -> Iterator[pa.Table]:
+    """Each batch's table of a CPU-bound batch function over local files, in item order, as it arrives from worker
+    processes (one per core), so a caller can take one batch's rows and let it go before the next (a million
+    listed files need not be one table at once). A pool that cannot start or breaks runs the batches it did not
+    return in this process; an error the function raises is raised."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
+    batches = _batches(items, batch_size)
+    done = 0
     try:
         # `spawn`: a fresh interpreter per worker, safe beside the threads of a dashboard server.
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            results = list(pool.map(_call_batch, [(fn, spec, b) for b in batches]))
+        with ProcessPoolExecutor(max_workers=cpu_workers(len(batches)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for table in pool.map(_call_batch, [(fn, spec, b) for b in batches]):
+                yield table
+                done += 1
     except (BrokenProcessPool, OSError):
-        return run_batches(None, fn, spec, items, batch_size, schema)
-    return _concat(results, schema)
+        for batch in batches[done:]:
+            yield fn(spec, batch)
 
 
 def _call_batch(job: tuple[BatchFn, StorageSpec, list[str]]) -> pa.Table:

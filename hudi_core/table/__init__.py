@@ -262,9 +262,12 @@ class HudiTable:
     def _build_view(self, replaced_only: bool = False, partitions: frozenset[str] | None = None) -> FileSystemView:
         # Imported here, not at the top: it brings pyarrow, which `info` and `timeline` never need.
         from hudi_core.table.fsview import FileSystemView
+        from hudi_core.table.listing import ListingKind
 
         data_props = self.data_table_properties if self.is_metadata_table else None
         source = self.listing_source()
+        if source.kind is ListingKind.METADATA and self.storage_check and not replaced_only and partitions is None:
+            self._storage_source().prefetch()  # storage's listing beside the metadata table's read
         view = FileSystemView.build(
             self.storage, self.timeline, self.properties.version, self.properties.base_file_format, self.executor,
             metadata_partitions=data_props.metadata_partitions if data_props else None,
@@ -322,7 +325,10 @@ class HudiTable:
             return ListingCheck.of_view(view)
         check: ListingCheck | None = self.__dict__.get("_listing_check")
         if check is None:
-            listing = self.listing_source().list()
+            source = self.listing_source()
+            if source.kind is ListingKind.METADATA and self.storage_check:
+                self._storage_source().prefetch()
+            listing = source.list()
             findings = list(listing.findings)
             differences = None
             if listing.kind is ListingKind.METADATA and self.storage_check:

@@ -14,7 +14,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from hudi_core.engines.executor import Executor, run_batches
+from hudi_core.engines.executor import Executor, cpu_batch_results, cpu_workers, run_batches
 from hudi_core.errors import Finding, Severity
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX
 from hudi_core.io.storage import (
@@ -44,6 +44,9 @@ def listing_schema() -> pa.Schema:
 
 #: Folders listed per executor batch.
 LISTING_BATCH_SIZE = 32
+#: Local folders of one tree level from which they are listed in worker processes, one per core (the stat of
+#: every entry and its Python objects are CPU work the GIL serialises: threads do not help, processes do).
+PROCESS_LISTING_MIN_FOLDERS = 256
 
 #: `LISTING_SCHEMA`, built when first read (pyarrow loads only when Arrow is used).
 __getattr__ = lazy_constants(globals(), {"LISTING_SCHEMA": listing_schema})
@@ -100,13 +103,17 @@ def discover_partitions(
     """
     partitions: dict[str, list[ListedFile]] = {}
     frontier = [""]
-    local = executor is None or local_root(spec.uri, dict(spec.options)) is not None
+    on_disk = local_root(spec.uri, dict(spec.options)) is not None
+    local = executor is None or on_disk
     while frontier:
         # A level of local folders below the executor's Spark threshold is listed in this thread, without
         # the Arrow round trip a batch makes (`inline_if_local`: 0.3 s of 1.3 s on 100k files).
         inline = executor is None or (local and getattr(executor, "name", None) == "spark"
                                       and len(frontier) < getattr(executor, "min_items", 0))
-        if inline or executor is None:
+        if (inline or executor is None) and on_disk and len(frontier) >= PROCESS_LISTING_MIN_FOLDERS \
+                and cpu_workers(len(frontier)) >= 2:
+            listed = _list_level_in_processes(spec, frontier, findings)
+        elif inline or executor is None:
             listed = _list_level_inline(spec, frontier, findings)
         else:
             listed = _list_level(spec, frontier, executor, batch_size, findings)
@@ -228,7 +235,31 @@ def _listing_finding(code: str, shown: str, mtime_ms: int | None = None) -> Find
 def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch_size: int,
                 findings: list[Finding] | None) -> dict[str, _Columns]:
     """One tree level listed through the executor (threads or Spark tasks), as per-folder columns."""
-    table = run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema())
+    return _level_columns(run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema()),
+                          findings)
+
+
+def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: list[Finding] | None
+                             ) -> dict[str, _Columns]:
+    """One tree level of local folders listed in worker processes, a share of the folders each, as per-folder
+    columns (the same entries and findings as in this thread)."""
+    workers = cpu_workers(len(folders))
+    # Several batches a worker: an even share if folders differ, and each batch's rows made Python values and let
+    # go as it arrives (never the level's million rows as one Arrow table).
+    batch = max(1, -(-len(folders) // (workers * 8)))
+    out: dict[str, _Columns] = {}
+    for table in cpu_batch_results(list_folders_batch, spec, folders, batch):
+        for folder, columns in _level_columns(table, findings).items():
+            if folder in out:  # never split across batches; kept whole should that change
+                out[folder] = tuple([*a, *b] for a, b in zip(out[folder], columns, strict=True))  # type: ignore[assignment]
+            else:
+                out[folder] = columns
+    return out
+
+
+def _level_columns(table: pa.Table, findings: list[Finding] | None) -> dict[str, _Columns]:
+    """Per-folder (names, sizes, mtimes, is_dir) columns of :func:`list_folders_batch` rows, the rows that
+    carry a finding (a null `is_dir`) reported."""
     bad = pc.is_null(table.column("is_dir"))
     if pc.any(bad).as_py():
         skipped = table.filter(bad)
@@ -238,31 +269,28 @@ def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch
                 findings.append(_listing_finding(code, shown, mtime_ms))
         table = table.filter(pc.invert(bad))
     # Column-wise (performance: a million entries): each folder's rows are found as runs of equal
-    # `folder` values (one run per folder, as every batch lists folder after folder).
-    cols = table.to_pydict()
-    names, sizes, mtimes, dirs = cols["name"], cols["size"], cols["mtime_ms"], cols["is_dir"]
+    # `folder` values (one run per folder, as every batch lists folder after folder), and made Python values
+    # a run at a time (never every column of every row at once beside the Arrow table).
+    columns = [table.column(name) for name in ("name", "size", "mtime_ms", "is_dir")]
     out: dict[str, _Columns] = {}
-    for folder, spans in _folder_runs(table.column("folder"), cols["folder"]).items():
-        if len(spans) == 1:
-            (start, end), = spans
-            out[folder] = (names[start:end], sizes[start:end], mtimes[start:end], dirs[start:end])
-        else:
-            out[folder] = tuple([v for a, b in spans for v in col[a:b]]  # type: ignore[assignment]
-                                for col in (names, sizes, mtimes, dirs))
+    for folder, spans in _folder_runs(table.column("folder")).items():
+        out[folder] = tuple([v for a, b in spans for v in col.slice(a, b - a).to_pylist()]  # type: ignore[assignment]
+                            for col in columns)
     return out
 
 
-def _folder_runs(column: pa.ChunkedArray, values: list[str]) -> dict[str, list[tuple[int, int]]]:
+def _folder_runs(column: pa.ChunkedArray) -> dict[str, list[tuple[int, int]]]:
     """`folder -> [(start, end), ...]`: the runs of equal values of the listing's `folder` column."""
-    n = len(values)
+    n = len(column)
     if n == 0:
         return {}
     arr = column.combine_chunks()
     change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
     starts = [0, *(pc.indices_nonzero(change).to_numpy() + 1).tolist()]
+    firsts = arr.take(pa.array(starts, pa.int64())).to_pylist()
     runs: dict[str, list[tuple[int, int]]] = {}
-    for start, end in zip(starts, [*starts[1:], n], strict=True):
-        runs.setdefault(values[start], []).append((start, end))
+    for value, start, end in zip(firsts, starts, [*starts[1:], n], strict=True):
+        runs.setdefault(value, []).append((start, end))
     return runs
 
 
@@ -290,11 +318,27 @@ class StorageListing:
         self.metadata_partitions_inflight = metadata_partitions_inflight
         self.reason = reason
         self._whole: Listing | None = None
+        self._prefetch: Any = None
+
+    def prefetch(self) -> None:
+        """Start the whole listing in a background thread (its folders listed in worker processes where that
+        pays, see :data:`PROCESS_LISTING_MIN_FOLDERS`), so this thread can read something else meanwhile (the
+        metadata table it is compared with); :meth:`list` takes it. Local storage only."""
+        if self._whole is not None or self._prefetch is not None or not self.storage.is_local:
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(1, thread_name_prefix="storage-listing")
+        self._prefetch = pool.submit(self._list, None)
+        pool.shutdown(wait=False)
 
     def list(self, wanted: frozenset[str] | None = None) -> Listing:
         """The listing (the whole one is made once per source and kept: views and checks share it)."""
         if self.metadata_partitions is not None:
             wanted = None  # the config decides a metadata table's partitions: list them all
+        if self._prefetch is not None and (wanted is None or self.metadata_partitions is None):
+            pending, self._prefetch = self._prefetch, None
+            self._whole = pending.result()  # its error, if it failed, is this call's
         if wanted is None and self._whole is not None:
             # The same files; the reason is this source's now (a view asked for with --listing storage).
             return dataclasses.replace(self._whole, reason=self.reason)
