@@ -112,6 +112,9 @@ class HudiTable:
         #: ``None``: on local disk (a directory read per partition), off on object stores (a LIST request
         #: per partition, which reading through the metadata table exists to avoid).
         self.storage_check = storage.is_local if storage_check is None else storage_check
+        #: Whether storage's whole listing is kept once a view's check has compared it (the doctor reads it again
+        #: for its missing and orphan files); a command that needs it no more lets it go (200 MB on a million files).
+        self.keep_storage_listing = True
 
     @property
     def uri(self) -> str:
@@ -284,6 +287,8 @@ class HudiTable:
         from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS, HUDI_EFFECT, DifferenceKind
 
         differences, storage_findings = self._differences_with_storage(view.partition_files, partitions)
+        if not self.keep_storage_listing:
+            self._storage_source().forget()
         view.findings.extend(storage_findings)
         view.listing_differences = differences
         for d in differences:

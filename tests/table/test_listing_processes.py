@@ -84,3 +84,24 @@ def test_batches_a_broken_pool_did_not_return_run_here(tmp_path: Path, monkeypat
     tables = list(executors.cpu_batch_results(_dying_batch, StorageSpec.of(str(tmp_path)), items, 1))
     assert [t["item"].to_pylist()[0] for t in tables] == items
     assert os.getpid() in {t["pid"].to_pylist()[0] for t in tables}
+
+
+def test_a_command_that_needs_it_no_more_lets_the_storage_listing_go(builtin_table: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a metadata-table listing is checked against storage, storage's listing is kept for later readers (the
+    doctor's missing and orphan files) unless the table is told it is not needed: then it is let go after the
+    check, with the same view and findings."""
+    from hudi_core.table import open_table
+
+    base = builtin_table("hudi7779_case_b", 9, metadata_table=True)
+    kept = open_table(str(base))
+    assert kept.listing_choice()[0] == "metadata" and kept.storage_check
+    kept_view = kept.fs_view()
+    assert kept._storage_source()._whole is not None
+    let_go = open_table(str(base))
+    let_go.keep_storage_listing = False
+    view = let_go.fs_view()
+    assert let_go._storage_source()._whole is None
+    assert view.listing_differences == kept_view.listing_differences
+    assert [f.message for f in view.findings] == [f.message for f in kept_view.findings]
+    assert let_go.storage_listing().partitions == kept.storage_listing().partitions  # listed again when asked

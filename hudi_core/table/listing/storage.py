@@ -332,6 +332,10 @@ class StorageListing:
         self._prefetch = pool.submit(self._list, None)
         pool.shutdown(wait=False)
 
+    def forget(self) -> None:
+        """Let the whole listing go (a million files are 200 MB of objects); a later :meth:`list` lists again."""
+        self._whole = None
+
     def list(self, wanted: frozenset[str] | None = None) -> Listing:
         """The listing (the whole one is made once per source and kept: views and checks share it)."""
         if self.metadata_partitions is not None:
