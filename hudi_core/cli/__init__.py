@@ -79,12 +79,19 @@ def _storage_options(pairs: Sequence[str] | None) -> dict[str, str]:
     return options
 
 
+#: The commands that read storage's whole listing after a view's check (the doctor's missing and orphan files).
+KEEP_STORAGE_LISTING = frozenset({"doctor", "report", "watch", "scan"})
+
+
 def _open(args: argparse.Namespace) -> HudiTable:
     from hudi_core.table import open_table  # pyarrow and fsspec: not before a command needs a table
 
     table = open_table(args.table, _storage_options(args.storage_option), executor=executor_from_args(args),
                        listing=getattr(args, "listing", None),
                        storage_check=getattr(args, "storage_check", None))
+    # Storage's whole listing, once a view's check has compared it, is read again only by the commands that look
+    # for missing and orphan files (the doctor's checks); the others let it go (200 MB on a million files).
+    table.keep_storage_listing = getattr(args, "command", None) in KEEP_STORAGE_LISTING
     args._opened_tables = [table]
     if getattr(args, "metadata_table", False):
         mdt = table.metadata_table()
@@ -446,7 +453,6 @@ def slice_json(row: dict[str, Any]) -> dict[str, Any]:
 
 def cmd_fsview(args: argparse.Namespace) -> int:
     table = _open(args)
-    table.keep_storage_listing = False  # compared once by the view's check, then never read again
     # The rows of `inspect.file_slices` (same rule, same values), without the Arrow round trip: 90k
     # slices cost 0.5 s through Arrow and back to Python for JSON.
     # `--partition`: that partition alone is listed (through the metadata table: only its records are read).

@@ -68,7 +68,6 @@ def cmd_plan_clean(args: argparse.Namespace) -> int:
     from hudi_core.services.clean import plan_clean
 
     table = _cli()._open(args)
-    table.keep_storage_listing = False  # compared once by the view's check, then never read again
     plan = plan_clean(table, _config(args), now=_now(args))
     args._analyses = {"clean_plan": plan}  # the table's verdict reuses it (DoctorContext.clean_plan)
     args._plan_incomplete = plan.incomplete

@@ -338,6 +338,8 @@ class HudiTable:
             differences = None
             if listing.kind is ListingKind.METADATA and self.storage_check:
                 differences, storage_findings = self._differences_with_storage(listing.partitions)
+                if not self.keep_storage_listing:
+                    self._storage_source().forget()
                 findings.extend(storage_findings)
             check = ListingCheck(listing.kind, listing.incomplete, differences, findings, latest_files)
             self.__dict__["_listing_check"] = check
