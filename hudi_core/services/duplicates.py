@@ -1061,13 +1061,16 @@ def duplicate_analysis(
 
     On local files of a big table worker processes start first: they decode the deltacommits' write stats while
     this process builds the file-system view, then scan the log headers (rows as Arrow). With `only_interesting`
-    the file groups with nothing to show are found as columns (:func:`groups_worth_analysing`) and record counts
-    are read for the others' files only."""
+    the file groups with nothing to show are found as columns (:func:`groups_worth_analysing`) and, on local disk,
+    record counts are read for the others' files only."""
     from hudi_core.services.log_inventory import log_file_paths, scan_paths, scan_pool
 
     with scan_pool(table) or nullcontext() as pool:
         commits = _CommitLogFiles(table, pool)
-        counts_now = decode_counts and not only_interesting
+        # Record counts in a second scan of the interesting groups' files only: on local disk, where a header scan
+        # is cheap; on an object store every file is fetched once, with its counts (a second GET of each file
+        # would cost more than the blocks it saves decoding).
+        counts_now = decode_counts and (not only_interesting or not table.storage.is_local)
         inventory = scan_paths(table, log_file_paths(table, partition, file_id), counts_now, pool=pool)
         named = commits.result()
         rolled_back = rolled_back_instants(table)
