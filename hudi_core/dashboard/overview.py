@@ -339,13 +339,14 @@ def _marker_section(marks: list[Any], caption: str | None, when_none: str) -> No
     if marks:
         st.markdown("**At a glance**: " + markers.at_a_glance(marks))
         render.table(render.frame(markers.marker_rows(marks)), "markers", "markers", caption=caption,
-                     # Fits 1,400 px: the long explanation in a wide column (whole on hover), the rest narrow.
-                     # Pixels: the longest marker label whole, an instant time whole, the rest of 1,400 px.
-                     column_config={"marker": st.column_config.TextColumn(width=280),
-                                    "instant_time": st.column_config.TextColumn(width=160),
+                     # Fits the 960 px beside the sidebar at 1,400 px: the longest marker label and an instant
+                     # time whole, the explanation and where it comes from wide (whole on hover). The machine
+                     # name of the marker (`kind`, the label in words) is in the CSV only.
+                     column_config={"marker": st.column_config.TextColumn(width=270),
+                                    "instant_time": st.column_config.TextColumn(width=150),
                                     "detail": st.column_config.TextColumn(width=330),
-                                    "source": st.column_config.TextColumn(width=110),
-                                    "kind": st.column_config.TextColumn(width=80)})
+                                    "source": st.column_config.TextColumn(width=210),
+                                    "kind": None})
     else:
         st.caption(when_none)
 
