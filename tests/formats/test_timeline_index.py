@@ -452,8 +452,9 @@ def test_commit_log_files_read_from_the_index_columns_equal_the_bodies(tables: d
 def test_an_index_saved_in_two_batches_is_read_chunk_by_chunk(tables: dict[str, Path], index_env: Path,
                                                                monkeypatch: pytest.MonkeyPatch,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
-    """An index extended by a second run is saved as two record batches; reading its write stats goes chunk by
-    chunk (combining them copied every stat, 270 MB on L, on each read) with the same answers."""
+    """An index extended by a second run is saved as several record batches (its rows kept as they were, the new
+    ones after them: no copy of every stat on save); reading its write stats goes chunk by chunk (combining them
+    copied every stat, 270 MB on L, on each read) with the same answers."""
     from hudi_core.formats.timeline import active
     from hudi_core.services import duplicates
 
@@ -470,7 +471,7 @@ def test_an_index_saved_in_two_batches_is_read_chunk_by_chunk(tables: dict[str, 
     monkeypatch.setattr(active, "PROCESS_DECODE_MIN_BYTES", 1 << 40)
     run(table, ["doctor", *NOW], capsys)  # the rest, decoded in process and saved after the kept rows
     (saved,) = index_env.glob("*.arrow")
-    assert len(read_checked(saved).to_batches()) == 2
+    assert len(read_checked(saved).to_batches()) >= 2
     for argv in (["doctor", *NOW], ["plan-clean"]):
         assert run(table, argv, capsys) == expected[argv[0]], argv
     assert duplicates.commit_log_files(open_table(str(table))) == expected_logs

@@ -366,7 +366,7 @@ class ActiveIndex:
         fresh = fresh.cast(INDEX_SCHEMA)
         taken = {names[k] for k in keep}
         kept = [row for name, row in sorted(self._rows.items(), key=lambda kv: kv[1]) if name not in taken]
-        parts = [fresh] if self._table is None or not kept else [self._table.take(pa.array(kept, pa.int64())), fresh]
+        parts = [fresh] if self._table is None or not kept else [_rows_of(self._table, kept), fresh]
         table = pa.concat_tables(parts)
         self._table = table
         self._scalars = {name: table.column(name).to_pylist()
@@ -395,7 +395,7 @@ class ActiveIndex:
             parts = [_rows_table(new.values(), self.superseded)] if new else []
             kept = [row for name, row in sorted(self._rows.items(), key=lambda kv: kv[1]) if name not in new]
             if kept and self._table is not None:
-                parts.insert(0, self._table.take(pa.array(kept, pa.int64())))
+                parts.insert(0, _rows_of(self._table, kept))
             if not parts:
                 return
             table = pa.concat_tables(parts).replace_schema_metadata(
@@ -403,6 +403,14 @@ class ActiveIndex:
             write_checked(self.directory, self.path, table)
         except (OSError, pa.ArrowException, TypeError, ValueError):
             return
+
+
+def _rows_of(table: pa.Table, rows: list[int]) -> pa.Table:
+    """`table`'s `rows` (ascending row numbers): the table itself or a slice when they run on without a gap (the
+    usual case: every row kept, no copy of a million write stats), else a copy of them."""
+    if rows[-1] - rows[0] + 1 == len(rows):
+        return table.slice(rows[0], len(rows))
+    return table.take(pa.array(rows, pa.int64()))
 
 
 def _from_plain_fields(cls: type, fields: dict[str, Any]) -> dict[str, Any]:
