@@ -148,20 +148,26 @@ def _load(page: Any, ws: WsLog, url: str, ready: str) -> dict[str, Any]:
     return {"browser_reload_s": round(drawn, 3), **ws.stats(started), "load_avg_1m": load}
 
 
-def _rerun(page: Any, ws: WsLog) -> dict[str, Any]:
+def _timed_run(page: Any, ws: WsLog, start: Any, what: str) -> tuple[float, float, float]:
+    """Wait until the page is idle, then `start()` a run and wait until its last message has arrived and the
+    browser has drawn two frames: (seconds, the run's start on the perf clock, the 1-minute load average)."""
     page.wait_for_function(_IDLE, timeout=600_000)
     page.wait_for_timeout(300)
     ws.clear()
     load = os.getloadavg()[0]
     started = time.perf_counter()
-    page.keyboard.press("r")
+    start()
     deadline = time.monotonic() + 600
     while not ws.finished_since(started):
         if time.monotonic() > deadline:
-            raise RuntimeError("the rerun did not finish")
+            raise RuntimeError(f"{what} did not finish")
         page.wait_for_timeout(5)
     page.evaluate(_TWO_FRAMES)
-    seconds = time.perf_counter() - started
+    return time.perf_counter() - started, started, load
+
+
+def _rerun(page: Any, ws: WsLog) -> dict[str, Any]:
+    seconds, started, load = _timed_run(page, ws, lambda: page.keyboard.press("r"), "the rerun")
     return {"rerun_s": round(seconds, 3), **ws.stats(started), "load_avg_1m": load}
 
 
@@ -171,20 +177,9 @@ def _tab_switches(page: Any, ws: WsLog) -> list[dict[str, Any]]:
     out = []
     labels = page.locator("[data-testid=stTab]").all_inner_texts()
     for label in [*labels[1:], labels[0]] if labels else []:
-        page.wait_for_function(_IDLE, timeout=600_000)
-        page.wait_for_timeout(300)
-        ws.clear()
-        load = os.getloadavg()[0]
-        started = time.perf_counter()
-        page.locator("[data-testid=stTab]", has_text=label).first.click()
-        deadline = time.monotonic() + 600
-        while not ws.finished_since(started):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the tab's run did not finish")
-            page.wait_for_timeout(5)
-        page.evaluate(_TWO_FRAMES)
-        out.append({"tab": label, "switch_s": round(time.perf_counter() - started, 3), **ws.stats(started),
-                    "load_avg_1m": load})
+        tab = page.locator("[data-testid=stTab]", has_text=label).first
+        seconds, started, load = _timed_run(page, ws, tab.click, "the tab's run")
+        out.append({"tab": label, "switch_s": round(seconds, 3), **ws.stats(started), "load_avg_1m": load})
     return out
 
 

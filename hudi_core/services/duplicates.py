@@ -49,6 +49,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hudi_core.formats.timeline.instant import DELTA_COMMIT, Instant, State
+from hudi_core.io.backends import is_valid_name
 from hudi_core.io.filenames import parse_log_file_name
 from hudi_core.io.java import long_hashmap_order
 
@@ -905,16 +906,8 @@ def _decode_refs(buf: Any, starts: Any, ends: Any, members: Any, header: int, tr
 def _arrow_safe(ref: tuple[Any, ...]) -> bool:
     _, _, file_id, log_name, offset, log_files = ref
     texts = [file_id, log_name, *log_files]
-    return (all(t is None or (isinstance(t, str) and (t.isascii() or _utf8(t))) for t in texts)
+    return (all(t is None or (isinstance(t, str) and (t.isascii() or is_valid_name(t))) for t in texts)
             and (offset is None or (isinstance(offset, int) and -(1 << 63) <= offset < (1 << 63))))
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 class _CommitLogFiles:

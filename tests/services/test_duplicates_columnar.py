@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from hudi_core import open_table
 from hudi_core.formats.logfile.inventory import INVENTORY_SCHEMA
-from hudi_core.scenarios.log_tables import ScenarioTable, build_log_scenario_table
+from hudi_core.scenarios.log_tables import ScenarioTable
 from hudi_core.services import duplicates, log_inventory
 from hudi_core.services.duplicates import (
     analyze_duplicates,
@@ -34,12 +34,6 @@ from hudi_core.services.duplicates import (
     uncommitted_write_instants,
 )
 from hudi_core.services.log_inventory import log_block_inventory
-
-
-@pytest.fixture(scope="module", params=[6, 9])
-def scenario_table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ScenarioTable:
-    root = tmp_path_factory.mktemp(f"columnar_v{request.param}") / "table"
-    return build_log_scenario_table(root, request.param)
 
 
 def _dicts(results: list[duplicates.InstantBlocks]) -> list[dict[str, Any]]:

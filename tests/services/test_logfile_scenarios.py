@@ -24,12 +24,6 @@ from hudi_core.services.duplicates import (
 from hudi_core.services.log_inventory import log_block_inventory
 
 
-@pytest.fixture(scope="module", params=[6, 9])
-def scenario_table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> ScenarioTable:
-    root = tmp_path_factory.mktemp(f"hudi6758_v{request.param}") / "table"
-    return build_log_scenario_table(root, request.param)
-
-
 @pytest.fixture(scope="module")
 def analysis(scenario_table: ScenarioTable) -> dict[str, InstantBlocks]:
     results = duplicate_analysis(open_table(scenario_table.path))
