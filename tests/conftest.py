@@ -233,3 +233,13 @@ def own_answer(argv: list[str] | tuple[str, ...]) -> list[str]:
         _JUDGED.append(judged_commands())
     argv = list(argv)
     return [*argv, "--no-verdict"] if argv and argv[0] in _JUDGED[0] else argv
+
+
+@pytest.fixture(scope="module", params=[6, 9])
+def scenario_table(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The HUDI-6758 log-scenario table (every duplicate-sequence case), table versions 6 and 9, built once per
+    module that asks for it."""
+    from hudi_core.scenarios.log_tables import build_log_scenario_table
+
+    root = tmp_path_factory.mktemp(f"log_scenarios_v{request.param}") / "table"
+    return build_log_scenario_table(root, request.param)
