@@ -560,3 +560,27 @@ def test_two_processes_saving_at_once_leave_a_whole_checked_index(tables: dict[s
     (path,) = index_env.glob("*.arrow")
     assert read_checked(path).schema.equals(active_index.INDEX_SCHEMA)
     assert run(table, COMMANDS["doctor"], capsys) == expected
+
+
+def test_a_checked_index_file_is_the_ipc_file_then_its_digest(tmp_path: Path) -> None:
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    from hudi_core.formats.timeline import index_files
+
+    table = pa.table({"n": pa.array(range(300_000), pa.int64()), "s": pa.array([str(i) for i in range(300_000)])})
+    path = tmp_path / "x.arrow"
+    index_files._HASH_CHUNK, chunk = 1000, index_files._HASH_CHUNK  # several chunks read back
+    try:
+        index_files.write_checked(tmp_path, path, table)
+    finally:
+        index_files._HASH_CHUNK = chunk
+    sink = pa.BufferOutputStream()
+    with ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+    ipc_bytes = sink.getvalue().to_pybytes()
+    assert path.read_bytes() == ipc_bytes + b"HUDIIDX1" + hashlib.sha256(ipc_bytes).digest()
+    assert read_checked(path).equals(table)
+    assert [p.name for p in tmp_path.iterdir()] == ["x.arrow"]  # no temporary file left

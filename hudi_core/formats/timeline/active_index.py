@@ -400,9 +400,18 @@ class ActiveIndex:
                 return
             table = pa.concat_tables(parts).replace_schema_metadata(
                 {"format": str(INDEX_FORMAT), "uri": self.timeline_uri})
-            write_checked(self.directory, self.path, table)
+            written = write_checked(self.directory, self.path, table)
         except (OSError, pa.ArrowException, TypeError, ValueError):
             return
+        if not new and kept and self._table is not None and len(kept) == self._table.num_rows \
+                and kept[-1] == len(kept) - 1:
+            # The file holds this table's rows in their order (a first run's rows from worker processes): read
+            # them from the file's pages from now on, and let the decoded copy (~300 MiB on L) go.
+            self._table = written
+            self._stat_column, self._stat_held = None, None
+        del table, parts
+        # The decoded batches are garbage now: hand the pages Arrow's allocator keeps to the system.
+        pa.default_memory_pool().release_unused()
 
 
 def _rows_of(table: pa.Table, rows: list[int]) -> pa.Table:

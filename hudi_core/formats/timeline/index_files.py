@@ -18,6 +18,7 @@ import pyarrow.ipc as ipc
 
 TRAILER_MAGIC = b"HUDIIDX1"
 _TRAILER = len(TRAILER_MAGIC) + 32
+_HASH_CHUNK = 8 << 20
 
 
 class IndexFileDamaged(ValueError):
@@ -37,19 +38,30 @@ def read_checked(path: Path) -> pa.Table:
     return ipc.open_file(pa.BufferReader(body)).read_all()
 
 
-def write_checked(directory: Path, path: Path, table: pa.Table) -> None:
-    """Write `table` to `path` atomically with its checksum (OSError or an Arrow error when it cannot)."""
+def write_checked(directory: Path, path: Path, table: pa.Table) -> pa.Table:
+    """Write `table` to `path` atomically with its checksum (OSError or an Arrow error when it cannot); returns
+    the table read back from the written file, memory-mapped (its pages are the file's, not the heap's).
+
+    Streamed to the file and hashed reading it back in chunks: an index of a million write stats is ~300 MiB,
+    which an in-memory copy would add to the peak of the command saving it."""
     directory.mkdir(parents=True, exist_ok=True)
-    sink = pa.BufferOutputStream()
-    with ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-    body = sink.getvalue()
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".arrow")
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(memoryview(body))
-            out.write(TRAILER_MAGIC + hashlib.sha256(memoryview(body)).digest())
+        with pa.OSFile(tmp, "wb") as sink, ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+        digest = hashlib.sha256()
+        with open(tmp, "rb") as written:
+            while chunk := written.read(_HASH_CHUNK):
+                digest.update(chunk)
+        with open(tmp, "ab") as out:
+            out.write(TRAILER_MAGIC + digest.digest())
+        # Mapped before the rename: this file's bytes even if another process replaces `path` right after.
+        with pa.memory_map(tmp) as source:
+            data = source.read_buffer()
+        written = ipc.open_file(pa.BufferReader(data.slice(0, data.size - _TRAILER))).read_all()
         os.replace(tmp, path)
+        return written
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
