@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
+
+from hudi_core.lazy import LazyModule
+
+pc: Any = LazyModule("pyarrow.compute")
 
 # FileNameParser.INLINE_LOG_FILE_PATTERN, loosened as older releases were: the write token is
 # optional and the file id may contain dots/underscores only in the legacy form.
@@ -23,6 +28,14 @@ _BASE_FILE = re.compile(
     r"^(?P<file_id>[^_]+)_(?P<token>[^_]+)_(?P<instant>[0-9]+)(?P<suffix>\..+)$"
 )
 PARTITION_METAFILE_PREFIX = ".hoodie_partition_metadata"
+
+# The common forms of the two grammars above as RE2 patterns, for Arrow's vectorised match over a
+# million names: ASCII digits, no line break anywhere, a log file's `.log` extension without the CDC
+# suffix, a version of at most nine digits. A name they take gets exactly the groups the patterns
+# above give it (`base_file_parts`, `_LOG_FILE`); every other name goes through those parsers.
+_BASE_FILE_RE2 = r"^(?P<file_id>[^_.\n][^_\n]*)_(?P<token>[^_\n]+)_(?P<instant>[0-9]+)(?P<suffix>\.[^\n]+)$"
+_LOG_FILE_RE2 = (r"^\.(?P<file_id>[^._\n]+)_(?P<instant>[^.\n]*)\.log\.(?P<version>[0-9]{1,9})"
+                 r"(?:_(?P<token>[0-9]+-[0-9]+-[0-9]+))?$")
 
 
 @dataclass(frozen=True)
@@ -109,3 +122,41 @@ def parse_log_file_name(name: str) -> LogFileName | None:
     )
 
 
+@dataclass(frozen=True)
+class DataFileNameColumns:
+    """Data file names parsed together (:func:`data_file_name_columns`): Arrow arrays of one row per name.
+
+    `is_base` / `is_log` mark the names taken as a base file of the wanted extension or a plain log file;
+    for them `file_id`, `instant` (and a log's `version`, `write_token`, null when absent; a base file's
+    `write_token`) hold what :func:`base_file_parts` / :func:`parse_log_file_name` give. Every other name
+    (neither, another extension, a CDC log, a line break, ...) is for those parsers one by one.
+    """
+
+    is_base: Any
+    is_log: Any
+    file_id: Any
+    instant: Any
+    version: Any
+    write_token: Any
+
+
+def data_file_name_columns(names: Any, base_extension: str) -> DataFileNameColumns:
+    """Parse an Arrow string array of file names at once: base files whose extension is `base_extension`
+    (``.parquet``; compared case-blind, as the file-system view does) and log files."""
+    base = pc.extract_regex(names, _BASE_FILE_RE2)
+    log = pc.extract_regex(names, _LOG_FILE_RE2)
+    suffix = pc.struct_field(base, "suffix")
+    is_base = pc.fill_null(pc.and_(pc.string_is_ascii(suffix),
+                                   pc.equal(pc.ascii_lower(suffix), base_extension.lower())), False)
+    is_log = pc.is_valid(log)
+    token = pc.struct_field(log, "token")
+    return DataFileNameColumns(
+        is_base=is_base,
+        is_log=is_log,
+        file_id=pc.if_else(is_base, pc.struct_field(base, "file_id"), pc.struct_field(log, "file_id")),
+        instant=pc.if_else(is_base, pc.struct_field(base, "instant"), pc.struct_field(log, "instant")),
+        version=pc.cast(pc.struct_field(log, "version"), "int32"),
+        # An optional group that did not take part comes back empty: no write token.
+        write_token=pc.if_else(is_base, pc.struct_field(base, "token"),
+                               pc.if_else(pc.equal(token, ""), None, token)),
+    )

@@ -867,7 +867,7 @@ def _replaced_groups(view: FileSystemView, partition: str, ectr: str | None, sav
                      delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> None:
     """`getReplacedFilesEligibleToClean`: replaced before ECTR (or all, without ECTR), savepoints spared."""
     for entry in view.replaced_file_groups(partition):
-        group = view.groups.get(entry.file_group_id)
+        group = view.group(entry.file_group_id)
         if group is None:
             continue
         eligible = ectr is None or entry.replace_instant < ectr

@@ -36,6 +36,7 @@ from hudi_core.formats.timeline.records import CompactionPlan, RequestedReplaceM
 from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
 from hudi_core.io.storage import ReadOnlyStorage
 from hudi_core.lazy import LazyModule, lazy_constants
+from hudi_core.table.file_columns import PartitionFileColumns
 from hudi_core.table.file_group import (
     BaseFile,
     FileGroup,
@@ -46,10 +47,10 @@ from hudi_core.table.file_group import (
     SavepointPin,
     TimelineFacts,
     build_file_groups,
-    classify_files,
 )
 from hudi_core.table.listing import ListedFile, Listing, ListingKind, ListingSource
 from hudi_core.table.listing.storage import LISTING_BATCH_SIZE, StorageListing
+from hudi_core.table.slice_columns import latest_slice_rows
 
 pa: Any = LazyModule("pyarrow")
 
@@ -74,7 +75,8 @@ class FileSystemView:
     table_version: int
     base_file_format: str
     partitions: list[str]
-    groups: dict[FileGroupId, FileGroup]
+    #: Every partition's classified files; file groups are built from them per partition, when asked.
+    files: PartitionFileColumns = field(repr=False)
     facts: TimelineFacts = field(repr=False)
     pending_compaction: dict[FileGroupId, str] = field(default_factory=dict)
     pending_clustering: dict[FileGroupId, str] = field(default_factory=dict)
@@ -94,6 +96,38 @@ class FileSystemView:
     #: A metadata-table listing compared with storage (`hudi_core.table.listing.compare`), tolerated ones
     #: included; None when not compared.
     listing_differences: list[Any] | None = None
+    #: Replaced file groups by partition (group → replacing instant), for building groups.
+    replaced_in: dict[str, dict[FileGroupId, str]] = field(default_factory=dict, repr=False)
+    #: The file groups built so far, by partition (each sorted by file id).
+    _built: dict[str, list[FileGroup]] = field(default_factory=dict, repr=False)
+
+    @property
+    def groups(self) -> dict[FileGroupId, FileGroup]:
+        """Every file group, by (partition, file id) in that order (built on first use)."""
+        whole = self.__dict__.get("_groups")
+        if whole is None:
+            whole = {g.file_group_id: g for p in sorted(self.files.partitions) for g in self._partition_groups(p)}
+            self.__dict__["_groups"] = whole
+        return whole
+
+    def group(self, fg_id: FileGroupId) -> FileGroup | None:
+        """One file group (building its partition's groups only)."""
+        whole = self.__dict__.get("_groups")
+        if whole is not None:
+            return whole.get(fg_id)
+        if fg_id[0] not in self.files:
+            return None
+        return next((g for g in self._partition_groups(fg_id[0]) if g.file_id == fg_id[1]), None)
+
+    def _partition_groups(self, partition: str) -> list[FileGroup]:
+        """`buildFileGroups` of one partition, sorted by file id (kept once built)."""
+        built = self._built.get(partition)
+        if built is None:
+            bases, logs = self.files.files_of(partition)
+            built = build_file_groups(partition, bases, logs, self.facts, self.pending_compaction,
+                                      self.replaced_in.get(partition, {}))
+            self._built[partition] = built
+        return built
 
     @property
     def storage_checked(self) -> bool:
@@ -159,42 +193,34 @@ class FileSystemView:
             replace_map = {k: v for k, v in replace_map.items() if k[0] in scope}
         ext = "." + base_file_format.lower()
 
-        groups: dict[FileGroupId, FileGroup] = {}
         cdc: list[str] = []
         files_by_partition = {p: list(fs) for p, fs in listing.partitions.items()}
         replaced_by_partition: dict[str, dict[FileGroupId, str]] = {}
         for k, v in replace_map.items():
             replaced_by_partition.setdefault(k[0], {})[k] = v[0]
-        shared: dict[str, str] = {}
-        for partition, files in files_by_partition.items():
-            bases, logs = classify_files(partition, files, ext, storage.uri_of, findings, cdc, shared)
-            replaced_here = replaced_by_partition.get(partition, {})
-            for group in build_file_groups(partition, bases, logs, facts, pending_compaction, replaced_here):
-                groups[group.file_group_id] = group
-
-        replaced = {
-            fg_id: _replaced_entry(fg_id, inst, op, groups, files_by_partition, storage, ext)
-            for fg_id, (_, inst, op) in sorted(replace_map.items())
-        }
-        unknown = _unknown_replaced_groups(timeline, facts, groups, replace_map, storage, findings)
+        files = PartitionFileColumns.classify(files_by_partition, ext, storage.uri_of, findings, cdc)
         view = cls(
             table_version=table_version,
             base_file_format=base_file_format,
             partitions=sorted(files_by_partition),
-            groups=dict(sorted(groups.items())),
+            files=files,
             facts=facts,
             pending_compaction=pending_compaction,
             pending_clustering=pending_clustering,
             pending_clustering_instants=frozenset(clustering_instants),
-            replaced=replaced,
             cdc_log_files=cdc,
             partition_files=files_by_partition,
             findings=findings,
-            unknown_replaced=unknown,
             listing=listing.kind,
             listing_reason=listing.reason,
             listing_incomplete=listing.incomplete,
+            replaced_in=replaced_by_partition,
         )
+        view.replaced = {
+            fg_id: _replaced_entry(fg_id, inst, op, view.group(fg_id), files_by_partition, storage, ext)
+            for fg_id, (_, inst, op) in sorted(replace_map.items())
+        }
+        view.unknown_replaced = _unknown_replaced_groups(timeline, facts, view, replace_map, storage, findings)
         view.savepoints = _savepoint_pins(timeline, files_by_partition)
         return view
 
@@ -208,16 +234,9 @@ class FileSystemView:
     def _groups_in(self, partition: str | None) -> list[FileGroup]:
         if partition is None:
             return list(self.groups.values())
-        # Performance: the cleaner asks once per partition; an index keeps that linear, not
-        # partitions x groups. Rebuilt if `groups` is replaced or changes size.
-        index = self.__dict__.get("_partition_index")
-        if index is None or index[0] is not self.groups or index[1] != len(self.groups):
-            by_partition: dict[str, list[FileGroup]] = {}
-            for g in self.groups.values():
-                by_partition.setdefault(g.partition, []).append(g)
-            index = (self.groups, len(self.groups), by_partition)
-            self.__dict__["_partition_index"] = index
-        return list(index[2].get(partition, ()))
+        if partition not in self.files:
+            return []
+        return list(self._partition_groups(partition))
 
     def _replaced_on_or_before(self, fg_id: FileGroupId, instant: str | None) -> bool:
         """`isFileGroupReplaced` (instant ``None``) or `isFileGroupReplacedBeforeOrOn`."""
@@ -393,30 +412,29 @@ class FileSystemView:
         `latest_only`: just the rows flagged `is_latest` (what `fsview` prints by default), without
         filtering every older slice first.
         """
-        rows: list[dict[str, object]] = []
-        for group in self.groups.values():
-            replaced = self._replaced_on_or_before(group.file_group_id, as_of)
-            latest = self._latest_of_group(group, as_of)
-            older = () if latest_only else (
-                group.committed_slices if as_of is None else group.slices_before_or_on(as_of))
-            ordered = ([latest] if latest is not None else []) + [
-                self._visible_files(s) for s in older
-                if latest is None or s.base_instant != latest.base_instant
-            ]
-            for s in ordered:
-                rows.append({
-                    "partition": s.partition,
-                    "file_id": s.file_id,
-                    "base_instant": s.base_instant,
-                    "base_file": s.base_file_name,
-                    "base_file_size": s.base_file.size if s.base_file else None,
-                    "log_files": s.log_file_names,
-                    "log_files_size": sum(lf.size for lf in s.log_files),
-                    "is_latest": latest is not None and s is latest,
-                    "is_pending_compaction": self.pending_compaction.get(group.file_group_id) == s.base_instant,
-                    "replaced_by": self._replaced_by(group.file_group_id) if replaced else None,
-                })
-        return rows
+        if as_of is None and latest_only:
+            columnar = latest_slice_rows(self)
+            if columnar is not None:
+                return columnar
+        return [row for p in self.partitions for group in self._groups_in(p)
+                for row in self.group_rows(group, as_of, latest_only)]
+
+    def group_rows(self, group: FileGroup, as_of: str | None = None, latest_only: bool = False) -> list[dict[str, Any]]:
+        """:meth:`slice_rows` of one file group."""
+        replaced = self._replaced_on_or_before(group.file_group_id, as_of)
+        latest = self._latest_of_group(group, as_of)
+        older = () if latest_only else (
+            group.committed_slices if as_of is None else group.slices_before_or_on(as_of))
+        ordered = ([latest] if latest is not None else []) + [
+            self._visible_files(s) for s in older
+            if latest is None or s.base_instant != latest.base_instant
+        ]
+        return [{
+            **_slice_files_row(s),
+            "is_latest": latest is not None and s is latest,
+            "is_pending_compaction": self.pending_compaction.get(group.file_group_id) == s.base_instant,
+            "replaced_by": self._replaced_by(group.file_group_id) if replaced else None,
+        } for s in ordered]
 
     def _latest_of_group(self, group: FileGroup, as_of: str | None) -> FileSlice | None:
         """The slice :meth:`latest_slices` gives for one group, ignoring replacement."""
@@ -459,21 +477,22 @@ class FileSystemView:
     @staticmethod
     def slices_to_arrow(slices: Iterable[FileSlice]) -> pa.Table:
         """One Arrow row per slice: partition, file id, base instant, base file, log files, sizes."""
-        rows = [
-            {
-                "partition": s.partition,
-                "file_id": s.file_id,
-                "base_instant": s.base_instant,
-                "base_file": s.base_file_name,
-                "base_file_size": s.base_file.size if s.base_file else None,
-                "log_files": s.log_file_names,
-                "num_log_files": len(s.log_files),
-                "log_files_size": sum(lf.size for lf in s.log_files),
-                "total_size": s.total_size,
-            }
-            for s in slices
-        ]
+        rows = [{**_slice_files_row(s), "num_log_files": len(s.log_files), "total_size": s.total_size}
+                for s in slices]
         return pa.Table.from_pylist(rows, schema=slice_schema())
+
+
+def _slice_files_row(s: FileSlice) -> dict[str, Any]:
+    """A slice's place and files, the columns every slice row starts with."""
+    return {
+        "partition": s.partition,
+        "file_id": s.file_id,
+        "base_instant": s.base_instant,
+        "base_file": s.base_file_name,
+        "base_file_size": s.base_file.size if s.base_file else None,
+        "log_files": s.log_file_names,
+        "log_files_size": sum(lf.size for lf in s.log_files),
+    }
 
 
 @functools.cache
@@ -539,7 +558,7 @@ def _pending_clustering(timeline: ActiveTimeline) -> tuple[set[str], dict[FileGr
     return instants, groups
 
 
-def _unknown_replaced_groups(timeline: ActiveTimeline, facts: TimelineFacts, groups: Mapping[FileGroupId, FileGroup],
+def _unknown_replaced_groups(timeline: ActiveTimeline, facts: TimelineFacts, view: FileSystemView,
                              known: Mapping[FileGroupId, tuple[str, Instant, str | None]],
                              storage: ReadOnlyStorage, findings: list[Finding]) -> dict[FileGroupId, str]:
     """Groups a completed replacecommit whose body cannot be read may have replaced.
@@ -560,6 +579,7 @@ def _unknown_replaced_groups(timeline: ActiveTimeline, facts: TimelineFacts, gro
                 e.path.endswith(completed.name) for e in timeline.body_error(inst)):
             continue  # readable (an empty body is Hudi's "no files"), only a side file failed
         plan = timeline.record(inst, State.REQUESTED)
+        groups = view.groups
         candidates: set[FileGroupId] = set()
         if isinstance(plan, RequestedReplaceMetadata) and plan.clustering_slices:
             candidates = {(s.partition_path, s.file_id) for s in plan.clustering_slices}
@@ -615,11 +635,9 @@ def _replaced_file_group_instants(timeline: ActiveTimeline,
     return out
 
 
-def _replaced_entry(fg_id: FileGroupId, inst: Instant, operation_type: str | None,
-                    groups: Mapping[FileGroupId, FileGroup], listing: Mapping[str, list[ListedFile]],
-                    storage: ReadOnlyStorage, ext: str) -> ReplacedFileGroup:
+def _replaced_entry(fg_id: FileGroupId, inst: Instant, operation_type: str | None, group: FileGroup | None,
+                    listing: Mapping[str, list[ListedFile]], storage: ReadOnlyStorage, ext: str) -> ReplacedFileGroup:
     partition, file_id = fg_id
-    group = groups.get(fg_id)
     if group is not None:
         names = tuple(group.all_files())
     elif partition in listing:
