@@ -27,7 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline
@@ -90,9 +90,9 @@ class NotScheduledReason(StrEnum):
     NOTHING_TO_CLEAN = "nothing_to_clean"
 
 
-@dataclass(frozen=True, slots=True)  # slots: one per data file, a million at scale
-class CleanFileDecision:
-    """One data file the plan deletes or keeps; `path` is relative to the table's base path."""
+class CleanFileDecision(NamedTuple):
+    """One data file the plan deletes or keeps; `path` is relative to the table's base path. A named tuple: a
+    plan over a large table decides about every file (a million)."""
 
     partition: str
     file_id: str
@@ -796,8 +796,8 @@ def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSy
     if unknown:
         moved = [d for d in plan.files_if_forced if (d.partition, d.file_id) in unknown]
         plan.files_if_forced = [d for d in plan.files_if_forced if (d.partition, d.file_id) not in unknown]
-        plan.kept = [d if (d.partition, d.file_id) not in unknown else replace(d, reason=REPLACED_STATUS_UNKNOWN)
-                     for d in plan.kept] + [replace(d, reason=REPLACED_STATUS_UNKNOWN) for d in moved]
+        plan.kept = [d if (d.partition, d.file_id) not in unknown else d._replace(reason=REPLACED_STATUS_UNKNOWN)
+                     for d in plan.kept] + [d._replace(reason=REPLACED_STATUS_UNKNOWN) for d in moved]
     also = last_clean_inputs(timeline) + unknown_groups_input(view)
     plan.missing_inputs = missing_inputs(timeline, also)
     if any(m.action == ia.CLEAN for m in plan.missing_inputs):
