@@ -160,3 +160,20 @@ def data_file_name_columns(names: Any, base_extension: str) -> DataFileNameColum
         write_token=pc.if_else(is_base, pc.struct_field(base, "token"),
                                pc.if_else(pc.equal(token, ""), None, token)),
     )
+
+
+def data_file_mask(names: list[str], logs: bool = True) -> list[bool]:
+    """For each name, whether it is a base file of any format (:func:`base_file_parts`) or, with `logs`, a log
+    file (:func:`parse_log_file_name`): matched together by Arrow, the names the RE2 forms do not take one by one."""
+    import pyarrow as pa
+
+    array = pa.array(names, pa.string())
+    taken = pc.is_valid(pc.extract_regex(array, _BASE_FILE_RE2))
+    if logs:
+        taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
+    mask: list[bool] = taken.to_pylist()
+    for k, hit in enumerate(mask):
+        if not hit:
+            name = names[k]
+            mask[k] = base_file_parts(name) is not None or (logs and parse_log_file_name(name) is not None)
+    return mask

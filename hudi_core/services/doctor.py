@@ -32,7 +32,7 @@ from hudi_core.formats.timeline.records import (
     CompactionPlan,
     RequestedReplaceMetadata,
 )
-from hudi_core.io.filenames import base_file_parts, parse_base_file_name, parse_log_file_name
+from hudi_core.io.filenames import data_file_mask, parse_base_file_name, parse_log_file_name
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
@@ -265,11 +265,13 @@ class DoctorContext:
     def listed(self) -> dict[str, int]:
         """Table-relative path → size of every data file (base or log) on storage."""
         out: dict[str, int] = {}
-        for partition, files in self.table.storage_listing().partitions.items():
+        partitions = self.table.storage_listing().partitions
+        # The names matched together (a million on L), not parsed one by one.
+        mask = iter(data_file_mask([f.name for files in partitions.values() for f in files]))
+        for partition, files in partitions.items():
             prefix = f"{partition}/" if partition else ""
             for f in files:
-                # `base_file_parts`: the base-file rule without an object per name (a million on L).
-                if base_file_parts(f.name) is not None or parse_log_file_name(f.name):
+                if next(mask):
                     out[prefix + f.name] = f.size
         return out
 
@@ -712,8 +714,10 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
         yield skip
         return
     latest: dict[tuple[str, str], str] = {}
-    for path, (t, p, fid) in ctx.written.items():
-        if base_file_parts(path.rpartition("/")[2]) is not None:
+    written = ctx.written
+    is_base = data_file_mask([path.rpartition("/")[2] for path in written], logs=False)
+    for (t, p, fid), base in zip(written.values(), is_base, strict=True):
+        if base:
             key = (p, fid)
             if t > latest.get(key, ""):
                 latest[key] = t

@@ -29,3 +29,20 @@ def test_base_file_parts_examples() -> None:
 @given(st.text(alphabet="ab_.01\u0663\n-x", max_size=14))
 def test_base_file_parts_equals_the_regex(name: str) -> None:
     assert base_file_parts(name) == _by_regex(name)
+
+
+def test_data_file_mask_answers_as_the_parsers() -> None:
+    from hudi_core.io.filenames import base_file_parts, data_file_mask, parse_log_file_name
+
+    fid = "5a5a1f5e-7d3c-4f6b-9a44-8c0f6e4c0b21-0"
+    names = [f"{fid}_0-1-1_20240101000000000.parquet", f"{fid}_0-1-1_20240101000000000.ORC",
+             f"{fid}_0-1-1_2024010100000000x.parquet", f"{fid}_0-1-1_٢٠٢٤.parquet",
+             f"{fid}_0-1-1_20240101000000000.parquet\n", "x_y_z_1.parquet", f".{fid}_20240101000000000.log.1_0-1-1",
+             f".{fid}_20240101000000000.log.1_0-1-1.cdc", f".{fid}_20240101000000000.archive.1_0-1-1",
+             f".{fid}_20240101000000000.log.١_0-1-1", ".legacy.id_with_dots_20240101000000000.log.3_1-2-3",
+             ".hoodie_partition_metadata", "README.txt", "", f".{fid}_20240101000000000.log.1234567890_0-1-1"]
+    bases = [base_file_parts(n) is not None for n in names]
+    assert data_file_mask(names, logs=False) == bases
+    assert data_file_mask(names) == [b or parse_log_file_name(n) is not None for b, n in zip(bases, names, strict=True)]
+    assert data_file_mask(names) == [True, True, False, False, True, False, True, True, True, True, True, False,
+                                     False, False, True]
