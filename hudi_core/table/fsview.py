@@ -302,6 +302,11 @@ class FileSystemView:
         """(partition, file name) of every file of a latest slice (of `partitions` only, when given): what a snapshot
         read opens."""
         wanted = None if partitions is None else set(partitions)
+        rows = latest_slice_rows(self)
+        if rows is not None:  # the same files, from the columns
+            return {(r["partition"], n) for r in rows if r["replaced_by"] is None
+                    and (wanted is None or r["partition"] in wanted)
+                    for n in ([r["base_file"]] if r["base_file"] is not None else []) + r["log_files"]}
         return {(s.partition, n) for s in self.latest_slices() for n in s.file_names
                 if wanted is None or s.partition in wanted}
 

@@ -100,7 +100,10 @@ def _view_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) ->
         "savepoints": view.savepoints,
         "slices": view.slice_rows(),
         "latest_rows": view.slice_rows(latest_only=True),
+        "latest_file_keys": view.latest_file_keys(),
+        "latest_file_keys_of_one": view.latest_file_keys([some_partition] if some_partition is not None else []),
         "latest_merged": view.latest_merged_slices(),
+        "latest_slices": view.latest_slices(),
         "latest_base": view.latest_base_files(),
     }
 
@@ -111,6 +114,7 @@ def _assert_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]
     for key, value in objects.items():
         assert columns[key] == value, key
     assert columns["latest_rows"] == [r for r in columns["slices"] if r["is_latest"]]
+    assert columns["latest_file_keys"] == {(s.partition, n) for s in columns["latest_slices"] for n in s.file_names}
     return columns
 
 
