@@ -21,7 +21,9 @@ scenario writer can apply the plan to a scratch table.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
+import itertools
 import posixpath
 import re
 from collections.abc import Mapping, Sequence
@@ -45,6 +47,7 @@ from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_i
 from hudi_core.services.lazy_rows import LazyRows
 from hudi_core.table.file_group import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.table.fsview import FileSystemView
+from hudi_core.table.slice_columns import FileSlices, file_slices
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -633,8 +636,17 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     delete: list[CleanFileDecision] = []
     kept: list[CleanFileDecision] = []
     partitions_to_delete: list[str] = []
+    columns = None
+    if policy != KEEP_LATEST_FILE_VERSIONS and partitions:
+        slices = file_slices(fs_view)
+        if slices is not None:
+            columns = _CommitsOverColumns(fs_view, slices, ectr.requested_time if ectr else None, saved, pending_ops)
+    enough = policy != KEEP_LATEST_FILE_VERSIONS and len(completed) > (
+        config.commits_retained if policy == KEEP_LATEST_COMMITS else 0) and ectr is not None
     with paused_gc():  # one decision object per file: a million at scale
         for partition in partitions:
+            if columns is not None and columns.decide(partition, enough, delete, kept):
+                continue
             if policy == KEEP_LATEST_FILE_VERSIONS:
                 drop = _keep_latest_versions(fs_view, partition, config.file_versions_retained, saved, pending_ops,
                                              pending_groups, delete, kept)
@@ -929,6 +941,127 @@ def _keep_latest_commits(view: FileSystemView, partition: str, ectr: Instant | N
         _uncommitted(group, kept)
     no_later_replace = not view.replaced_after_or_on(e, partition)
     return not groups and not _has_pending_files(view, partition) and no_later_replace
+
+
+class _CommitsOverColumns:
+    """`getFilesToCleanKeepingLatestCommits` for every regular file group at once, over the view's slice columns
+    (:mod:`hudi_core.table.slice_columns`): the same decisions, in the same order, as
+    :func:`_keep_latest_commits` over the file objects. A partition with a replaced group, an irregular group (one
+    whose logs open slices of their own) or no live group is left to the objects (:meth:`decide` says False)."""
+
+    def __init__(self, view: FileSystemView, fs: FileSlices, ectr: str | None, saved: set[str],
+                 pending_ops: Mapping[tuple[str, str], str]) -> None:
+        import numpy as np
+
+        self.view, self.fs = view, fs
+        width = fs.width
+        rows = np.flatnonzero(fs.in_slice)
+        codes = fs.slice_of[rows]
+        slice_pos = np.searchsorted(fs.slice_codes, codes)
+        committed = fs.committed[slice_pos]
+        # Per group: its newest committed slice and, below the ECTR, the newest committed slice before it.
+        committed_codes = fs.slice_codes[fs.committed]
+        c_groups = committed_codes // width
+        word_before_ectr = np.array([ectr is not None and w < ectr for w in fs.words] + [False], dtype=bool)
+        last = _newest_per_group(np, committed_codes, c_groups)
+        before_codes = committed_codes[word_before_ectr[committed_codes % width]]
+        before = _newest_per_group(np, before_codes, before_codes // width)
+        group_of = codes // width
+        is_last = _lookup(np, last, group_of) == codes
+        is_before = _lookup(np, before, group_of) == codes
+        savepointed = np.zeros(len(rows), dtype=bool)
+        if saved:
+            pinned = np.array([fs.listed(int(r)).name in saved for r in rows.tolist()], dtype=bool)
+            pinned_codes = np.unique(codes[pinned])
+            savepointed = np.isin(codes, pinned_codes)
+        needed = np.zeros(len(rows), dtype=bool)
+        if pending_ops:
+            # `isFileSliceNeededForPendingMajorOrMinorCompaction`: base instant at or after the operation's.
+            part_pos = {p: k for k, p in enumerate(fs.partitions)}
+            fid_pos = {f: k for k, f in enumerate(fs.file_ids)}
+            bases = sorted(set(pending_ops.values()))
+            by_group = {part_pos[p] * len(fs.file_ids) + fid_pos[f]: bases.index(b)
+                        for (p, f), b in pending_ops.items() if p in part_pos and f in fid_pos}
+            if by_group:
+                op_groups = np.array(sorted(by_group), dtype=np.int64)
+                op_base = np.array([by_group[g] for g in op_groups.tolist()], dtype=np.int64)
+                at = np.minimum(np.searchsorted(op_groups, group_of), len(op_groups) - 1)
+                has_op = op_groups[at] == group_of
+                # `words` is sorted: an instant is at or after `b` when its rank is at least b's insertion point.
+                threshold = np.array([bisect.bisect_left(fs.words, b) for b in bases], dtype=np.int64)
+                needed = has_op & (codes % width >= threshold[op_base[at]])
+        older = word_before_ectr[codes % width]
+        reason = np.full(len(rows), 5, dtype=np.int8)  # 5: not older than the ECTR
+        reason[older] = 4
+        reason[needed] = 3
+        reason[is_before] = 2
+        reason[is_last] = 1
+        reason[savepointed] = 0
+        reason[~committed] = 6
+        self.reasons = (SAVEPOINTED, LATEST_SLICE, LAST_SLICE_BEFORE_ECTR, PENDING_COMPACTION, OLDER_THAN_ECTR,
+                        NOT_OLDER_THAN_ECTR, UNCOMMITTED)
+        # Hudi's order: groups by file id; committed slices newest first, then the uncommitted ones newest first;
+        # in a slice the base file, then the logs oldest first (`LogFileComparator`: instant, version, token).
+        fid_rank = np.argsort(np.argsort(np.array(fs.file_ids, dtype=object)))
+        table_rows = view.files.rows
+        version = table_rows.column("version").to_numpy(zero_copy_only=False)[rows]
+        tokens = table_rows.column("write_token").to_pylist()
+        token_words = sorted({t or "" for t in tokens})
+        token_rank = {t: k for k, t in enumerate(token_words)}
+        token_of = np.array([token_rank[tokens[r] or ""] for r in rows.tolist()], dtype=np.int64)
+        n = len(fs.file_ids)
+        order = np.lexsort((token_of, np.nan_to_num(version.astype(np.float64), nan=-1.0),
+                            fs.inst_rank[fs.inst_code[rows]], fs.is_log[rows], -(codes % width), ~committed,
+                            fid_rank[group_of % n], fs.part_idx[rows]))
+        self.rows, self.codes, self.reason = rows[order], codes[order], reason[order]
+        self.committed = committed[order]
+        parts = fs.part_idx[self.rows]
+        bounds = np.flatnonzero(np.r_[True, parts[1:] != parts[:-1], True])
+        self.runs = {int(parts[a]): (int(a), int(b)) for a, b in itertools.pairwise(bounds.tolist())}
+        irregular_parts = set((fs.irregular // n).tolist())
+        self.part_pos = {p: k for k, p in enumerate(fs.partitions) if k not in irregular_parts}
+
+    def decide(self, partition: str, enough: bool, delete: list[CleanFileDecision],
+               kept: list[CleanFileDecision]) -> bool:
+        """Append the partition's decisions (`enough`: more completed commits than retained, and an ECTR); False
+        when the partition is the objects' to decide."""
+        k = self.part_pos.get(partition)
+        if k is None or k not in self.runs or self.view.replaced_in.get(partition):
+            return False
+        start, end = self.runs[k]
+        fs, width = self.fs, self.fs.width
+        prefix = (partition if partition.endswith("/") else partition + "/") if partition else ""
+        reasons = self.reasons
+        for row, code, reason, committed in zip(self.rows[start:end].tolist(), self.codes[start:end].tolist(),
+                                                self.reason[start:end].tolist(),
+                                                self.committed[start:end].tolist(), strict=True):
+            if not enough:
+                if not committed:
+                    continue  # without enough commits only committed slices are listed
+                reason = -1
+            name = fs.listed(row).name
+            decision = CleanFileDecision(partition, fs.file_ids[(code // width) % len(fs.file_ids)], name,
+                                         fs.words[code % width], NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason],
+                                         prefix + name if prefix and not name.startswith("/") else name)
+            (delete if reason == 4 else kept).append(decision)
+        return True
+
+
+def _newest_per_group(np: Any, codes: Any, groups: Any) -> Any:
+    """(groups, code) of the last code of each run of equal groups (codes sorted ascending)."""
+    if not len(codes):
+        return (groups[:0], codes[:0])
+    last = np.r_[groups[1:] != groups[:-1], True]
+    return (groups[last], codes[last])
+
+
+def _lookup(np: Any, table: Any, keys: Any) -> Any:
+    """`table` (sorted groups, codes): each key's code, -1 where the group has none."""
+    groups, codes = table
+    if not len(groups):
+        return np.full(len(keys), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(groups, keys), len(groups) - 1)
+    return np.where(groups[at] == keys, codes[at], -1)
 
 
 def _keep_latest_versions(view: FileSystemView, partition: str, versions: int, saved: set[str],

@@ -197,3 +197,111 @@ def test_groups_whose_logs_open_slices_view_alike_from_columns(builtin_table: An
     assert by_kind[2]["base_file"] == f"00000002{fid}_0-1-2_{t90}.parquet"
     assert by_kind[3]["log_files"] == [f".00000003{fid}_{t95}.log.1_0-1-1", f".00000003{fid}_{t95}.log.2_0-1-1"]
     assert by_kind[4]["base_instant"] == t110 and by_kind[4]["log_files"] == [f".00000004{fid}_{t110}.log.1_0-1-1"]
+
+
+CLEAN_CONFS = (
+    {},
+    {"hoodie.clean.commits.retained": "1"},
+    {"hoodie.clean.commits.retained": "1", "hoodie.cleaner.incremental.mode": "false"},
+    {"hoodie.clean.policy": "KEEP_LATEST_BY_HOURS", "hoodie.clean.hours.retained": "0"},
+)
+
+
+def _clean_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -> list[Any]:
+    import datetime as dt
+
+    from hudi_core.services.clean import plan_clean
+
+    monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+    table = open_table(str(path))
+    view = table.fs_view()
+    now = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
+    out = []
+    for conf in CLEAN_CONFS:
+        plan = plan_clean(table, conf, now=now, view=view)
+        out.append((plan.files_if_forced, plan.kept, plan.partitions_if_forced, plan.to_dict()))
+    return out
+
+
+def _assert_clean_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    columns = _clean_answers(path, monkeypatch, columns=True)
+    assert columns == _clean_answers(path, monkeypatch, columns=False)
+    return columns
+
+
+@pytest.mark.parametrize("fixture", FIXTURE_NAMES)
+def test_fixture_tables_clean_alike_from_columns(fixture: str, table_path: Any,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_clean_alike(table_path(fixture), monkeypatch)
+
+
+@pytest.mark.parametrize("version", [6, 8, 9])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_built_scenarios_clean_alike_from_columns(scenario: str, version: int, builtin_table: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_clean_alike(builtin_table(scenario, version), monkeypatch)
+
+
+@pytest.mark.parametrize("version", [6, 9])
+@pytest.mark.parametrize("step", range(8))
+def test_async_compaction_cleans_alike_from_columns_at_every_step(step: int, version: int, builtin_table: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_clean_alike(builtin_table("blog_async_compaction", version, upto_step=step), monkeypatch)
+
+
+@pytest.mark.parametrize("scenario_table", [6, 9], indirect=True)
+def test_log_scenario_table_cleans_alike_from_columns(scenario_table: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    _assert_clean_alike(Path(scenario_table.path), monkeypatch)
+
+
+@pytest.mark.parametrize("version", [6, 9])
+def test_synthetic_groups_clean_alike_from_columns(version: int, builtin_table: Any,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Slices older and newer than the ECTR, an uncommitted slice, a slice a pending compaction needs, two base
+    files at one instant and log-only groups, beside a scheduled compaction: every decision the planner makes,
+    the same from the columns as from the objects."""
+    import datetime as dt
+
+    from hudi_core.services.clean import plan_clean
+    from hudi_core.table.fsview import FileSystemView
+
+    table = open_table(str(builtin_table("blog_async_compaction", version, upto_step=2)))
+    t90, t95, t100 = (i.requested_time for i in table.timeline.all_instants)
+    listing = {p: list(fs) for p, fs in table.fs_view().partition_files.items()}
+    fg1 = next(f.name.split("_")[0] for f in listing["region=us"] if f.name.endswith(".parquet"))
+    listing["region=us"] = sorted([*listing["region=us"], ListedFile(f"{fg1}_0-9-9_{t95}.parquet", 5)],
+                                  key=lambda f: f.name)
+    later = str(int(t100) + 1000)  # no instant: its slice is not committed
+    before_start = str(int(t90) - 10**10)  # before the timeline starts: committed
+    synthetic = []
+    for n in range(3000):
+        fid = f"{n:08x}-0000-4000-8000-000000000000-0"
+        kind = n % 4
+        if kind == 0:
+            synthetic += [ListedFile(f"{fid}_0-1-1_{t}.parquet", 10) for t in (before_start, t90, t95, t100, later)]
+        elif kind == 1:
+            synthetic += [ListedFile(f"{fid}_0-1-1_{t90}.parquet", 20), ListedFile(f"{fid}_0-1-2_{t90}.parquet", 21),
+                          ListedFile(f".{fid}_{t90}.log.1_0-1-1", 22), ListedFile(f"{fid}_0-1-1_{t95}.parquet", 23)]
+        elif kind == 2:
+            synthetic += [ListedFile(f".{fid}_{t95}.log.1_0-1-1", 30)]
+        else:
+            synthetic += [ListedFile(f"{fid}_0-1-1_{t95}.parquet", 40), ListedFile(f".{fid}_{t95}.log.2_0-1-1", 41),
+                          ListedFile(f".{fid}_{t95}.log.1_0-1-1", 42), ListedFile(f".{fid}_{t95}.log.1_0-1-10", 43)]
+    listing["region=synthetic"] = sorted(synthetic, key=lambda f: f.name)
+    now = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
+    confs = [{"hoodie.clean.commits.retained": str(n), "hoodie.cleaner.incremental.mode": "false"} for n in (1, 2, 5)]
+
+    def plans(columns: bool) -> list[Any]:
+        monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+        view = FileSystemView.from_listing(listing, table.timeline, version, "parquet", storage=table.storage)
+        out = []
+        for conf in confs:
+            plan = plan_clean(table, conf, now=now, view=view)
+            out.append((plan.files_if_forced, plan.kept, plan.partitions_if_forced))
+        return out
+
+    columns = plans(columns=True)
+    assert columns == plans(columns=False)
+    reasons = {d.reason for files, kept, _ in columns for d in [*files, *kept]}
+    assert {"latest_slice", "last_slice_before_ectr", "uncommitted", "needed_by_pending_compaction",
+            "not_older_than_ectr", "older_than_ectr"} <= reasons
