@@ -47,7 +47,7 @@ from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_i
 from hudi_core.services.lazy_rows import LazyRows
 from hudi_core.table.file_group import BaseFile, FileGroup, FileSlice, LogFile
 from hudi_core.table.fsview import FileSystemView
-from hudi_core.table.slice_columns import FileSlices, file_slices
+from hudi_core.table.slice_columns import FileSlices, file_slices, sorted_unique
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -972,7 +972,7 @@ class _CommitsOverColumns:
         savepointed = np.zeros(len(rows), dtype=bool)
         if saved:
             pinned = np.array([fs.listed(int(r)).name in saved for r in rows.tolist()], dtype=bool)
-            pinned_codes = np.unique(codes[pinned])
+            pinned_codes = sorted_unique(codes[pinned])
             savepointed = np.isin(codes, pinned_codes)
         needed = np.zeros(len(rows), dtype=bool)
         if pending_ops:
@@ -1031,17 +1031,20 @@ class _CommitsOverColumns:
         start, end = self.runs[k]
         fs, width = self.fs, self.fs.width
         prefix = (partition if partition.endswith("/") else partition + "/") if partition else ""
-        reasons = self.reasons
-        for row, code, reason, committed in zip(self.rows[start:end].tolist(), self.codes[start:end].tolist(),
-                                                self.reason[start:end].tolist(),
-                                                self.committed[start:end].tolist(), strict=True):
+        reasons, file_ids, words = self.reasons, fs.file_ids, fs.words
+        listed = self.view.files.listed_of(partition)
+        codes = self.codes[start:end]
+        for pos, fid, word, reason, committed in zip(
+                fs.positions[self.rows[start:end]].tolist(), ((codes // width) % len(file_ids)).tolist(),
+                (codes % width).tolist(), self.reason[start:end].tolist(), self.committed[start:end].tolist(),
+                strict=True):
             if not enough:
                 if not committed:
                     continue  # without enough commits only committed slices are listed
                 reason = -1
-            name = fs.listed(row).name
-            decision = CleanFileDecision(partition, fs.file_ids[(code // width) % len(fs.file_ids)], name,
-                                         fs.words[code % width], NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason],
+            name = listed[pos].name
+            decision = CleanFileDecision(partition, file_ids[fid], name, words[word],
+                                         NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason],
                                          prefix + name if prefix and not name.startswith("/") else name)
             (delete if reason == 4 else kept).append(decision)
         return True

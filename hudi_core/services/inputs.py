@@ -94,11 +94,13 @@ def last_clean_inputs(timeline: ActiveTimeline) -> list[MissingInput]:
 def missing_inputs(timeline: ActiveTimeline, also: list[MissingInput] | None = None) -> list[MissingInput]:
     """Every instant file that failed to decode while planning (plus `also`), with what it affects."""
     out: dict[str, MissingInput] = {m.path: m for m in also or []}
+    failed = [f for f in timeline.findings if f.code in ("body_decode_failed", "empty_completed_instant")
+              and f.path not in out and f.severity is Severity.ERROR]
+    if not failed:
+        return sorted(out.values(), key=lambda m: (m.requested_time, m.path))
     by_name = {f.name: (inst, f) for inst in timeline.all_instants for f in inst.files}
-    for finding in list(timeline.findings):
-        if finding.code not in ("body_decode_failed", "empty_completed_instant") or finding.path in out:
-            continue
-        if finding.severity is not Severity.ERROR:
+    for finding in failed:
+        if finding.path in out:
             continue
         name = finding.path.rsplit("/", 1)[-1]
         hit = by_name.get(name)

@@ -73,6 +73,15 @@ class FileSlices:
         return self.view.files.listed_of(self.partitions[int(self.part_idx[row])])[int(self.positions[row])]
 
 
+def sorted_unique(values: Any) -> Any:
+    """The distinct values of an integer array, ascending: `np.unique` by one sort (NumPy 2's hash-based unique
+    took 0.2 s for a million codes, ten times a sort)."""
+    ordered = np.sort(values)
+    if not len(ordered):
+        return ordered
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+
+
 def file_slices(view: FileSystemView) -> FileSlices | None:
     """The view's files with their slices (computed once per view); None when the view's files are not all in
     columns (a small view, or names classified one by one)."""
@@ -100,7 +109,7 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
     inst_code = inst_dict.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 
     # A pending compaction opens a slice in a group that has files (`addNewFileSliceAtInstant`), never a group.
-    present = np.unique(group)
+    present = sorted_unique(group)
     part_pos = {p: k for k, p in enumerate(partitions)}
     fid_pos = {f: k for k, f in enumerate(file_ids)}
     pending: dict[int, str] = {}
@@ -116,7 +125,7 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
     # Completion time of each distinct log instant (`CompletionTimeQueryView.getCompletionTime`); None: pending.
     completion_of: list[str | None] = [None] * len(instants)
     if v8:
-        for code in np.unique(inst_code[log_rows]).tolist():
+        for code in sorted_unique(inst_code[log_rows]).tolist():
             ct = facts.completion.get(instants[code])
             if ct is None and facts.is_archived(instants[code]):
                 ct = instants[code]
@@ -130,7 +139,7 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
     slice_of = group * width + inst_rank[inst_code]
     base_codes = slice_of[base_rows]
     pending_codes = np.array([g * width + rank_of[i] for g, i in pending.items()], dtype=np.int64)
-    opened = np.unique(np.concatenate((base_codes, pending_codes)))
+    opened = sorted_unique(np.concatenate((base_codes, pending_codes)))
 
     log_groups = group[log_rows]
     irregular = np.zeros(0, dtype=np.int64)
@@ -150,7 +159,7 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
         joined_code = opened[np.maximum(at_or_before, 0)]
         joined = (at_or_before >= 0) & (joined_code // width == log_groups)
         slice_of[log_rows] = np.where(comp_rank < 0, newest_code, joined_code)
-        irregular = np.unique(log_groups[~has_slice | ((comp_rank >= 0) & ~joined)])
+        irregular = sorted_unique(log_groups[~has_slice | ((comp_rank >= 0) & ~joined)])
     regular = ~np.isin(group, irregular) if len(irregular) else np.ones(len(group), dtype=bool)
 
     # The base file of each slice: of two at one instant, the later name (`addBaseFile` after sorting by name).
@@ -160,13 +169,13 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
     repeated = np.flatnonzero(base_slice[order][1:] == base_slice[order][:-1])
     if len(repeated):
         positions = rows.column("pos").to_numpy(zero_copy_only=False)
-        for code in np.unique(base_slice[order][repeated]).tolist():
+        for code in sorted_unique(base_slice[order][repeated]).tolist():
             members = [int(r) for r in base_rows[base_slice == code]]
             best = max(members, key=lambda r: files.listed_of(partitions[int(part_idx[r])])[int(positions[r])].name)
             for r in members:
                 in_slice[r] = r == best and regular[r]
 
-    slice_codes = np.unique(np.concatenate((opened, slice_of[log_rows])))
+    slice_codes = sorted_unique(np.concatenate((opened, slice_of[log_rows])))
     if len(irregular):
         slice_codes = slice_codes[~np.isin(slice_codes // width, irregular)]
     committed_word = np.array([facts.is_slice_committed(w) for w in words] + [False], dtype=bool)
