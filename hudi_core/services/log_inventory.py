@@ -19,6 +19,7 @@ from hudi_core.engines.executor import WorkerPool, run_batches, run_cpu_batches
 from hudi_core.formats.logfile.inventory import INVENTORY_SCHEMA, scan_log_files
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.io.storage import inline_if_local
+from hudi_core.table import slice_columns
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -41,6 +42,9 @@ def log_file_paths(table: HudiTable, partition: str | None = None, file_id: str 
     """Root-relative paths of every log file on storage (all slices, replaced groups and log files of
     pending or failed writes included), in file-group and reader order, from `table.fs_view()`."""
     view = table.fs_view()
+    columnar = slice_columns.log_file_paths(view, partition, file_id)
+    if columnar is not None:
+        return columnar
     paths: list[str] = []
     for group in view.file_groups(partition, include_replaced=True):
         if file_id is not None and group.file_id != file_id:

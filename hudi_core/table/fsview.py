@@ -50,6 +50,7 @@ from hudi_core.table.file_group import (
 )
 from hudi_core.table.listing import ListedFile, Listing, ListingKind, ListingSource
 from hudi_core.table.listing.storage import LISTING_BATCH_SIZE, StorageListing
+from hudi_core.table.slice_columns import latest_base_files as columnar_latest_base_files
 from hudi_core.table.slice_columns import latest_slice_rows
 
 pa: Any = LazyModule("pyarrow")
@@ -373,8 +374,16 @@ class FileSystemView:
         Skips base files written by a pending compaction (`isBaseFileDueToPendingCompaction`) or a
         pending clustering (`isBaseFileDueToPendingClustering`).
         """
+        if partition is None and as_of is None:
+            columnar = columnar_latest_base_files(self)
+            if columnar is not None:
+                return columnar
+        return self.latest_base_files_of(self._groups_in(partition), as_of)
+
+    def latest_base_files_of(self, groups: Iterable[FileGroup], as_of: str | None = None) -> list[BaseFile]:
+        """:meth:`latest_base_files` of these groups."""
         out = []
-        for group in self._groups_in(partition):
+        for group in groups:
             if self._replaced_on_or_before(group.file_group_id, as_of):
                 continue
             for s in group.committed_slices:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.lazy import LazyModule
 
 if TYPE_CHECKING:
+    from hudi_core.table.file_group import BaseFile
     from hudi_core.table.fsview import FileSystemView
     from hudi_core.table.listing import ListedFile
 
@@ -63,6 +64,8 @@ class FileSlices:
     slice_codes: Any
     committed: Any
     positions: Any
+    #: The slices pending compactions opened (in groups that have files).
+    pending_codes: Any
 
     def group_id(self, group: int) -> tuple[str, str]:
         n = len(self.file_ids)
@@ -183,7 +186,8 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
         view=view, partitions=partitions, file_ids=file_ids, words=words, width=width, part_idx=part_idx,
         group=group, is_log=is_log, inst_code=inst_code, instants=instants, inst_rank=inst_rank,
         slice_of=slice_of, in_slice=in_slice, irregular=irregular, slice_codes=slice_codes,
-        committed=committed_word[slice_codes % width], positions=rows.column("pos").to_numpy(zero_copy_only=False))
+        committed=committed_word[slice_codes % width], positions=rows.column("pos").to_numpy(zero_copy_only=False),
+        pending_codes=sorted_unique(pending_codes))
 
 
 def latest_slice_rows(view: FileSystemView) -> list[dict[str, Any]] | None:
@@ -243,3 +247,82 @@ def latest_slice_rows(view: FileSystemView) -> list[dict[str, Any]] | None:
             result.extend((fg_id, row) for row in view.group_rows(one, None, latest_only=True))
     result.sort(key=lambda item: item[0])
     return [row for _, row in result]
+
+
+def latest_base_files(view: FileSystemView) -> list[BaseFile] | None:
+    """:meth:`FileSystemView.latest_base_files` without `partition` or `as_of`, in the same order; None when the
+    view's files are not all in columns. Per live group the newest committed slice's base file that no pending
+    compaction or clustering is writing (`getLatestBaseFiles`)."""
+    from hudi_core.table.file_group import BaseFile
+
+    fs = file_slices(view)
+    if fs is None:
+        return None
+    width = fs.width
+    slice_pos = np.searchsorted(fs.slice_codes, fs.slice_of)
+    committed = np.zeros(len(fs.slice_of), dtype=bool)
+    regular = fs.in_slice & ~fs.is_log
+    committed[regular] = fs.committed[slice_pos[regular]]
+    candidate = regular & committed
+    busy = set(view.pending_clustering_instants)
+    if busy:
+        candidate &= ~np.array([w in busy for w in fs.words] + [False], dtype=bool)[fs.slice_of % width]
+    if len(fs.pending_codes):
+        candidate &= ~np.isin(fs.slice_of, fs.pending_codes)  # the slice a pending compaction opened
+    rows = np.flatnonzero(candidate)
+    order = np.argsort(fs.slice_of[rows], kind="stable")
+    rows = rows[order]
+    groups = fs.group[rows]
+    newest = rows[np.r_[groups[1:] != groups[:-1], True]] if len(rows) else rows
+    out: list[tuple[tuple[str, str], BaseFile]] = []
+    for row in newest.tolist():
+        fg_id = fs.group_id(int(fs.group[row]))
+        if fg_id in view.replaced or fg_id in view.unknown_replaced:
+            continue
+        f = fs.listed(row)
+        out.append((fg_id, BaseFile(f.name, fg_id[1], fs.words[int(fs.slice_of[row]) % width], f.size, fg_id[0])))
+    for g in fs.irregular.tolist():
+        fg_id = fs.group_id(g)
+        if fg_id in view.replaced or fg_id in view.unknown_replaced:
+            continue
+        one = view.group(fg_id)
+        if one is not None:
+            out.extend((fg_id, b) for b in view.latest_base_files_of([one]))
+    out.sort(key=lambda item: item[0])
+    return [b for _, b in out]
+
+
+def log_file_paths(view: FileSystemView, partition: str | None = None, file_id: str | None = None) -> list[str] | None:
+    """Root-relative paths of every log file of every file group (replaced ones included), in group order (partition,
+    file id) and reader order within a group (`LogFileComparator`); None when the view's files are not all in
+    columns. Every log file is in some slice of its group, so this is every listed log file."""
+    fs = file_slices(view)
+    if fs is None:
+        return None
+    logs = np.flatnonzero(fs.is_log)
+    if partition is not None:
+        if partition not in view.files:
+            return []
+        logs = logs[fs.part_idx[logs] == fs.partitions.index(partition)]
+    if file_id is not None:
+        fid = fs.file_ids.index(file_id) if file_id in fs.file_ids else -1
+        logs = logs[fs.group[logs] % len(fs.file_ids) == fid]
+    if not len(logs):
+        return []
+    rows = view.files.rows
+    tokens = pc.take(rows.column("write_token"), pa.array(logs)).to_pylist()
+    token_words = sorted({t or "" for t in tokens})
+    token_rank = {t: k for k, t in enumerate(token_words)}
+    versions = pc.take(rows.column("version"), pa.array(logs)).to_numpy(zero_copy_only=False)
+    part_rank = np.argsort(np.argsort(np.array(fs.partitions, dtype=object)))
+    fid_rank = np.argsort(np.argsort(np.array(fs.file_ids, dtype=object)))
+    n = len(fs.file_ids)
+    order = np.lexsort((np.array([token_rank[t or ""] for t in tokens], dtype=np.int64), versions,
+                        fs.inst_rank[fs.inst_code[logs]], fid_rank[fs.group[logs] % n],
+                        part_rank[fs.part_idx[logs]]))
+    out = []
+    for row in logs[order].tolist():
+        p = fs.partitions[int(fs.part_idx[row])]
+        name = fs.listed(row).name
+        out.append(name if not p or name.startswith("/") else (p + name if p.endswith("/") else f"{p}/{name}"))
+    return out

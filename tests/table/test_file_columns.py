@@ -85,9 +85,22 @@ def test_tricky_names_classify_alike(monkeypatch: pytest.MonkeyPatch) -> None:
                                                       f".{FID}_20240101000000000.log.1_0-1-1.cdc"]
 
 
+def _object_log_paths(view: Any, partition: str | None = None, file_id: str | None = None) -> list[str]:
+    """Every log file's path in group order and reader order, read off the file objects."""
+    paths: list[str] = []
+    for group in view.file_groups(partition, include_replaced=True):
+        if file_id is None or group.file_id == file_id:
+            logs = {lf.path: lf for s in group.slices for lf in s.log_files}
+            paths.extend(sorted(logs, key=lambda p: logs[p].sort_key()))
+    return paths
+
+
 def _view_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -> dict[str, Any]:
+    from hudi_core.services.log_inventory import log_file_paths
+
     monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
-    view = open_table(str(path)).fs_view()
+    table = open_table(str(path))
+    view = table.fs_view()
     some_partition = view.partitions[len(view.partitions) // 2] if view.partitions else None
     one = view.file_groups(some_partition, include_replaced=True)  # one partition asked for before the whole
     return {
@@ -105,6 +118,10 @@ def _view_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) ->
         "latest_merged": view.latest_merged_slices(),
         "latest_slices": view.latest_slices(),
         "latest_base": view.latest_base_files(),
+        "log_paths": log_file_paths(table),
+        "log_paths_one": log_file_paths(table, some_partition),
+        "log_paths_group": log_file_paths(table, some_partition, one[0].file_id if one else "none"),
+        "object_log_paths": _object_log_paths(view),
     }
 
 
@@ -114,6 +131,7 @@ def _assert_alike(path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]
     for key, value in objects.items():
         assert columns[key] == value, key
     assert columns["latest_rows"] == [r for r in columns["slices"] if r["is_latest"]]
+    assert columns["log_paths"] == columns["object_log_paths"]
     assert columns["latest_file_keys"] == {(s.partition, n) for s in columns["latest_slices"] for n in s.file_names}
     return columns
 
@@ -179,14 +197,18 @@ def test_groups_whose_logs_open_slices_view_alike_from_columns(builtin_table: An
             synthetic += [ListedFile(f"{fid}_0-1-1_{t110}.parquet", 50), ListedFile(f".{fid}_{t110}.log.1_0-1-1", 51)]
     listing["region=synthetic"] = synthetic
 
-    def latest_rows(columns: bool) -> list[dict[str, Any]]:
+    def latest_rows(columns: bool) -> tuple[list[dict[str, Any]], Any, Any]:
+        from hudi_core.table import slice_columns
+
         monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
         view = FileSystemView.from_listing(listing, table.timeline, 9, "parquet", storage=table.storage)
         assert view.files.all_in_columns is columns
-        return view.slice_rows(latest_only=True)
+        logs = slice_columns.log_file_paths(view) if columns else _object_log_paths(view)
+        return view.slice_rows(latest_only=True), view.latest_base_files(), logs
 
-    rows = latest_rows(columns=True)
-    assert rows == latest_rows(columns=False)
+    rows, bases, logs = latest_rows(columns=True)
+    assert (rows, bases, logs) == latest_rows(columns=False)
+    assert len(logs) == 3000 // 5 * 2 + 3000 // 5 + 3000 // 5 * 3 + 3000 // 5 + 2
     by_kind: dict[int, dict[str, Any]] = {}
     for r in rows:
         if r["partition"] == "region=synthetic":
