@@ -69,7 +69,8 @@ def _fixture_zips() -> list[Path]:
 
 def build_tables(folder: Path) -> None:
     """Unzip the fixture tables; build every built-in scenario (v6, and v9 with its metadata table), the log
-    scenarios and small generated tables of both layouts (one with metadata-table drift)."""
+    scenarios, small generated tables of both layouts (one with metadata-table drift) and two of a few thousand
+    files."""
     folder.mkdir(parents=True, exist_ok=False)
     for z in _fixture_zips():
         target = folder / "fixtures" / f"{z.parent.name}-{z.stem}"
@@ -88,6 +89,11 @@ def build_tables(folder: Path) -> None:
     runs.append(["generate", *small, "--layout", "2", "--table-version", "9", str(folder / "gen" / "l2")])
     runs.append(["generate", *small, "--layout", "2", "--table-version", "9", "--mdt-drift", "2",
                  str(folder / "gen" / "l2-drift")])
+    # Tables of a few thousand files: the file-system view and the clean planner take their columnar way there.
+    medium = ["--size", "S", "--files", "6000", "--partitions", "8", "--file-groups", "400", "--log-files", "400",
+              "--active-instants", "60", "--archived-instants", "300", "--quiet"]
+    runs.append(["generate", *medium, "--layout", "1", "--table-type", "MERGE_ON_READ", str(folder / "gen" / "m1")])
+    runs.append(["generate", *medium, "--layout", "2", "--table-version", "9", str(folder / "gen" / "m2")])
     for argv in runs:
         code, _, err = _run(argv)
         if code != 0:
