@@ -162,16 +162,23 @@ def data_file_name_columns(names: Any, base_extension: str) -> DataFileNameColum
     )
 
 
+#: Names matched together at a time by :func:`data_file_mask`.
+MATCH_CHUNK = 131_072
+
+
 def data_file_mask(names: list[str], logs: bool = True) -> list[bool]:
     """For each name, whether it is a base file of any format (:func:`base_file_parts`) or, with `logs`, a log
     file (:func:`parse_log_file_name`): matched together by Arrow, the names the RE2 forms do not take one by one."""
     import pyarrow as pa
 
-    array = pa.array(names, pa.string())
-    taken = pc.is_valid(pc.extract_regex(array, _BASE_FILE_RE2))
-    if logs:
-        taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
-    mask: list[bool] = taken.to_pylist()
+    mask: list[bool] = []
+    for at in range(0, len(names), MATCH_CHUNK):  # a chunk's intermediate strings at a time, not a million's
+        array = pa.array(names[at:at + MATCH_CHUNK], pa.string())
+        taken = pc.is_valid(pc.extract_regex(array, _BASE_FILE_RE2))
+        if logs:
+            taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
+        mask.extend(taken.to_pylist())
+    pa.default_memory_pool().release_unused()
     for k, hit in enumerate(mask):
         if not hit:
             name = names[k]

@@ -45,9 +45,9 @@ from hudi_core.services.config import (
 )
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.services.lazy_rows import LazyRows
-from hudi_core.table.file_group import BaseFile, FileGroup, FileSlice, LogFile
+from hudi_core.table.file_group import FileGroup, FileSlice, data_file_path
 from hudi_core.table.fsview import FileSystemView
-from hudi_core.table.slice_columns import FileSlices, file_slices, sorted_unique
+from hudi_core.table.slice_columns import FileSlices, file_slices, release_arrow_memory, sorted_unique, token_ranks
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -94,16 +94,20 @@ class NotScheduledReason(StrEnum):
 
 
 class CleanFileDecision(NamedTuple):
-    """One data file the plan deletes or keeps; `path` is relative to the table's base path. A named tuple: a
-    plan over a large table decides about every file (a million)."""
+    """One data file the plan deletes or keeps. A named tuple, its path made when read: a plan over a large table
+    decides about every file (a million)."""
 
     partition: str
     file_id: str
     file: str
     base_instant: str
     reason: str
-    path: str
     is_bootstrap_base_file: bool = False
+
+    @property
+    def path(self) -> str:
+        """Relative to the table's base path."""
+        return data_file_path(self.partition, self.file)
 
     def to_dict(self) -> dict[str, Any]:
         return {"partition": self.partition, "file_id": self.file_id, "file": self.file,
@@ -466,22 +470,12 @@ def _is_savepointed(s: FileSlice, saved: set[str]) -> bool:
 
 
 def _decisions(s: FileSlice, reason: str) -> list[CleanFileDecision]:
-    # One decision per file, base file first. Hot at scale (a million files): no intermediate lists,
-    # and the files' `.path` (`posixpath.join(partition, name)`) joined here with the slice's prefix.
+    # One decision per file, base file first. Hot at scale (a million files): no intermediate lists.
     partition, file_id, base_instant = s.partition, s.file_id, s.base_instant
-    prefix = (partition if partition.endswith("/") else partition + "/") if partition else ""
-
-    def path_of(f: BaseFile | LogFile) -> str:
-        if f.partition is not partition and f.partition != partition:
-            return f.path
-        name = f.name
-        return prefix + name if prefix and not name.startswith("/") else name
-
-    out = [CleanFileDecision(partition, file_id, s.base_file.name, base_instant, reason, path_of(s.base_file))] \
+    out = [CleanFileDecision(partition, file_id, s.base_file.name, base_instant, reason)] \
         if s.base_file is not None else []
     if s.log_files:
-        out.extend([CleanFileDecision(partition, file_id, lf.name, base_instant, reason, path_of(lf))
-                    for lf in s.log_files])
+        out.extend([CleanFileDecision(partition, file_id, lf.name, base_instant, reason) for lf in s.log_files])
     return out
 
 
@@ -641,6 +635,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         slices = file_slices(fs_view)
         if slices is not None:
             columns = _CommitsOverColumns(fs_view, slices, ectr.requested_time if ectr else None, saved, pending_ops)
+            release_arrow_memory()
     enough = policy != KEEP_LATEST_FILE_VERSIONS and len(completed) > (
         config.commits_retained if policy == KEEP_LATEST_COMMITS else 0) and ectr is not None
     with paused_gc():  # one decision object per file: a million at scale
@@ -1005,10 +1000,7 @@ class _CommitsOverColumns:
         fid_rank = np.argsort(np.argsort(np.array(fs.file_ids, dtype=object)))
         table_rows = view.files.rows
         version = table_rows.column("version").to_numpy(zero_copy_only=False)[rows]
-        tokens = table_rows.column("write_token").to_pylist()
-        token_words = sorted({t or "" for t in tokens})
-        token_rank = {t: k for k, t in enumerate(token_words)}
-        token_of = np.array([token_rank[tokens[r] or ""] for r in rows.tolist()], dtype=np.int64)
+        token_of = token_ranks(table_rows.column("write_token"))[rows]
         n = len(fs.file_ids)
         order = np.lexsort((token_of, np.nan_to_num(version.astype(np.float64), nan=-1.0),
                             fs.inst_rank[fs.inst_code[rows]], fs.is_log[rows], -(codes % width), ~committed,
@@ -1030,7 +1022,6 @@ class _CommitsOverColumns:
             return False
         start, end = self.runs[k]
         fs, width = self.fs, self.fs.width
-        prefix = (partition if partition.endswith("/") else partition + "/") if partition else ""
         reasons, file_ids, words = self.reasons, fs.file_ids, fs.words
         listed = self.view.files.listed_of(partition)
         codes = self.codes[start:end]
@@ -1042,10 +1033,8 @@ class _CommitsOverColumns:
                 if not committed:
                     continue  # without enough commits only committed slices are listed
                 reason = -1
-            name = listed[pos].name
-            decision = CleanFileDecision(partition, file_ids[fid], name, words[word],
-                                         NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason],
-                                         prefix + name if prefix and not name.startswith("/") else name)
+            decision = CleanFileDecision(partition, file_ids[fid], listed[pos].name, words[word],
+                                         NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason])
             (delete if reason == 4 else kept).append(decision)
         return True
 

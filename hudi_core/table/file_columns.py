@@ -29,6 +29,8 @@ np: Any = LazyModule("numpy")
 
 #: Below this many files the columns cost more than they save: classified one by one.
 COLUMNS_MIN_FILES = 2048
+#: Names matched together at a time.
+CLASSIFY_CHUNK = 131_072
 
 
 class PartitionFileColumns:
@@ -87,7 +89,7 @@ class PartitionFileColumns:
         total = sum(len(fs) for fs in files_by_partition.values())
         ranges: dict[str, tuple[int, int]] = {}
         singles: dict[str, tuple[list[tuple[int, BaseFile]], list[tuple[int, LogFile]]]] = {}
-        if total < COLUMNS_MIN_FILES:
+        if total < COLUMNS_MIN_FILES or total == 0:
             shared: dict[str, str] = {}
             for partition, files in files_by_partition.items():
                 base_files, log_files = classify_files(partition, files, ext, uri_of, findings, cdc, shared)
@@ -96,22 +98,35 @@ class PartitionFileColumns:
                 ranges[partition] = (0, 0)
             return cls(None, ranges, singles, files_by_partition)
 
-        names = pa.array([f.name for fs in files_by_partition.values() for f in fs], pa.string())
-        parsed = data_file_name_columns(names, ext)
-        taken = pc.or_(parsed.is_base, parsed.is_log)
-        taken_flags = taken.to_numpy(zero_copy_only=False)
         # Position of each file in its partition, and the run of taken rows of each partition.
         starts = np.cumsum([0] + [len(fs) for fs in files_by_partition.values()])
-        taken_before = np.concatenate(([0], np.cumsum(taken_flags, dtype=np.int64)))
         position = np.arange(total, dtype=np.int64) - np.repeat(starts[:-1], np.diff(starts))
-        rows = pa.table({
-            "pos": pa.array(position, pa.int32()),
-            "is_log": parsed.is_log,
-            "file_id": parsed.file_id,
-            "instant": parsed.instant,
-            "version": parsed.version,
-            "write_token": parsed.write_token,
-        }).filter(taken)
+        names = [f.name for fs in files_by_partition.values() for f in fs]
+        # A chunk of names at a time: the match's intermediate strings stay a chunk's, not a million names'.
+        chunks, flags = [], []
+        for at in range(0, total, CLASSIFY_CHUNK):
+            parsed = data_file_name_columns(pa.array(names[at:at + CLASSIFY_CHUNK], pa.string()), ext)
+            taken = pc.or_(parsed.is_base, parsed.is_log)
+            flags.append(taken.to_numpy(zero_copy_only=False))
+            chunks.append(pa.table({
+                "pos": pa.array(position[at:at + CLASSIFY_CHUNK], pa.int32()),
+                "is_log": parsed.is_log,
+                "file_id": parsed.file_id,
+                "instant": parsed.instant,
+                "version": parsed.version,
+                "write_token": parsed.write_token,
+            }).filter(taken))
+            del parsed, taken
+        del names
+        rows = pa.concat_tables(chunks)
+        del chunks
+        # Kept dictionary-encoded: a million file ids and instants name ~100k and ~10k distinct values.
+        rows = pa.table({name: pc.dictionary_encode(rows.column(name).combine_chunks())
+                         if name in ("file_id", "instant", "write_token") else rows.column(name)
+                         for name in rows.column_names})
+        pa.default_memory_pool().release_unused()  # the chunks' pages, freed, back to the system
+        taken_flags = np.concatenate(flags)
+        taken_before = np.concatenate(([0], np.cumsum(taken_flags, dtype=np.int64)))
         shared_single: dict[str, str] = {}
         for n, (partition, files) in enumerate(files_by_partition.items()):
             start, end = int(starts[n]), int(starts[n + 1])

@@ -37,8 +37,9 @@ FileGroupId = tuple[str, str]
 _DEFAULT_MILLIS_EXT = "999"
 
 
-def _join(partition: str, name: str) -> str:
-    """`posixpath.join(partition, name) if partition else name`, without its overhead (hot at scale)."""
+def data_file_path(partition: str, name: str) -> str:
+    """A data file's root-relative path: `posixpath.join(partition, name) if partition else name`, without its
+    overhead (hot at scale)."""
     if not partition or name.startswith("/"):
         return name
     return partition + name if partition.endswith("/") else f"{partition}/{name}"
@@ -60,7 +61,7 @@ class BaseFile:
     @property
     def path(self) -> str:
         """Root-relative path."""
-        return _join(self.partition, self.name)
+        return data_file_path(self.partition, self.name)
 
 
 @dataclass(frozen=True, slots=True)  # slots: one per file, a million at scale
@@ -82,7 +83,7 @@ class LogFile:
     @property
     def path(self) -> str:
         """Root-relative path."""
-        return _join(self.partition, self.name)
+        return data_file_path(self.partition, self.name)
 
     def sort_key(self) -> tuple[str, int, str]:
         """`HoodieLogFile.LogFileComparator`: delta commit time, version, write token."""

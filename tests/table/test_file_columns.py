@@ -54,6 +54,7 @@ TRICKY_NAMES = [
 def _classified(files: dict[str, list[ListedFile]], monkeypatch: pytest.MonkeyPatch,
                 columns: bool) -> tuple[Any, list[Any], list[str]]:
     monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+    monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
     findings: list[Any] = []
     cdc: list[str] = []
     classified = PartitionFileColumns.classify(files, ".parquet", lambda p: f"file:///t/{p}", findings, cdc)
@@ -99,6 +100,7 @@ def _view_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) ->
     from hudi_core.services.log_inventory import log_file_paths
 
     monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+    monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
     table = open_table(str(path))
     view = table.fs_view()
     some_partition = view.partitions[len(view.partitions) // 2] if view.partitions else None
@@ -201,6 +203,7 @@ def test_groups_whose_logs_open_slices_view_alike_from_columns(builtin_table: An
         from hudi_core.table import slice_columns
 
         monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+        monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
         view = FileSystemView.from_listing(listing, table.timeline, 9, "parquet", storage=table.storage)
         assert view.files.all_in_columns is columns
         logs = slice_columns.log_file_paths(view) if columns else _object_log_paths(view)
@@ -235,6 +238,7 @@ def _clean_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -
     from hudi_core.services.clean import plan_clean
 
     monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+    monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
     table = open_table(str(path))
     view = table.fs_view()
     now = dt.datetime(2030, 1, 1, tzinfo=dt.UTC)
@@ -315,6 +319,7 @@ def test_synthetic_groups_clean_alike_from_columns(version: int, builtin_table: 
 
     def plans(columns: bool) -> list[Any]:
         monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
+        monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
         view = FileSystemView.from_listing(listing, table.timeline, version, "parquet", storage=table.storage)
         out = []
         for conf in confs:
