@@ -825,7 +825,8 @@ def test_a_running_query_does_not_hold_other_queries_back(tables: dict[str, Path
 
     def endless() -> None:
         try:
-            run_query(table, ENDLESS["cross join of ranges"], timeout=8)
+            # Its limit is the 6 s bound checked below: it still runs whenever that bound holds.
+            run_query(table, ENDLESS["cross join of ranges"], timeout=6)
         except SqlTimeout as exc:
             caught.append(exc)
 

@@ -86,6 +86,28 @@ def _wait_for_texts(page: object, needles: Iterable[str], timeout_ms: int) -> No
             " return ns.every(n => m.innerText.includes(n)); }", arg=list(needles), timeout=timeout_ms)
 
 
+#: Resolves once the page's DOM went `quiet` ms without a change (Streamlit's status widget gone) and two
+#: animation frames were painted after that, or after `cap` ms whatever happens.
+_SETTLED_JS = """([quiet, cap]) => new Promise(resolve => {
+  const busy = () => !!document.querySelector('[data-testid="stStatusWidget"]');
+  let timer = null;
+  const finish = () => { observer.disconnect(); clearTimeout(limit);
+    requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))); };
+  const arm = () => { clearTimeout(timer); timer = setTimeout(() => busy() ? arm() : finish(), quiet); };
+  const observer = new MutationObserver(arm);
+  observer.observe(document.documentElement, {subtree: true, childList: true, attributes: true,
+                                              characterData: true});
+  const limit = setTimeout(() => { clearTimeout(timer); finish(); }, cap);
+  arm();
+})"""
+
+
+def _wait_settled(page: object, quiet_ms: int = 300, cap_ms: int = 10_000) -> None:
+    """Wait until the page stopped changing (see :data:`_SETTLED_JS`): what a fixed pause after a load or a
+    resize stood in for, without waiting longer than the page needs."""
+    page.evaluate(_SETTLED_JS, [quiet_ms, cap_ms])  # type: ignore[attr-defined]
+
+
 #: The marker labels (annotations on a y "domain" above a plot) and the plot areas of every Plotly chart, as
 #: page boxes, read from the rendered DOM: `g.annotation[data-index=i]` is `layout.annotations[i]`.
 _LABEL_BOXES_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(gd => {
@@ -258,11 +280,11 @@ def test_every_page_in_chromium(server: str, browser_path: str, table_path: obje
                 # filling in: wait for what the page must show (missing text is reported below).
                 _wait_for_texts(page, checks.get(name, ()), 60_000)
                 _wait_idle(page, 120_000)
-                page.wait_for_timeout(500)
+                _wait_settled(page)
                 height = page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]')"
                                        " || document.body).scrollHeight")
                 page.set_viewport_size({"width": 1500, "height": max(2600, min(int(height) + 60, 12_000))})
-                page.wait_for_timeout(800)
+                _wait_settled(page)
                 page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
                 page.locator(ready).first.screenshot(path=str(ARTIFACTS / f"{name}_main.png"))
                 # No value of a facts strip may overflow its cell (it would run into its neighbour).
@@ -398,7 +420,13 @@ def test_follow_live_in_chromium(server: str, browser_path: str, browser_cache: 
                 table = urllib.parse.quote(str(out))
                 page.goto(f"{server}/?table={table}&follow=1&interval={LIVE_POLL_S:g}", wait_until="domcontentloaded")
                 page.wait_for_selector('[data-testid="stPlotlyChart"]', timeout=120_000)
-                _wait_for_texts(page, ["Following live", "No change yet", "At a glance"], 60_000)
+                # What the Overview shows of t1..t3 (three commits: no markers yet), each text checked: a text
+                # this state never shows would only wait out the timeout.
+                first_look = ["Following live", "No change yet", "No markers"]
+                _wait_for_texts(page, first_look, 60_000)
+                shown_first = page.locator('[data-testid="stMain"]').inner_text()
+                problems.extend(f"before the writer goes on: {n!r} not shown" for n in first_look
+                                if n not in shown_first)
                 page.evaluate("() => { window.__htiFollowed = 'same page'; }")
                 _screenshot(page, "live_before")
                 main = page.locator('[data-testid="stMain"]')
@@ -451,6 +479,6 @@ def _screenshot(page: object, name: str) -> None:
     height = page.evaluate("() => (document.querySelector('[data-testid=\"stMain\"]') || document.body)"  # type: ignore[attr-defined]
                            ".scrollHeight")
     page.set_viewport_size({"width": 1500, "height": max(1400, min(int(height) + 60, 12_000))})  # type: ignore[attr-defined]
-    page.wait_for_timeout(800)  # type: ignore[attr-defined]
+    _wait_settled(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
     page.set_viewport_size({"width": 1500, "height": 2600})  # type: ignore[attr-defined]

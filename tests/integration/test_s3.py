@@ -169,8 +169,10 @@ def test_store_errors_are_one_readable_line(s3, setup: str, needle: str) -> None
 def test_endpoint_down_is_one_readable_line(s3) -> None:
     from bench.s3server import free_port
 
+    # botocore's own setting for its attempts (the AWS environment): one retry of the refused connection instead
+    # of four, whose random back-off (up to 1 + 2 + 4 + 8 s) made this test take 4 to 14 s.
     out = _run(["info", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
-                *cli_storage_args(f"http://127.0.0.1:{free_port()}")])
+                *cli_storage_args(f"http://127.0.0.1:{free_port()}")], env={"AWS_MAX_ATTEMPTS": "2"})
     assert out.returncode == 1
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("hudi-inspect: "), out.stderr
@@ -210,8 +212,10 @@ def test_throttling_that_never_ends_is_one_readable_line(s3) -> None:
     server, _ = s3
     _configure(server, "fail=503&fail_count=1000&fail_prefix=tables/case_b")
     try:
+        # botocore's own setting for its attempts (the AWS environment): one retry inside each of s3fs's five
+        # attempts instead of four, whose random back-off (up to 1 + 2 + 4 + 8 s) made this test take 4 to 13 s.
         out = _run(["timeline", f"s3://{BUCKET}/tables/case_b", "--engine", "local",
-                    *cli_storage_args(server.endpoint)])
+                    *cli_storage_args(server.endpoint)], env={"AWS_MAX_ATTEMPTS": "2"})
     finally:
         _configure(server, "fail=0")
     assert out.returncode == 1 and out.stdout == ""

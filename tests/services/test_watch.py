@@ -91,7 +91,7 @@ def test_watch_reports_every_transition_once_in_order(tmp_path: Path) -> None:
 
     def started(_result: PlayResult) -> None:
         procs.append(subprocess.Popen([*CLI, "watch", str(out), "--format", "jsonl", "--interval", "0.5",
-                                       "--until-idle", "8", "--from-start",
+                                       "--until-idle", "4", "--from-start",
                                        *(f"--conf={k}={v}" for k, v in scenario.conf.items())],
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO))
         procs.append(_reader(procs[0], lines))  # type: ignore[arg-type]
