@@ -54,8 +54,8 @@ class FileSlices:
     inst_code: Any
     instants: list[str]
     inst_rank: Any
-    #: The slice of every row (a base file that lost to a later name at its instant: its instant's slice, but
-    #: :attr:`in_slice` is False).
+    #: The slice of every row; :attr:`in_slice` is False for a base file that lost to a later name at its instant
+    #: and for every file of an irregular group (those are the objects').
     slice_of: Any
     in_slice: Any
     #: Groups whose logs open slices of their own (for the file objects), sorted.
