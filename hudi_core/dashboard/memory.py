@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
-import pyarrow as pa
+from hudi_core.io.memory import release_arrow_memory
 
 #: Allocations from this size up get their own mapping, returned to the system when freed (glibc's default start).
 MMAP_THRESHOLD = 128 * 1024
@@ -42,7 +42,7 @@ def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
         if now - _trimmed["at"] < every_s:
             return False
         _trimmed["at"] = now
-    pa.default_memory_pool().release_unused()
+    release_arrow_memory()
     trim = _libc("malloc_trim")
     if trim is None:
         return False

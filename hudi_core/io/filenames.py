@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 
 pc: Any = LazyModule("pyarrow.compute")
@@ -178,7 +179,7 @@ def data_file_mask(names: list[str], logs: bool = True) -> list[bool]:
         if logs:
             taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
         mask.extend(taken.to_pylist())
-    pa.default_memory_pool().release_unused()
+    release_arrow_memory()
     for k, hit in enumerate(mask):
         if not hit:
             name = names[k]

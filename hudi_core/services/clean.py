@@ -36,6 +36,7 @@ from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.formats.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -47,7 +48,7 @@ from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_i
 from hudi_core.services.lazy_rows import LazyRows
 from hudi_core.table.file_group import FileGroup, FileSlice, data_file_path
 from hudi_core.table.fsview import FileSystemView
-from hudi_core.table.slice_columns import FileSlices, file_slices, release_arrow_memory, sorted_unique, token_ranks
+from hudi_core.table.slice_columns import FileSlices, file_slices, sorted_unique, string_ranks, token_ranks
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -997,7 +998,7 @@ class _CommitsOverColumns:
                         NOT_OLDER_THAN_ECTR, UNCOMMITTED)
         # Hudi's order: groups by file id; committed slices newest first, then the uncommitted ones newest first;
         # in a slice the base file, then the logs oldest first (`LogFileComparator`: instant, version, token).
-        fid_rank = np.argsort(np.argsort(np.array(fs.file_ids, dtype=object)))
+        fid_rank = string_ranks(fs.file_ids)
         table_rows = view.files.rows
         version = table_rows.column("version").to_numpy(zero_copy_only=False)[rows]
         token_of = token_ranks(table_rows.column("write_token"))[rows]

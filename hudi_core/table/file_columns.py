@@ -19,6 +19,7 @@ from typing import Any
 
 from hudi_core.errors import Finding
 from hudi_core.io.filenames import data_file_name_columns
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.file_group import BaseFile, LogFile, classify_files
 from hudi_core.table.listing import ListedFile
@@ -124,7 +125,7 @@ class PartitionFileColumns:
         rows = pa.table({name: pc.dictionary_encode(rows.column(name).combine_chunks())
                          if name in ("file_id", "instant", "write_token") else rows.column(name)
                          for name in rows.column_names})
-        pa.default_memory_pool().release_unused()  # the chunks' pages, freed, back to the system
+        release_arrow_memory()  # the chunks' pages, freed
         taken_flags = np.concatenate(flags)
         taken_before = np.concatenate(([0], np.cumsum(taken_flags, dtype=np.int64)))
         shared_single: dict[str, str] = {}

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.file_group import BaseFile, data_file_path
 
@@ -76,19 +77,18 @@ class FileSlices:
         return self.view.files.listed_of(self.partitions[int(self.part_idx[row])])[int(self.positions[row])]
 
 
-def release_arrow_memory() -> None:
-    """Hand the pages Arrow's allocator keeps after a columnar step's intermediates were freed back to the system
-    (they count in the process's memory until then)."""
-    pa.default_memory_pool().release_unused()
+def string_ranks(values: list[str]) -> Any:
+    """Each value's rank in string order, as an integer array (sort keys for a lexsort)."""
+    ranks = np.empty(len(values), dtype=np.int64)
+    ranks[sorted(range(len(values)), key=values.__getitem__)] = np.arange(len(values), dtype=np.int64)
+    return ranks
 
 
 def token_ranks(tokens: Any) -> Any:
     """Each row's write token as its rank in string order (no token ranks first, as Hudi's comparator puts an
     empty token), from a dictionary-encoded column: the `LogFileComparator`'s last key without a string a row."""
     encoded = pc.dictionary_encode(tokens.combine_chunks() if hasattr(tokens, "combine_chunks") else tokens)
-    words = encoded.dictionary.to_pylist()
-    rank = np.empty(len(words), dtype=np.int64)
-    rank[sorted(range(len(words)), key=words.__getitem__)] = np.arange(len(words), dtype=np.int64)
+    rank = string_ranks(encoded.dictionary.to_pylist())
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     valid = ~np.isnan(indices) if indices.dtype.kind == "f" else np.ones(len(indices), dtype=bool)
     out = np.full(len(indices), -1, dtype=np.int64)
@@ -334,8 +334,8 @@ def log_file_paths(view: FileSystemView, partition: str | None = None, file_id: 
     rows = view.files.rows
     tokens = token_ranks(pc.take(rows.column("write_token"), pa.array(logs)))
     versions = pc.take(rows.column("version"), pa.array(logs)).to_numpy(zero_copy_only=False)
-    part_rank = np.argsort(np.argsort(np.array(fs.partitions, dtype=object)))
-    fid_rank = np.argsort(np.argsort(np.array(fs.file_ids, dtype=object)))
+    part_rank = string_ranks(fs.partitions)
+    fid_rank = string_ranks(fs.file_ids)
     n = len(fs.file_ids)
     order = np.lexsort((tokens, versions,
                         fs.inst_rank[fs.inst_code[logs]], fid_rank[fs.group[logs] % n],

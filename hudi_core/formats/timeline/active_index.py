@@ -57,6 +57,7 @@ from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
 from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import ACTIVE_SWITCH_ENV, cache_folder
 from hudi_core.formats.timeline.instant import InstantFile, State
+from hudi_core.io.memory import release_arrow_memory
 
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
 INDEX_FORMAT = 2
@@ -411,7 +412,7 @@ class ActiveIndex:
             self._stat_column, self._stat_held = None, None
         del table, parts
         # The decoded batches are garbage now: hand the pages Arrow's allocator keeps to the system.
-        pa.default_memory_pool().release_unused()
+        release_arrow_memory()
 
 
 def _rows_of(table: pa.Table, rows: list[int]) -> pa.Table:
