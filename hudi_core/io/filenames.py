@@ -167,14 +167,16 @@ def data_file_name_columns(names: Any, base_extension: str) -> DataFileNameColum
 MATCH_CHUNK = 131_072
 
 
-def data_file_mask(names: list[str], logs: bool = True) -> list[bool]:
+def data_file_mask(names: Any, logs: bool = True) -> list[bool]:
     """For each name, whether it is a base file of any format (:func:`base_file_parts`) or, with `logs`, a log
-    file (:func:`parse_log_file_name`): matched together by Arrow, the names the RE2 forms do not take one by one."""
+    file (:func:`parse_log_file_name`): matched together by Arrow, the names the RE2 forms do not take one by one.
+    `names`: a list of strings, or an Arrow string (chunked) array."""
     import pyarrow as pa
 
+    arrow = isinstance(names, pa.Array | pa.ChunkedArray)
     mask: list[bool] = []
     for at in range(0, len(names), MATCH_CHUNK):  # a chunk's intermediate strings at a time, not a million's
-        array = pa.array(names[at:at + MATCH_CHUNK], pa.string())
+        array = names.slice(at, MATCH_CHUNK) if arrow else pa.array(names[at:at + MATCH_CHUNK], pa.string())
         taken = pc.is_valid(pc.extract_regex(array, _BASE_FILE_RE2))
         if logs:
             taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
@@ -182,6 +184,6 @@ def data_file_mask(names: list[str], logs: bool = True) -> list[bool]:
     release_arrow_memory()
     for k, hit in enumerate(mask):
         if not hit:
-            name = names[k]
+            name = names[k].as_py() if arrow else names[k]
             mask[k] = base_file_parts(name) is not None or (logs and parse_log_file_name(name) is not None)
     return mask

@@ -48,6 +48,7 @@ from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_i
 from hudi_core.services.lazy_rows import LazyRows
 from hudi_core.table.file_group import FileGroup, FileSlice, data_file_path
 from hudi_core.table.fsview import FileSystemView
+from hudi_core.table.listing import ListedFiles
 from hudi_core.table.slice_columns import FileSlices, file_slices, sorted_unique, string_ranks, token_ranks
 
 if TYPE_CHECKING:
@@ -967,7 +968,7 @@ class _CommitsOverColumns:
         is_before = _lookup(np, before, group_of) == codes
         savepointed = np.zeros(len(rows), dtype=bool)
         if saved:
-            pinned = np.array([fs.listed(int(r)).name in saved for r in rows.tolist()], dtype=bool)
+            pinned = np.array([name in saved for name in fs.names_sizes(rows)[0]], dtype=bool)
             pinned_codes = sorted_unique(codes[pinned])
             savepointed = np.isin(codes, pinned_codes)
         needed = np.zeros(len(rows), dtype=bool)
@@ -1024,7 +1025,7 @@ class _CommitsOverColumns:
         start, end = self.runs[k]
         fs, width = self.fs, self.fs.width
         reasons, file_ids, words = self.reasons, fs.file_ids, fs.words
-        listed = self.view.files.listed_of(partition)
+        names = ListedFiles.of(self.view.files.listed_of(partition)).name_list()
         codes = self.codes[start:end]
         for pos, fid, word, reason, committed in zip(
                 fs.positions[self.rows[start:end]].tolist(), ((codes // width) % len(file_ids)).tolist(),
@@ -1034,7 +1035,7 @@ class _CommitsOverColumns:
                 if not committed:
                     continue  # without enough commits only committed slices are listed
                 reason = -1
-            decision = CleanFileDecision(partition, file_ids[fid], listed[pos].name, words[word],
+            decision = CleanFileDecision(partition, file_ids[fid], names[pos], words[word],
                                          NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason])
             (delete if reason == 4 else kept).append(decision)
         return True

@@ -32,10 +32,12 @@ from hudi_core.formats.timeline.records import (
     CompactionPlan,
     RequestedReplaceMetadata,
 )
-from hudi_core.io.filenames import data_file_mask, parse_base_file_name, parse_log_file_name
+from hudi_core.io.filenames import parse_base_file_name, parse_log_file_name
+from hudi_core.lazy import LazyModule
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
+from hudi_core.table.data_files import ListedDataFiles, WrittenFiles, relative_path
 from hudi_core.table.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS
 from hudi_core.table.listing.metadata import SOLO_COMMIT_TIMESTAMP, unapplied_data_instants
@@ -49,6 +51,8 @@ if TYPE_CHECKING:
     from hudi_core.services.writers import WritersReport
     from hudi_core.table import HudiTable
     from hudi_core.table.fsview import FileSystemView
+
+pc: Any = LazyModule("pyarrow.compute")
 
 EXIT_HEALTHY = 0
 #: A check could not run, or its input could not be read, and nothing wrong was found.
@@ -184,10 +188,6 @@ def age_text(hours: float | None) -> str:
 # -- the context every check reads -------------------------------------------------------------------
 
 
-def _rel(partition: str, name: str) -> str:
-    return f"{partition}/{name}" if partition else name
-
-
 class DoctorContext:
     """The table and everything derived from it, computed once and shared by the checks."""
 
@@ -262,54 +262,19 @@ class DoctorContext:
         return self.table.metadata_table()
 
     @cached_property
-    def listed(self) -> dict[str, int]:
-        """Table-relative path → size of every data file (base or log) on storage."""
-        out: dict[str, int] = {}
-        partitions = self.table.storage_listing().partitions
-        # The names matched together (a million on L), not parsed one by one.
-        mask = iter(data_file_mask([f.name for files in partitions.values() for f in files]))
-        for partition, files in partitions.items():
-            prefix = f"{partition}/" if partition else ""
-            for f in files:
-                if next(mask):
-                    out[prefix + f.name] = f.size
-        return out
+    def listed(self) -> ListedDataFiles:
+        """Every data file (base or log) on storage, by table-relative path, with its size."""
+        return ListedDataFiles(self.table.storage_listing().partitions)
 
     @cached_property
     def rollbacks(self) -> list[RollbackFact]:
         return rollback_facts(self.timeline)
 
     @cached_property
-    def written(self) -> dict[str, tuple[str, str, str]]:
-        """Table-relative path → (requested time, partition, file id) of every file the commit metadata
-        of a completed instant of the active timeline names (write stats; rollback log blocks)."""
-        out: dict[str, tuple[str, str, str]] = {}
-        tl = self.timeline
-        # One string object per partition and per file id (a million write stats on L repeat 1k
-        # partitions and 100k file ids, each a new string as the rows are read).
-        shared: dict[str, str] = {}
-        for inst in tl.completed():
-            if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
-                meta = tl.commit_metadata(inst)
-                if meta is None:
-                    continue
-                # The four fields, not a WriteStat kept per stat on the record (a million on L).
-                for p, file_id, path, log_files in meta.write_refs():
-                    fid = file_id or ""
-                    value = (inst.requested_time, shared.setdefault(p, p), shared.setdefault(fid, fid))
-                    if path:
-                        out[path] = value
-                    for log in log_files:
-                        out.setdefault(_rel(p, posixpath.basename(log)), value)
-            elif inst.action in (ia.ROLLBACK, ia.RESTORE):
-                for rolled in rollback_metadatas(tl.record(inst, State.COMPLETED)):
-                    for p, rpm in rolled.partition_metadata.items():
-                        for log in rpm.rollback_log_files:
-                            name = posixpath.basename(log)
-                            parsed = parse_log_file_name(name)
-                            out.setdefault(_rel(p, name), (inst.requested_time, p,
-                                                           parsed.file_id if parsed else ""))
-        return out
+    def written(self) -> WrittenFiles:
+        """Every file the commit metadata of a completed instant of the active timeline names (write stats;
+        rollback log blocks), with the instant, partition and file id that name it."""
+        return WrittenFiles(self.timeline)
 
     @cached_property
     def deleted_names(self) -> set[str]:
@@ -481,7 +446,7 @@ def _clean_failed_deletes(ctx: DoctorContext) -> Iterable[Result]:
     meta = tls.clean_metadata(ctx.timeline, last) if last else None
     if meta is None:
         return
-    failed = sorted(_rel(p, posixpath.basename(f)) for p, pm in meta.partition_metadata.items()
+    failed = sorted(relative_path(p, posixpath.basename(f)) for p, pm in meta.partition_metadata.items()
                     for f in pm.failed_delete_files)
     if failed:
         yield Severity.WARNING, f"clean {last.requested_time if last else ''} failed to delete {len(failed)} files", \
@@ -525,7 +490,7 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
 
     kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
     for sp in completed:
-        files = tuple(_rel(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
+        files = tuple(relative_path(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
         size = sum(ctx.listed.get(f, 0) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
         blocks = []
@@ -568,7 +533,7 @@ def _archival_exposes(ctx: DoctorContext) -> Iterable[Result]:
         yield Severity.ERROR, (f"the next archival{'' if plan.savepoint_guard else ' (without the HUDI-7779 guard)'} "
                                f"takes replacecommit {e.replaced_by}: {e.partition}/{e.file_id} becomes visible "
                                f"again next to {', '.join(e.replacement_file_ids)}"), Evidence(
-            instants=(e.replaced_by,), files=tuple(_rel(e.partition, f) for f in e.files),
+            instants=(e.replaced_by,), files=tuple(relative_path(e.partition, f) for f in e.files),
             file_groups=(FileGroupRef(e.partition, e.file_id),
                          *(FileGroupRef(e.partition, r) for r in e.replacement_file_ids)))
 
@@ -585,7 +550,7 @@ def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
             continue
         yield Severity.WARNING, (f"{r.partition}/{r.file_id} replaced by {r.replace_instant} is not cleaned; "
                                  f"{newer} completed commits after it ≥ keep.min {plan.min_to_keep}"), Evidence(
-            instants=(r.replace_instant,), files=tuple(_rel(r.partition, n) for n in r.file_names),
+            instants=(r.replace_instant,), files=tuple(relative_path(r.partition, n) for n in r.file_names),
             file_groups=(FileGroupRef(r.partition, r.file_id),), count=newer, limit=plan.min_to_keep,
             detail=f"archival boundary {plan.boundary_instant} ({plan.boundary_guard})")
 
@@ -624,7 +589,7 @@ def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
         if not (r.has_duplicates or r.risks):
             continue
         sev = {"error": Severity.ERROR, "warning": Severity.WARNING}.get(r.risk_level, Severity.INFO)
-        files = tuple(sorted({_rel(r.partition, posixpath.basename(f)) for a in r.attempts for f in a.files}))
+        files = tuple(sorted({relative_path(r.partition, posixpath.basename(f)) for a in r.attempts for f in a.files}))
         yield sev, (f"{r.partition}/{r.file_id} @ {r.instant_time}: {len(r.live_attempts)} block sequences "
                     f"(risk {r.risk_level})"), Evidence(
             instants=(r.instant_time,), files=files, file_groups=(FileGroupRef(r.partition, r.file_id),),
@@ -645,7 +610,7 @@ def _pending_plans(ctx: DoctorContext, actions: tuple[str, ...]) -> Iterable[tup
         ops: PlanOps = []
         if isinstance(plan, CompactionPlan):
             for op in plan.operations:
-                files = [_rel(op.partition_path, posixpath.basename(f)) for f in
+                files = [relative_path(op.partition_path, posixpath.basename(f)) for f in
                          ([op.data_file_path] if op.data_file_path else []) + list(op.delta_file_paths)]
                 ops.append((op.partition_path, op.file_id, files))
         elif isinstance(plan, RequestedReplaceMetadata):
@@ -657,7 +622,7 @@ def _pending_plans(ctx: DoctorContext, actions: tuple[str, ...]) -> Iterable[tup
 
 
 def _slice_files(s: ClusteringSlice) -> list[str]:
-    return [_rel(s.partition_path, posixpath.basename(f))
+    return [relative_path(s.partition_path, posixpath.basename(f))
             for f in ([s.data_file_path] if s.data_file_path else []) + list(s.delta_file_paths)]
 
 
@@ -713,32 +678,28 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
     if skip is not None:
         yield skip
         return
-    latest: dict[tuple[str, str], str] = {}
-    written = ctx.written
-    is_base = data_file_mask([path.rpartition("/")[2] for path in written], logs=False)
-    for (t, p, fid), base in zip(written.values(), is_base, strict=True):
-        if base:
-            key = (p, fid)
-            if t > latest.get(key, ""):
-                latest[key] = t
+    written, deleted = ctx.written, ctx.deleted_names
+    # One join of the named paths with the listed ones; objects for the few that storage lacks only.
+    gone = [row for row in written.rows(ctx.listed.missing(written.table.column("path")))
+            if row[0].rpartition("/")[2] not in deleted]
+    if not gone:
+        return
+    latest = written.latest_base_times({fid for _, _, _, fid in gone})
     replaced = set(ctx.view.replaced)
-    errors: list[str] = []
-    warnings: list[str] = []
-    listed, deleted = ctx.listed, ctx.deleted_names
-    # The keys only (a million (path, value) pairs on L were 64 MB more), the few missing ones sorted.
-    for path in sorted(p for p in ctx.written if p not in listed and p.rpartition("/")[2] not in deleted):
-        t, p, fid = ctx.written[path]
+    errors: list[tuple[str, str, str, str]] = []
+    warnings: list[tuple[str, str, str, str]] = []
+    for row in gone:
+        _, t, p, fid = row
         current = (p, fid) not in replaced and t >= latest.get((p, fid), "")
-        (errors if current else warnings).append(path)
+        (errors if current else warnings).append(row)
     if errors:
         yield Severity.ERROR, f"{len(errors)} files of the latest file slices are missing on storage", Evidence(
-            files=tuple(errors), count=len(errors),
-            instants=tuple(sorted({ctx.written[f][0] for f in errors})),
-            file_groups=tuple(sorted({FileGroupRef(ctx.written[f][1], ctx.written[f][2]) for f in errors},
+            files=tuple(r[0] for r in errors), count=len(errors), instants=tuple(sorted({r[1] for r in errors})),
+            file_groups=tuple(sorted({FileGroupRef(r[2], r[3]) for r in errors},
                                      key=lambda g: (g.partition, g.file_id))))
     if warnings:
         yield Severity.WARNING, f"{len(warnings)} older files named by commit metadata are missing", Evidence(
-            files=tuple(warnings), count=len(warnings), instants=tuple(sorted({ctx.written[f][0] for f in warnings})))
+            files=tuple(r[0] for r in warnings), count=len(warnings), instants=tuple(sorted({r[1] for r in warnings})))
 
 
 def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
@@ -754,9 +715,12 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     pending = {i.requested_time for i in tl.pending()}
     pending_delta = [i.requested_time for i in tl.pending() if i.action == ia.DELTA_COMMIT]
     v6_logs = ctx.table.properties.version < 8
-    named = set(ctx.written)
+    listed = ctx.listed.table
+    # One join of the listed paths with the named ones; the few unnamed ones sorted, not every file.
+    unnamed = listed.filter(pc.invert(pc.is_in(listed.column("path"), value_set=ctx.written.table.column("path"))))
+    sizes = dict(zip(unnamed.column("path").to_pylist(), unnamed.column("size").to_pylist(), strict=True))
     orphans: list[str] = []
-    for path in sorted(p for p in ctx.listed if p not in named):  # the few unnamed ones sorted, not every file
+    for path in sorted(sizes):
         name = posixpath.basename(path)
         parsed_log = parse_log_file_name(name)
         instant = parsed_log.instant_time if parsed_log else parse_base_file_name(name).instant_time  # type: ignore[union-attr]
@@ -769,7 +733,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
         orphans.append(path)
     if orphans:
         yield Severity.WARNING, f"{len(orphans)} data files no completed instant names", Evidence(
-            files=tuple(orphans), count=len(orphans), bytes=sum(ctx.listed[p] for p in orphans))
+            files=tuple(orphans), count=len(orphans), bytes=sum(sizes[p] for p in orphans))
 
 
 def _unreadable_bodies(ctx: DoctorContext) -> Iterable[Result]:
@@ -868,7 +832,7 @@ def _metadata_listing(ctx: DoctorContext) -> Iterable[Result]:
         ("partition_missing_in_metadata", False): "partitions on storage that the metadata table does not list",
     }
     for (kind, latest), diffs in groups.items():
-        paths = tuple(_rel(d.partition, d.file) for d in diffs if d.file)
+        paths = tuple(relative_path(d.partition, d.file) for d in diffs if d.file)
         severity = Severity.ERROR if kind == "missing_on_storage" and latest else Severity.WARNING
         yield severity, f"{len(diffs)} {titles[(kind, latest)]}", Evidence(
             files=paths, partitions=tuple(sorted({d.partition for d in diffs})),

@@ -22,7 +22,7 @@ from hudi_core.io.filenames import data_file_name_columns
 from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.file_group import BaseFile, LogFile, classify_files
-from hudi_core.table.listing import ListedFile
+from hudi_core.table.listing import ListedFile, ListedFiles
 
 pa: Any = LazyModule("pyarrow")
 pc: Any = LazyModule("pyarrow.compute")
@@ -56,6 +56,10 @@ class PartitionFileColumns:
         #: Equal file id and instant strings shared across the objects made (a million base files name
         #: ~100k file ids and ~10k instants).
         self._shared: dict[str, str] = {}
+        #: Every partition's names and sizes end to end (Arrow), and where each partition starts: a row's file
+        #: is found by `start + pos` without an object per file (made on first use).
+        self._names_sizes: tuple[Any, Any] | None = None
+        self._starts: dict[str, int] = {}
 
     @property
     def partitions(self) -> list[str]:
@@ -82,6 +86,24 @@ class PartitionFileColumns:
         """The partition's listed files, in the order the `pos` column counts."""
         return self._listed[partition]
 
+    def names_sizes(self, partitions: Any, positions: Any) -> tuple[list[str], list[int]]:
+        """Names and sizes of the listed files at `positions` (NumPy) of the partitions numbered `partitions`
+        (NumPy, indexes of :attr:`partitions`), taken together from the listing's columns."""
+        if self._names_sizes is None:
+            names, sizes = [], []
+            at = 0
+            for partition, files in self._listed.items():
+                self._starts[partition] = at
+                at += len(files)
+                columns = ListedFiles.of(files)
+                names.extend(columns.names.chunks)
+                sizes.extend(columns.sizes.chunks)
+            self._names_sizes = (pa.chunked_array(names, pa.string()), pa.chunked_array(sizes, pa.int64()))
+        starts = np.array([self._starts[p] for p in self.partitions], dtype=np.int64)
+        index = pa.array(starts[np.asarray(partitions, dtype=np.int64)] + np.asarray(positions, dtype=np.int64))
+        all_names, all_sizes = self._names_sizes
+        return all_names.take(index).to_pylist(), all_sizes.take(index).to_pylist()
+
     @classmethod
     def classify(cls, files_by_partition: Mapping[str, Sequence[ListedFile]], ext: str,
                  uri_of: Callable[[str], str], findings: list[Finding], cdc: list[str]) -> PartitionFileColumns:
@@ -102,11 +124,12 @@ class PartitionFileColumns:
         # Position of each file in its partition, and the run of taken rows of each partition.
         starts = np.cumsum([0] + [len(fs) for fs in files_by_partition.values()])
         position = np.arange(total, dtype=np.int64) - np.repeat(starts[:-1], np.diff(starts))
-        names = [f.name for fs in files_by_partition.values() for f in fs]
+        names = pa.chunked_array(
+            [chunk for fs in files_by_partition.values() for chunk in ListedFiles.of(fs).names.chunks], pa.string())
         # A chunk of names at a time: the match's intermediate strings stay a chunk's, not a million names'.
         chunks, flags = [], []
         for at in range(0, total, CLASSIFY_CHUNK):
-            parsed = data_file_name_columns(pa.array(names[at:at + CLASSIFY_CHUNK], pa.string()), ext)
+            parsed = data_file_name_columns(names.slice(at, CLASSIFY_CHUNK).combine_chunks(), ext)
             taken = pc.or_(parsed.is_base, parsed.is_log)
             flags.append(taken.to_numpy(zero_copy_only=False))
             chunks.append(pa.table({
@@ -152,17 +175,17 @@ class PartitionFileColumns:
         if end > start:
             part = self._rows.slice(start, end - start)
             same = self._shared.setdefault
-            listed = self._listed[partition]
+            listed = ListedFiles.of(self._listed[partition])
+            names, sizes = listed.name_list(), listed.sizes.to_pylist()
             columns = [part.column(c).to_pylist() for c in
                        ("pos", "is_log", "file_id", "instant", "version", "write_token")]
             for pos, is_log, file_id, instant, version, token in zip(*columns, strict=True):
-                f = listed[pos]
                 if is_log:
-                    logs.append((pos, LogFile(f.name, same(file_id, file_id), same(instant, instant), version, token,
-                                              f.size, partition)))
+                    logs.append((pos, LogFile(names[pos], same(file_id, file_id), same(instant, instant), version,
+                                              token, sizes[pos], partition)))
                 else:
-                    bases.append((pos, BaseFile(f.name, same(file_id, file_id), same(instant, instant), f.size,
-                                                partition)))
+                    bases.append((pos, BaseFile(names[pos], same(file_id, file_id), same(instant, instant),
+                                                sizes[pos], partition)))
         single = self._singles.get(partition)
         if single is not None:
             bases = list(heapq.merge(bases, single[0], key=_position))

@@ -48,7 +48,7 @@ from hudi_core.table.file_group import (
     TimelineFacts,
     build_file_groups,
 )
-from hudi_core.table.listing import ListedFile, Listing, ListingKind, ListingSource
+from hudi_core.table.listing import ListedFile, ListedFiles, Listing, ListingKind, ListingSource
 from hudi_core.table.listing.storage import LISTING_BATCH_SIZE, StorageListing
 from hudi_core.table.slice_columns import latest_base_files as columnar_latest_base_files
 from hudi_core.table.slice_columns import latest_slice_rows
@@ -85,7 +85,7 @@ class FileSystemView:
     replaced: dict[FileGroupId, ReplacedFileGroup] = field(default_factory=dict)
     savepoints: list[SavepointPin] = field(default_factory=list)
     cdc_log_files: list[str] = field(default_factory=list)
-    partition_files: dict[str, list[ListedFile]] = field(default_factory=dict, repr=False)
+    partition_files: dict[str, Sequence[ListedFile]] = field(default_factory=dict, repr=False)
     findings: list[Finding] = field(default_factory=list)
     #: File groups a completed replacecommit with an unreadable body may have replaced (group → that
     #: instant): neither live nor known replaced, so never shown as latest slices.
@@ -195,7 +195,7 @@ class FileSystemView:
         ext = "." + base_file_format.lower()
 
         cdc: list[str] = []
-        files_by_partition = {p: list(fs) for p, fs in listing.partitions.items()}
+        files_by_partition = dict(listing.partitions)
         replaced_by_partition: dict[str, dict[FileGroupId, str]] = {}
         for k, v in replace_map.items():
             replaced_by_partition.setdefault(k[0], {})[k] = v[0]
@@ -650,7 +650,8 @@ def _replaced_file_group_instants(timeline: ActiveTimeline,
 
 
 def _replaced_entry(fg_id: FileGroupId, inst: Instant, operation_type: str | None, group: FileGroup | None,
-                    listing: Mapping[str, list[ListedFile]], storage: ReadOnlyStorage, ext: str) -> ReplacedFileGroup:
+                    listing: Mapping[str, Sequence[ListedFile]], storage: ReadOnlyStorage, ext: str
+                    ) -> ReplacedFileGroup:
     partition, file_id = fg_id
     if group is not None:
         names = tuple(group.all_files())
@@ -688,15 +689,18 @@ def _file_id_of(name: str, ext: str) -> str | None:
     return None
 
 
-def _savepoint_pins(timeline: ActiveTimeline, listing: Mapping[str, list[ListedFile]]) -> list[SavepointPin]:
+def _savepoint_pins(timeline: ActiveTimeline, listing: Mapping[str, Sequence[ListedFile]]) -> list[SavepointPin]:
     pins: list[SavepointPin] = []
-    names_by_partition = {p: {f.name for f in files} for p, files in listing.items()}
+    names_by_partition: dict[str, set[str]] = {}  # of the partitions a savepoint names only
     for inst in timeline.savepoints():
         rec = timeline.record(inst, State.COMPLETED)
         if not isinstance(rec, SavepointMetadata):
             continue
         for partition, names in sorted(rec.partition_files.items()):
-            present = names_by_partition.get(partition, set())
+            if partition not in names_by_partition:
+                files = listing.get(partition, ())
+                names_by_partition[partition] = set(ListedFiles.of(files).name_list()) if files else set()
+            present = names_by_partition[partition]
             for name in sorted(names):
                 base_name = posixpath.basename(name)
                 pins.append(SavepointPin(inst.requested_time, partition, base_name, base_name in present))

@@ -76,6 +76,10 @@ class FileSlices:
         """The listed file (name, size) of a row."""
         return self.view.files.listed_of(self.partitions[int(self.part_idx[row])])[int(self.positions[row])]
 
+    def names_sizes(self, rows: Any) -> tuple[list[str], list[int]]:
+        """Names and sizes of the listed files of `rows` (NumPy), in that order."""
+        return self.view.files.names_sizes(self.part_idx[rows], self.positions[rows])  # type: ignore[no-any-return]
+
 
 def string_ranks(values: list[str]) -> Any:
     """Each value's rank in string order, as an integer array (sort keys for a lexsort)."""
@@ -234,13 +238,13 @@ def latest_slice_rows(view: FileSystemView) -> list[dict[str, Any]] | None:
     rows = view.files.rows
     versions = pc.take(rows.column("version"), pa.array(chosen)).to_pylist()
     tokens = pc.take(rows.column("write_token"), pa.array(chosen)).to_pylist()
-    for row, version, token in zip(chosen.tolist(), versions, tokens, strict=True):
-        f = fs.listed(row)
+    names, sizes = fs.names_sizes(chosen)
+    for row, version, token, name, size in zip(chosen.tolist(), versions, tokens, names, sizes, strict=True):
         entry = out[int(fs.slice_of[row])]
         if fs.is_log[row]:
-            entry["logs"].append((fs.instants[fs.inst_code[row]], version, token or "", f.name, f.size))
+            entry["logs"].append((fs.instants[fs.inst_code[row]], version, token or "", name, size))
         else:
-            entry["base"] = (f.name, f.size)
+            entry["base"] = (name, size)
     result: list[tuple[tuple[str, str], dict[str, Any]]] = []
     for code, entry in out.items():
         fg_id = fs.group_id(code // width)
@@ -297,12 +301,12 @@ def latest_base_files(view: FileSystemView) -> list[BaseFile] | None:
     groups = fs.group[rows]
     newest = rows[np.r_[groups[1:] != groups[:-1], True]] if len(rows) else rows
     out: list[tuple[tuple[str, str], BaseFile]] = []
-    for row in newest.tolist():
+    names, sizes = fs.names_sizes(newest)
+    for row, name, size in zip(newest.tolist(), names, sizes, strict=True):
         fg_id = fs.group_id(int(fs.group[row]))
         if fg_id in view.replaced or fg_id in view.unknown_replaced:
             continue
-        f = fs.listed(row)
-        out.append((fg_id, BaseFile(f.name, fg_id[1], fs.words[int(fs.slice_of[row]) % width], f.size, fg_id[0])))
+        out.append((fg_id, BaseFile(name, fg_id[1], fs.words[int(fs.slice_of[row]) % width], size, fg_id[0])))
     for g in fs.irregular.tolist():
         fg_id = fs.group_id(g)
         if fg_id in view.replaced or fg_id in view.unknown_replaced:
@@ -340,4 +344,7 @@ def log_file_paths(view: FileSystemView, partition: str | None = None, file_id: 
     order = np.lexsort((tokens, versions,
                         fs.inst_rank[fs.inst_code[logs]], fid_rank[fs.group[logs] % n],
                         part_rank[fs.part_idx[logs]]))
-    return [data_file_path(fs.partitions[int(fs.part_idx[row])], fs.listed(row).name) for row in logs[order].tolist()]
+    ordered = logs[order]
+    names, _ = fs.names_sizes(ordered)
+    return [data_file_path(fs.partitions[int(fs.part_idx[row])], name)
+            for row, name in zip(ordered.tolist(), names, strict=True)]

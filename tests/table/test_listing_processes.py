@@ -60,7 +60,8 @@ def test_remote_storage_is_never_listed_in_processes(monkeypatch: pytest.MonkeyP
     """Only local folders go to processes (an object store's LISTs are I/O: the executor's threads overlap them)."""
     monkeypatch.setattr(listing, "PROCESS_LISTING_MIN_FOLDERS", 1)
     monkeypatch.setattr(listing, "_list_level_in_processes", lambda *a: pytest.fail("listed in processes"))
-    monkeypatch.setattr(listing, "_list_level_inline", lambda spec, folders, findings: {})
+    monkeypatch.setattr(listing, "_list_level_inline",
+                        lambda spec, folders, findings: listing.listing_schema().empty_table())
     assert listing.discover_partitions(ReadOnlyStorage("memory://bucket/t").spec, None) == {}
 
 

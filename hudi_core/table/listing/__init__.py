@@ -12,11 +12,15 @@ Part of the table layer: imports the formats, engines and bytes layers.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol, overload
 
 from hudi_core.errors import Finding
+from hudi_core.lazy import LazyModule
+
+pa: Any = LazyModule("pyarrow")
 
 
 class ListingKind(StrEnum):
@@ -39,19 +43,97 @@ class ListedFile:
     mtime_ms: int | None = None
 
 
+class ListedFiles(Sequence[ListedFile]):
+    """One partition's files as Arrow columns (``name``, ``size``, ``mtime_ms``), sorted by name.
+
+    A listing of a million files held as one :class:`ListedFile` each is about 200 MiB of objects; as columns
+    it is the names' bytes and two integers a file. Indexing and iteration still give :class:`ListedFile`
+    objects, made as they are asked for (a partition at a time), so code that walks one partition is unchanged;
+    code that walks the whole table reads the columns (:attr:`names`, :attr:`sizes`).
+    """
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: Any) -> None:
+        #: Arrow table with the columns name (string), size (int64), mtime_ms (int64, null when unknown).
+        self.table = table
+
+    @classmethod
+    def of(cls, files: Sequence[ListedFile]) -> ListedFiles:
+        """Columns of `files` (already in name order)."""
+        if isinstance(files, ListedFiles):
+            return files
+        return cls(pa.table({"name": pa.array([f.name for f in files], pa.string()),
+                             "size": pa.array([f.size for f in files], pa.int64()),
+                             "mtime_ms": pa.array([f.mtime_ms for f in files], pa.int64())}))
+
+    @property
+    def names(self) -> Any:
+        """The names (Arrow string ChunkedArray)."""
+        return self.table.column("name")
+
+    @property
+    def sizes(self) -> Any:
+        """The sizes in bytes (Arrow int64 ChunkedArray)."""
+        return self.table.column("size")
+
+    def name_list(self) -> list[str]:
+        return self.names.to_pylist()  # type: ignore[no-any-return]
+
+    def __len__(self) -> int:
+        return self.table.num_rows  # type: ignore[no-any-return]
+
+    @overload
+    def __getitem__(self, index: int) -> ListedFile: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> ListedFiles: ...
+
+    def __getitem__(self, index: int | slice) -> ListedFile | ListedFiles:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return ListedFiles.of(list(self)[index])
+            return ListedFiles(self.table.slice(start, max(0, stop - start)))
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("ListedFiles index out of range")
+        row = self.table.slice(index, 1).to_pylist()[0]
+        return ListedFile(row["name"], row["size"], row["mtime_ms"])
+
+    def __iter__(self) -> Iterator[ListedFile]:
+        names, sizes, mtimes = (self.table.column(c).to_pylist() for c in ("name", "size", "mtime_ms"))
+        return map(ListedFile, names, sizes, mtimes)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ListedFiles):
+            return self.table.equals(other.table)  # type: ignore[no-any-return]
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ListedFiles({len(self)} files)"
+
+
 @dataclass
 class Listing:
     """A table's partitions and their files, as one listing source sees them.
 
     `partitions` maps a root-relative partition path (``""`` for a non-partitioned table) to its
-    files sorted by name. `findings` are what the source ran into (an unreadable metadata-table
+    files sorted by name (a :class:`ListedFiles` from storage and the metadata table).
+    `findings` are what the source ran into (an unreadable metadata-table
     file, a partition the config names but storage lacks, ...); `incomplete` is set when a file
     the listing depends on could not be read, so the listing may miss files. `reason` says why this
     source was chosen (shown beside `kind` in every answer).
     """
 
     kind: ListingKind
-    partitions: dict[str, list[ListedFile]]
+    partitions: dict[str, Sequence[ListedFile]]
     findings: list[Finding] = field(default_factory=list)
     incomplete: bool = False
     reason: str = ""

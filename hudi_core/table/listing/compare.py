@@ -30,7 +30,7 @@ from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import CleanerPlan
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX, base_file_parts, parse_log_file_name
 from hudi_core.io.storage import ReadOnlyStorage
-from hudi_core.table.listing import ListedFile, ListingKind
+from hudi_core.table.listing import ListedFile, ListedFiles, ListingKind
 
 if TYPE_CHECKING:
     from hudi_core.table.fsview import FileSystemView
@@ -199,14 +199,25 @@ def compare_listings(metadata: Mapping[str, Sequence[ListedFile]], storage: Mapp
             out.append(ListingDifference(DifferenceKind.PARTITION_MISSING_IN_METADATA, partition, None,
                                          instant=creator, tolerated=tolerated,
                                          tolerated_by=creator if tolerated else None))
-        mdt_sizes = {f.name: f.size for f in metadata.get(partition, ())}
-        fs_sizes = {f.name: f.size for f in storage.get(partition, ())}
+        mdt_files, fs_files = metadata.get(partition, ()), storage.get(partition, ())
+        if _same_files(mdt_files, fs_files):
+            # The usual case, told by comparing the two partitions' columns: no difference to look for.
+            names = mdt_files.names  # type: ignore[union-attr]
+            first = names[0].as_py() if len(names) else None
+            shared = len(names) if first is None or is_hudi_file(first, ext) else sum(
+                1 for n in names.to_pylist() if is_hudi_file(n, ext))
+            in_mdt_total += shared
+            on_fs_total += shared
+            continue
+        mdt_sizes = {f.name: f.size for f in mdt_files}
+        fs_sizes = {f.name: f.size for f in fs_files}
         only_mdt = [n for n in mdt_sizes.keys() - fs_sizes.keys() if is_hudi_file(n, ext)]
         only_fs = [n for n in fs_sizes.keys() - mdt_sizes.keys() if is_hudi_file(n, ext)]
         common = mdt_sizes.keys() & fs_sizes.keys()
         resized = [n for n in common if mdt_sizes[n] != fs_sizes[n] and is_hudi_file(n, ext)]
-        # Both sides list Hudi's own files; a name both list that is not one (never seen) is not counted.
-        shared = len(common) if not common or is_hudi_file(next(iter(common)), ext) else sum(
+        # Both sides list Hudi's own files; a name both list that is not one (never seen) is not counted. The
+        # first name in order stands for all (as the comparison of columns above judges).
+        shared = len(common) if not common or is_hudi_file(min(common), ext) else sum(
             1 for n in common if is_hudi_file(n, ext))
         in_mdt_total += shared + len(only_mdt)
         on_fs_total += shared + len(only_fs)
@@ -226,6 +237,12 @@ def compare_listings(metadata: Mapping[str, Sequence[ListedFile]], storage: Mapp
                                                  fs_sizes[name], writing_instant(name))))
         out.extend(d for _, d in sorted(rows, key=lambda r: r[0]))
     return ListingComparison(out, in_mdt_total, on_fs_total)
+
+
+def _same_files(a: Sequence[ListedFile], b: Sequence[ListedFile]) -> bool:
+    """Whether two partitions held as columns list the same names with the same sizes (both sorted by name)."""
+    return (isinstance(a, ListedFiles) and isinstance(b, ListedFiles) and len(a) == len(b)
+            and a.names.equals(b.names) and a.sizes.equals(b.sizes))
 
 
 def _unlisted_tolerance(name: str, instant: str | None, tl: _Timeline, table_version: int) -> Tolerance | None:

@@ -26,7 +26,7 @@ from hudi_core.io.storage import (
     local_root,
 )
 from hudi_core.lazy import LazyModule, lazy_constants
-from hudi_core.table.listing import ListedFile, Listing, ListingKind
+from hudi_core.table.listing import ListedFiles, Listing, ListingKind
 
 pa: Any = LazyModule("pyarrow")
 pc: Any = LazyModule("pyarrow.compute")
@@ -89,19 +89,21 @@ def list_folders_batch(spec: StorageSpec, folders: list[str]) -> pa.Table:
 def discover_partitions(
     spec: StorageSpec, executor: Executor | None = None, batch_size: int = LISTING_BATCH_SIZE,
     findings: list[Finding] | None = None, wanted: frozenset[str] | None = None,
-) -> dict[str, list[ListedFile]]:
+) -> dict[str, ListedFiles]:
     """Find every partition and list its files, one tree level per executor round.
 
     A partition is a folder (not `.hoodie`) holding a `.hoodie_partition_metadata*` file; the base
     path itself is the partition ``""`` of a non-partitioned table. Like
     `FileSystemBackedTableMetadata.getAllPartitionPaths`, folders inside a partition are not
-    searched further. Returns ``{partition: files}`` (files only, sorted by name).
+    searched further. Returns ``{partition: files}`` (files only, sorted by name), in partition order.
 
     `wanted`: only these partition paths. The walk then descends only through their ancestors, and
     a wanted path is a partition exactly when the whole walk would find it (it decides at each
     ancestor from that ancestor's listing alone): the same answer for them, without listing the rest.
+
+    Every level stays Arrow columns (performance: a million files are never a million objects here).
     """
-    partitions: dict[str, list[ListedFile]] = {}
+    found: list[Any] = []  # each level's rows of partition files
     frontier = [""]
     on_disk = local_root(spec.uri, dict(spec.options)) is not None
     local = executor is None or on_disk
@@ -112,38 +114,49 @@ def discover_partitions(
                                       and len(frontier) < getattr(executor, "min_items", 0))
         if (inline or executor is None) and on_disk and len(frontier) >= PROCESS_LISTING_MIN_FOLDERS \
                 and cpu_workers(len(frontier)) >= 2:
-            listed = _list_level_in_processes(spec, frontier, findings)
+            level = _list_level_in_processes(spec, frontier, findings)
         elif inline or executor is None:
-            listed = _list_level_inline(spec, frontier, findings)
+            level = _list_level_inline(spec, frontier, findings)
         else:
-            listed = _list_level(spec, frontier, executor, batch_size, findings)
-        next_frontier: list[str] = []
-        for folder in frontier:
-            f_names, f_sizes, f_mtimes, f_dirs = listed.get(folder, ((), (), (), ()))
-            if any(not is_dir and str(name).startswith(PARTITION_METAFILE_PREFIX)
-                   for name, is_dir in zip(f_names, f_dirs, strict=True)):
-                if wanted is not None and folder not in wanted:
-                    continue  # a partition on the way to none of the wanted ones
-                partitions[folder] = sorted(
-                    [ListedFile(str(name), int(size or 0), mtime_ms)
-                     for name, size, mtime_ms, is_dir in zip(f_names, f_sizes, f_mtimes, f_dirs, strict=True)
-                     if not is_dir],
-                    key=_listed_name,
-                )
-                continue
-            for name, is_dir in zip(f_names, f_dirs, strict=True):
-                if is_dir and name != METAFOLDER_NAME:
-                    next_frontier.append(posixpath.join(folder, str(name)) if folder else str(name))
+            level = _list_level(spec, frontier, executor, batch_size, findings)
+        is_file = pc.invert(level.column("is_dir"))
+        names = level.column("name")
+        marked = pc.and_(is_file, pc.starts_with(names, PARTITION_METAFILE_PREFIX))
+        with_metafile = set(pc.unique(level.column("folder").filter(marked)).to_pylist())
+        here = with_metafile if wanted is None else with_metafile & wanted  # unwanted: neither listed nor walked
+        if here:
+            in_partition = pc.is_in(level.column("folder"), value_set=pa.array(sorted(here), pa.string()))
+            found.append(level.filter(pc.and_(is_file, in_partition)).select(["folder", "name", "size", "mtime_ms"]))
+        dirs = level.filter(pc.and_(level.column("is_dir"), pc.not_equal(names, METAFOLDER_NAME)))
+        next_frontier = [posixpath.join(folder, name) if folder else name
+                         for folder, name in zip(dirs.column("folder").to_pylist(), dirs.column("name").to_pylist(),
+                                                 strict=True) if folder not in with_metafile]
         if wanted is not None:
             next_frontier = [f for f in next_frontier if _leads_to(f, wanted)]
         frontier = sorted(next_frontier)
-    return dict(sorted(partitions.items()))
+    return _partitions_of(pa.concat_tables(found) if found else None)
+
+
+def _partitions_of(rows: Any) -> dict[str, ListedFiles]:
+    """``{partition: files}`` of listing rows (folder, name, size, mtime_ms), partitions and names in order
+    (Arrow's byte order of UTF-8 is Python's code-point order), each partition a slice of one sorted table."""
+    if rows is None or rows.num_rows == 0:
+        return {}
+    rows = rows.sort_by([("folder", "ascending"), ("name", "ascending")])
+    files = rows.select(["name", "size", "mtime_ms"])
+    if files.column("size").null_count:  # a store that gave no size: 0, as Hudi's FileStatus has it
+        files = files.set_column(1, "size", pc.fill_null(files.column("size"), 0))
+    out: dict[str, ListedFiles] = {}
+    for folder, spans in _folder_runs(rows.column("folder")).items():
+        (start, end), = spans  # sorted: one run a folder
+        out[folder] = ListedFiles(files.slice(start, end - start))
+    return out
 
 
 def metadata_partitions_from_config(
-    listing: dict[str, list[ListedFile]], configured: Sequence[str], inflight: Sequence[str],
+    listing: dict[str, ListedFiles], configured: Sequence[str], inflight: Sequence[str],
     storage: ReadOnlyStorage, executor: Executor | None, batch_size: int, findings: list[Finding],
-) -> dict[str, list[ListedFile]]:
+) -> dict[str, ListedFiles]:
     """A metadata table's partitions as its data table's config names them (spec `06` §2).
 
     Hudi's metadata reader takes the partitions from `hoodie.table.metadata.partitions` (and
@@ -157,15 +170,12 @@ def metadata_partitions_from_config(
     out = dict(listing)
     if unlisted:
         rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, listing_schema())
-        files: dict[str, list[ListedFile]] = {}
-        for folder, name, size, mtime_ms, is_dir in zip(*(rows.column(c).to_pylist() for c in listing_schema().names),
-                                                      strict=True):
-            if is_dir is False:
-                files.setdefault(folder, []).append(ListedFile(str(name), int(size or 0), mtime_ms))
+        files = _partitions_of(rows.filter(pc.equal(rows.column("is_dir"), False))
+                               .select(["folder", "name", "size", "mtime_ms"]))
         for partition in unlisted:
             key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
-            if files.get(partition):
-                out[partition] = sorted(files[partition], key=_listed_name)
+            if partition in files:
+                out[partition] = files[partition]
                 findings.append(Finding(
                     Severity.INFO, "metadata_partition_without_partition_metadata", storage.uri_of(partition),
                     f"metadata-table partition {partition} has no {PARTITION_METAFILE_PREFIX} file; listed because "
@@ -195,30 +205,31 @@ def metadata_partitions_from_config(
     return dict(sorted(out.items()))
 
 
-_Columns = tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[Any]]
-
-
 def _leads_to(folder: str, wanted: frozenset[str]) -> bool:
     """Whether `folder` is one of `wanted` or an ancestor of one."""
     prefix = folder + "/"
     return folder in wanted or any(w.startswith(prefix) for w in wanted)
 
 
-def _list_level_inline(spec: StorageSpec, folders: list[str],
-                       findings: list[Finding] | None) -> dict[str, _Columns]:
-    """One tree level listed in this thread: each folder's (names, sizes, mtimes, is_dir) columns
-    straight from the storage, without the Arrow round trip a batch makes to travel between
-    processes (a fifth of the listing on 100k files)."""
+def _list_level_inline(spec: StorageSpec, folders: list[str], findings: list[Finding] | None) -> pa.Table:
+    """One tree level listed in this thread, as listing rows (no finding rows: those are reported), without
+    the Arrow round trip of a batch function's rows between processes (a fifth of the listing on 100k files)."""
     storage = spec.open()
-    out: dict[str, _Columns] = {}
+    cols: dict[str, list[Any]] = {name: [] for name in listing_schema().names}
+    folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
     for folder in folders:
         entries = storage.list_entries(folder)
         if entries:
-            out[folder] = tuple(zip(*entries, strict=True))  # type: ignore[assignment]
+            folder_col.extend([folder] * len(entries))
+            names, sizes, mtimes, dirs = zip(*entries, strict=True)
+            name_col.extend(names)
+            size_col.extend(sizes)
+            mtime_col.extend(mtimes)
+            dir_col.extend(dirs)
     if findings is not None:
         for finding in storage.findings:
             findings.append(finding if finding.code == BAD_MTIME else _listing_finding(finding.code, finding.path))
-    return out
+    return pa.table(cols, schema=listing_schema())
 
 
 def _listing_finding(code: str, shown: str, mtime_ms: int | None = None) -> Finding:
@@ -233,33 +244,23 @@ def _listing_finding(code: str, shown: str, mtime_ms: int | None = None) -> Find
 
 
 def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch_size: int,
-                findings: list[Finding] | None) -> dict[str, _Columns]:
-    """One tree level listed through the executor (threads or Spark tasks), as per-folder columns."""
-    return _level_columns(run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema()),
-                          findings)
+                findings: list[Finding] | None) -> pa.Table:
+    """One tree level listed through the executor (threads or Spark tasks), as listing rows."""
+    return _level_rows(run_batches(executor, list_folders_batch, spec, folders, batch_size, listing_schema()),
+                       findings)
 
 
-def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: list[Finding] | None
-                             ) -> dict[str, _Columns]:
-    """One tree level of local folders listed in worker processes, a share of the folders each, as per-folder
-    columns (the same entries and findings as in this thread)."""
+def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: list[Finding] | None) -> pa.Table:
+    """One tree level of local folders listed in worker processes, a share of the folders each, as listing rows
+    (the same entries and findings as in this thread)."""
     workers = cpu_workers(len(folders))
-    # Several batches a worker: an even share if folders differ, and each batch's rows made Python values and let
-    # go as it arrives (never the level's million rows as one Arrow table).
-    batch = max(1, -(-len(folders) // (workers * 8)))
-    out: dict[str, _Columns] = {}
-    for table in cpu_batch_results(list_folders_batch, spec, folders, batch):
-        for folder, columns in _level_columns(table, findings).items():
-            if folder in out:  # never split across batches; kept whole should that change
-                out[folder] = tuple([*a, *b] for a, b in zip(out[folder], columns, strict=True))  # type: ignore[assignment]
-            else:
-                out[folder] = columns
-    return out
+    batch = max(1, -(-len(folders) // (workers * 8)))  # several batches a worker: an even share if folders differ
+    tables = [_level_rows(table, findings) for table in cpu_batch_results(list_folders_batch, spec, folders, batch)]
+    return pa.concat_tables(tables) if tables else listing_schema().empty_table()
 
 
-def _level_columns(table: pa.Table, findings: list[Finding] | None) -> dict[str, _Columns]:
-    """Per-folder (names, sizes, mtimes, is_dir) columns of :func:`list_folders_batch` rows, the rows that
-    carry a finding (a null `is_dir`) reported."""
+def _level_rows(table: pa.Table, findings: list[Finding] | None) -> pa.Table:
+    """:func:`list_folders_batch` rows without the rows that carry a finding (a null `is_dir`), reported."""
     bad = pc.is_null(table.column("is_dir"))
     if pc.any(bad).as_py():
         skipped = table.filter(bad)
@@ -268,15 +269,7 @@ def _level_columns(table: pa.Table, findings: list[Finding] | None) -> dict[str,
                                              skipped.column("mtime_ms").to_pylist(), strict=True):
                 findings.append(_listing_finding(code, shown, mtime_ms))
         table = table.filter(pc.invert(bad))
-    # Column-wise (performance: a million entries): each folder's rows are found as runs of equal
-    # `folder` values (one run per folder, as every batch lists folder after folder), and made Python values
-    # a run at a time (never every column of every row at once beside the Arrow table).
-    columns = [table.column(name) for name in ("name", "size", "mtime_ms", "is_dir")]
-    out: dict[str, _Columns] = {}
-    for folder, spans in _folder_runs(table.column("folder")).items():
-        out[folder] = tuple([v for a, b in spans for v in col.slice(a, b - a).to_pylist()]  # type: ignore[assignment]
-                            for col in columns)
-    return out
+    return table
 
 
 def _folder_runs(column: pa.ChunkedArray) -> dict[str, list[tuple[int, int]]]:
@@ -292,10 +285,6 @@ def _folder_runs(column: pa.ChunkedArray) -> dict[str, list[tuple[int, int]]]:
     for value, start, end in zip(firsts, starts, [*starts[1:], n], strict=True):
         runs.setdefault(value, []).append((start, end))
     return runs
-
-
-def _listed_name(f: ListedFile) -> str:
-    return f.name
 
 
 class StorageListing:

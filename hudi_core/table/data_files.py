@@ -1,0 +1,205 @@
+"""Data files by table-relative path, as columns: the ones storage lists, and the ones commit metadata names.
+
+The doctor compares the two (files a commit wrote that storage lost; files on storage that no commit names). At a
+million files, a dictionary a side with a tuple a value cost hundreds of MiB; here each side is an Arrow table and
+the comparison is two `is_in` joins, with Python objects made only for the few paths that differ. Lookups of a
+single path (the sizes of a pending compaction's log files, a savepoint's files) go through the path's partition:
+a small dictionary made for the partitions asked about only.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.filenames import data_file_mask, parse_log_file_name
+from hudi_core.lazy import LazyModule
+from hudi_core.table.facts import rollback_metadatas
+from hudi_core.table.listing import ListedFile, ListedFiles
+
+if TYPE_CHECKING:
+    from hudi_core.formats.timeline.active import ActiveTimeline
+
+pa: Any = LazyModule("pyarrow")
+pc: Any = LazyModule("pyarrow.compute")
+np: Any = LazyModule("numpy")
+
+#: Paths gathered in Python before they become an Arrow batch (bounds the lists a million write stats would make).
+FLUSH_ROWS = 262_144
+
+
+def relative_path(partition: str, name: str) -> str:
+    """The table-relative path of a file of `partition` (``""``: the table's root)."""
+    return f"{partition}/{name}" if partition else name
+
+
+class ListedDataFiles:
+    """Every base and log file storage lists (not partition metafiles or stray files), by table-relative path."""
+
+    def __init__(self, partitions: Mapping[str, Sequence[ListedFile]]) -> None:
+        self._partitions = partitions
+        self._by_partition: dict[str, dict[str, int]] = {}
+
+    def _partition(self, partition: str) -> dict[str, int]:
+        known = self._by_partition.get(partition)
+        if known is None:
+            files = self._partitions.get(partition)
+            columns = ListedFiles.of(files) if files else None
+            names = columns.name_list() if columns is not None else []
+            sizes = columns.sizes.to_pylist() if columns is not None else []
+            known = {n: s for n, s, data in zip(names, sizes, data_file_mask(names), strict=True) if data}
+            self._by_partition[partition] = known
+        return known
+
+    def get(self, path: str, default: int | None = None) -> int | None:
+        """The size of the data file at `path`, or `default` when storage does not list one there."""
+        partition, _, name = path.rpartition("/")
+        return self._partition(partition).get(name, default)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and self.get(path) is not None
+
+    def __getitem__(self, path: str) -> int:
+        size = self.get(path)
+        if size is None:
+            raise KeyError(path)
+        return size
+
+    @cached_property
+    def table(self) -> Any:
+        """Arrow table (path, size) of every data file, partition by partition in listing order."""
+        paths, sizes = [], []
+        for partition, files in self._partitions.items():
+            columns = ListedFiles.of(files)
+            prefix = pa.scalar(f"{partition}/" if partition else "", pa.string())
+            for names, size in zip(columns.names.chunks, columns.sizes.chunks, strict=True):
+                paths.append(pc.binary_join_element_wise(prefix, names, ""))
+                sizes.append(size)
+        path = pa.chunked_array(paths, pa.string())
+        table = pa.table({"path": path, "size": pa.chunked_array(sizes, pa.int64())})
+        return table.filter(pa.array(data_file_mask(pa.chunked_array(
+            [c for files in self._partitions.values() for c in ListedFiles.of(files).names.chunks], pa.string())),
+            pa.bool_()))
+
+    def missing(self, paths: Any) -> Any:
+        """The entries of `paths` (Arrow strings) storage does not list, as a boolean mask."""
+        return pc.invert(pc.is_in(paths, value_set=self.table.column("path")))
+
+
+class WrittenFiles:
+    """Every file the commit metadata of a completed instant of the active timeline names: the write stats'
+    paths and log files of commits, delta commits and replace commits, and the log files rollbacks wrote
+    (rollback blocks). A path's entry: the instant that names it, its partition and file id.
+
+    Which instant a path gets, when several name it: a write stat's own path takes the latest instant that
+    wrote it; a log file named only in stats' log-file lists or by rollbacks takes the first (the instant that
+    created it; later delta commits append to it).
+    """
+
+    def __init__(self, timeline: ActiveTimeline) -> None:
+        times: list[str] = []
+        batches: list[Any] = []
+        paths: list[str] = []
+        when: list[int] = []
+        parts: list[str] = []
+        fids: list[str] = []
+        own: list[bool] = []
+
+        def flush() -> None:
+            if paths:
+                batches.append(pa.record_batch({
+                    "path": pa.array(paths, pa.string()), "time": pa.array(when, pa.int32()),
+                    "partition": pa.array(parts, pa.string()), "file_id": pa.array(fids, pa.string()),
+                    "own": pa.array(own, pa.bool_())}))
+                for column in (paths, when, parts, fids, own):
+                    column.clear()
+
+        for inst in timeline.completed():
+            at = len(times)
+            if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
+                meta = timeline.commit_metadata(inst)
+                if meta is None:
+                    continue
+                times.append(inst.requested_time)
+                for p, file_id, path, log_files in meta.write_refs():
+                    fid = file_id or ""
+                    if path:
+                        paths.append(path)
+                        when.append(at)
+                        parts.append(p)
+                        fids.append(fid)
+                        own.append(True)
+                    for log in log_files:
+                        paths.append(relative_path(p, posixpath.basename(log)))
+                        when.append(at)
+                        parts.append(p)
+                        fids.append(fid)
+                        own.append(False)
+            elif inst.action in (ia.ROLLBACK, ia.RESTORE):
+                times.append(inst.requested_time)
+                for rolled in rollback_metadatas(timeline.record(inst, State.COMPLETED)):
+                    for p, rpm in rolled.partition_metadata.items():
+                        for log in rpm.rollback_log_files:
+                            name = posixpath.basename(log)
+                            parsed = parse_log_file_name(name)
+                            paths.append(relative_path(p, name))
+                            when.append(at)
+                            parts.append(p)
+                            fids.append(parsed.file_id if parsed else "")
+                            own.append(False)
+            if len(paths) >= FLUSH_ROWS:
+                flush()
+        flush()
+        #: Requested times of the instants that name files, in timeline order (`time` indexes it).
+        self.times = times
+        self.table = self._resolve(pa.Table.from_batches(batches) if batches else None)
+
+    @staticmethod
+    def _resolve(rows: Any) -> Any:
+        """One row a path, sorted by path: a stat's own path its last naming, else the first (see the class)."""
+        if rows is None or rows.num_rows == 0:
+            return pa.table({"path": pa.array([], pa.string()), "time": pa.array([], pa.int32()),
+                             "partition": pa.array([], pa.string()), "file_id": pa.array([], pa.string())})
+        n = rows.num_rows
+        seq = np.arange(n, dtype=np.int64)
+        own = rows.column("own").to_numpy(zero_copy_only=False)
+        score = np.where(own, 2 * n + seq, n - seq)  # own paths above the rest; the last own, else the first
+        order = pc.sort_indices(pa.table({"path": rows.column("path"), "score": score}),
+                                [("path", "ascending"), ("score", "descending")])
+        ordered = rows.column("path").take(order)
+        first = np.ones(n, dtype=bool)
+        if n > 1:
+            first[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        chosen = order.to_numpy()[first]
+        return rows.select(["path", "time", "partition", "file_id"]).take(pa.array(chosen))
+
+    def __len__(self) -> int:
+        return self.table.num_rows  # type: ignore[no-any-return]
+
+    def rows(self, mask: Any = None) -> Iterator[tuple[str, str, str, str]]:
+        """``(path, requested time, partition, file id)`` of the entries (those `mask` selects), in path order."""
+        table = self.table if mask is None else self.table.filter(mask)
+        times = self.times
+        columns = [table.column(c).to_pylist() for c in ("path", "time", "partition", "file_id")]
+        for path, t, p, fid in zip(*columns, strict=True):
+            yield path, times[t], p, fid
+
+    def latest_base_times(self, file_ids: set[str]) -> dict[tuple[str, str], str]:
+        """(partition, file id) -> the latest instant that names a base file of the group, for groups whose file
+        id is in `file_ids` (the groups asked about; file ids are rarely shared across partitions)."""
+        if not file_ids:
+            return {}
+        some = self.table.filter(pc.is_in(self.table.column("file_id"), value_set=pa.array(sorted(file_ids))))
+        names = [path.rpartition("/")[2] for path in some.column("path").to_pylist()]
+        latest: dict[tuple[str, str], str] = {}
+        times = self.times
+        for t, p, fid, base in zip(some.column("time").to_pylist(), some.column("partition").to_pylist(),
+                                   some.column("file_id").to_pylist(), data_file_mask(names, logs=False),
+                                   strict=True):
+            if base and times[t] > latest.get((p, fid), ""):
+                latest[(p, fid)] = times[t]
+        return latest

@@ -1,0 +1,178 @@
+"""Listings and the files commit metadata names, held as columns, answer what per-file objects answered.
+
+`ListedFiles` keeps a partition's listing as Arrow columns; `ListedDataFiles` and `WrittenFiles` are the doctor's
+two sides of the written-vs-listed comparison. Each is checked against a plain Python reading of the same bytes
+(dictionaries built file by file, as the doctor built them before) on built scenario tables with rollbacks,
+restores, replaced groups, savepoints, pending compactions and log files, and on real tables written by Spark.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from conftest import FIXTURE_NAMES
+
+from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.instant import State
+from hudi_core.io.filenames import data_file_mask, parse_log_file_name
+from hudi_core.table import open_table
+from hudi_core.table.data_files import ListedDataFiles, WrittenFiles, relative_path
+from hudi_core.table.facts import rollback_metadatas
+from hudi_core.table.listing import ListedFile, ListedFiles
+from hudi_core.table.listing.compare import compare_listings
+
+SCENARIOS = ("hudi7779_case_a", "blog_rollback_t20", "blog_restore_t40", "blog_clustering_t5",
+             "blog_async_compaction", "blog_clean_t1_t4", "writers_dead_writer")
+
+
+def _written_by_dict(timeline: Any) -> dict[str, tuple[str, str, str]]:
+    """The files commit metadata names, read one dictionary entry at a time."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for inst in timeline.completed():
+        if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
+            meta = timeline.commit_metadata(inst)
+            if meta is None:
+                continue
+            for p, file_id, path, log_files in meta.write_refs():
+                value = (inst.requested_time, p, file_id or "")
+                if path:
+                    out[path] = value
+                for log in log_files:
+                    out.setdefault(relative_path(p, posixpath.basename(log)), value)
+        elif inst.action in (ia.ROLLBACK, ia.RESTORE):
+            for rolled in rollback_metadatas(timeline.record(inst, State.COMPLETED)):
+                for p, rpm in rolled.partition_metadata.items():
+                    for log in rpm.rollback_log_files:
+                        name = posixpath.basename(log)
+                        parsed = parse_log_file_name(name)
+                        out.setdefault(relative_path(p, name), (inst.requested_time, p,
+                                                                parsed.file_id if parsed else ""))
+    return out
+
+
+def _listed_by_dict(partitions: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for partition, files in partitions.items():
+        for f in files:
+            if data_file_mask([f.name])[0]:
+                out[relative_path(partition, f.name)] = f.size
+    return out
+
+
+def _check_table(base: Path) -> None:
+    table = open_table(str(base))
+    written = WrittenFiles(table.timeline)
+    expected = _written_by_dict(table.timeline)
+    assert {path: (t, p, fid) for path, t, p, fid in written.rows()} == expected
+    assert [row[0] for row in written.rows()] == sorted(expected)  # one row a path, in path order
+
+    partitions = table.storage_listing().partitions
+    listed = ListedDataFiles(partitions)
+    by_dict = _listed_by_dict(partitions)
+    assert dict(zip(listed.table.column("path").to_pylist(), listed.table.column("size").to_pylist(),
+                    strict=True)) == by_dict
+    for path, size in by_dict.items():
+        assert listed.get(path) == size and path in listed and listed[path] == size
+    assert listed.get("no/such/file.parquet") is None and "no/such/file.parquet" not in listed
+    missing = written.table.filter(listed.missing(written.table.column("path"))).column("path").to_pylist()
+    assert missing == sorted(p for p in expected if p not in by_dict)
+
+    # The latest base-file instant of each group, as the doctor reads it.
+    latest: dict[tuple[str, str], str] = {}
+    for path, (t, p, fid) in expected.items():
+        if data_file_mask([path.rpartition("/")[2]], logs=False)[0] and t > latest.get((p, fid), ""):
+            latest[(p, fid)] = t
+    fids = {fid for _, fid in latest}
+    assert written.latest_base_times(fids) == latest
+
+
+@pytest.mark.parametrize("version", [6, 9])
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_columns_answer_as_dictionaries_on_scenarios(builtin_table: Any, name: str, version: int) -> None:
+    _check_table(builtin_table(name, version))
+
+
+@pytest.mark.parametrize("name", FIXTURE_NAMES)
+def test_columns_answer_as_dictionaries_on_real_tables(table_path: Any, name: str) -> None:
+    _check_table(table_path(name))
+
+
+def test_written_paths_keep_their_naming_instant() -> None:
+    """A stat's own path takes the last instant that wrote it; a log file named only in log-file lists the first."""
+
+    class Meta:
+        def __init__(self, refs: list[Any]) -> None:
+            self.refs = refs
+
+        def write_refs(self) -> list[Any]:
+            return self.refs
+
+    class Inst:
+        def __init__(self, t: str) -> None:
+            self.requested_time, self.completed_action, self.action = t, ia.DELTA_COMMIT, ia.DELTA_COMMIT
+
+    log = ".f1_001.log.1_0-1-1"
+    bodies = {
+        "001": [("p", "f1", None, (log,))],                      # created by 001 (named in its log list)
+        "002": [("p", "f1", f"p/{log}", ())],                    # appended by 002 (its own path)
+        "003": [("p", "f1", "p/f1_0-1-1_003.parquet", (log,))],  # the log named again: no change
+        "004": [("p", "f2", None, (".f2_004.log.1_0-1-1",))],
+        "005": [("p", "f2", None, (".f2_004.log.1_0-1-1",))],
+    }
+
+    class Timeline:
+        def completed(self) -> list[Inst]:
+            return [Inst(t) for t in bodies]
+
+        def commit_metadata(self, inst: Inst) -> Meta:
+            return Meta(bodies[inst.requested_time])
+
+    rows = list(WrittenFiles(Timeline()).rows())  # type: ignore[arg-type]
+    assert rows == [("p/.f1_001.log.1_0-1-1", "002", "p", "f1"), ("p/.f2_004.log.1_0-1-1", "004", "p", "f2"),
+                    ("p/f1_0-1-1_003.parquet", "003", "p", "f1")]
+
+
+def test_listed_files_is_a_sequence_of_listed_files() -> None:
+    files = [ListedFile("a.parquet", 10, 1), ListedFile("b.log", 20, None), ListedFile("c", 0, 3)]
+    columns = ListedFiles.of(files)
+    assert len(columns) == 3 and list(columns) == files and columns == files
+    assert columns[0] == files[0] and columns[-1] == files[-1] and columns[1].mtime_ms is None
+    assert list(columns[1:]) == files[1:] and list(columns[::2]) == files[::2]
+    assert columns.name_list() == ["a.parquet", "b.log", "c"] and columns.sizes.to_pylist() == [10, 20, 0]
+    assert ListedFiles.of(columns) is columns
+    with pytest.raises(IndexError):
+        columns[3]
+    assert len(ListedFiles.of([])) == 0 and list(ListedFiles.of([])) == []
+
+
+def test_equal_partitions_compare_as_the_file_by_file_comparison(builtin_table: Any) -> None:
+    """Listings equal as columns skip the name-by-name comparison: the same counts, and differences still found."""
+    table = open_table(str(builtin_table("hudi7779_case_b", 9)))
+    storage = table.storage_listing().partitions
+    as_lists = {p: list(files) for p, files in storage.items()}
+    same = compare_listings(storage, dict(storage), table.timeline, "parquet")
+    assert same == compare_listings(as_lists, dict(as_lists), table.timeline, "parquet")
+    assert same.differences == [] and same.files_in_metadata == same.files_on_storage > 0
+    partition = next(p for p, files in storage.items() if len(files) > 1)
+    files = list(storage[partition])
+    victim = next(f for f in files if f.name.endswith(".parquet"))
+    shorter = dict(storage, **{partition: ListedFiles.of([f for f in files if f != victim])})
+    resized = dict(storage, **{partition: ListedFiles.of([ListedFile(f.name, f.size + (f == victim), f.mtime_ms)
+                                                          for f in files])})
+    for metadata in (shorter, resized):
+        by_columns = compare_listings(metadata, storage, table.timeline, "parquet")
+        by_lists = compare_listings({p: list(v) for p, v in metadata.items()}, as_lists, table.timeline, "parquet")
+        assert by_columns == by_lists and [d.file for d in by_columns.differences] == [victim.name]
+
+
+def test_listing_partitions_are_columns_in_name_order(builtin_table: Any) -> None:
+    table = open_table(str(builtin_table("blog_clean_t1_t4", 9)))
+    partitions = table.storage_listing().partitions
+    assert list(partitions) == sorted(partitions)
+    for files in partitions.values():
+        assert isinstance(files, ListedFiles) and files.table.schema.field("size").type == pa.int64()
+        assert files.name_list() == sorted(files.name_list())
