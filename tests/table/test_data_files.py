@@ -163,6 +163,15 @@ def test_equal_partitions_compare_as_the_file_by_file_comparison(builtin_table: 
     shorter = dict(storage, **{partition: ListedFiles.of([f for f in files if f != victim])})
     resized = dict(storage, **{partition: ListedFiles.of([ListedFile(f.name, f.size + (f == victim), f.mtime_ms)
                                                           for f in files])})
+    # As the metadata table lists them: no partition metafile (storage lists one in each partition).
+    like_mdt = {p: ListedFiles.of([f for f in v if not f.name.startswith(".hoodie_partition_metadata")])
+                for p, v in storage.items()}
+    assert all(len(like_mdt[p]) < len(storage[p]) for p in storage)
+    by_columns = compare_listings(like_mdt, storage, table.timeline, "parquet")
+    assert by_columns == compare_listings({p: list(v) for p, v in like_mdt.items()}, as_lists, table.timeline,
+                                          "parquet")
+    assert by_columns.differences == [] and by_columns.files_in_metadata == sum(len(v) for v in like_mdt.values())
+    assert compare_listings(storage, like_mdt, table.timeline, "parquet").differences == []
     for metadata in (shorter, resized):
         by_columns = compare_listings(metadata, storage, table.timeline, "parquet")
         by_lists = compare_listings({p: list(v) for p, v in metadata.items()}, as_lists, table.timeline, "parquet")

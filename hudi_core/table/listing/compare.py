@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hudi_core.errors import Finding, StorageError
 from hudi_core.formats.timeline import instant as ia
@@ -30,7 +30,10 @@ from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import CleanerPlan
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX, base_file_parts, parse_log_file_name
 from hudi_core.io.storage import ReadOnlyStorage
+from hudi_core.lazy import LazyModule
 from hudi_core.table.listing import ListedFile, ListedFiles, ListingKind
+
+pc: Any = LazyModule("pyarrow.compute")
 
 if TYPE_CHECKING:
     from hudi_core.table.fsview import FileSystemView
@@ -202,7 +205,7 @@ def compare_listings(metadata: Mapping[str, Sequence[ListedFile]], storage: Mapp
         mdt_files, fs_files = metadata.get(partition, ()), storage.get(partition, ())
         if _same_files(mdt_files, fs_files):
             # The usual case, told by comparing the two partitions' columns: no difference to look for.
-            names = mdt_files.names  # type: ignore[union-attr]
+            names = min(mdt_files, fs_files, key=len).names  # type: ignore[attr-defined]  # the names both list
             first = names[0].as_py() if len(names) else None
             shared = len(names) if first is None or is_hudi_file(first, ext) else sum(
                 1 for n in names.to_pylist() if is_hudi_file(n, ext))
@@ -240,9 +243,21 @@ def compare_listings(metadata: Mapping[str, Sequence[ListedFile]], storage: Mapp
 
 
 def _same_files(a: Sequence[ListedFile], b: Sequence[ListedFile]) -> bool:
-    """Whether two partitions held as columns list the same names with the same sizes (both sorted by name)."""
-    return (isinstance(a, ListedFiles) and isinstance(b, ListedFiles) and len(a) == len(b)
-            and a.names.equals(b.names) and a.sizes.equals(b.sizes))
+    """Whether two partitions held as columns list the same names with the same sizes (both sorted by name), but
+    for partition metafiles on one side only (storage lists `.hoodie_partition_metadata`, the metadata table
+    does not; no difference either way, as it is no Hudi data file)."""
+    if not (isinstance(a, ListedFiles) and isinstance(b, ListedFiles)):
+        return False
+    if len(a) == len(b) and a.names.equals(b.names) and a.sizes.equals(b.sizes):
+        return True
+    for one, other in ((a, b), (b, a)):
+        meta = pc.starts_with(other.names, PARTITION_METAFILE_PREFIX)
+        hidden = pc.sum(meta).as_py() or 0
+        if hidden and len(other) - hidden == len(one) and not pc.any(
+                pc.starts_with(one.names, PARTITION_METAFILE_PREFIX)).as_py():
+            keep = pc.invert(meta)
+            return bool(one.names.equals(other.names.filter(keep)) and one.sizes.equals(other.sizes.filter(keep)))
+    return False
 
 
 def _unlisted_tolerance(name: str, instant: str | None, tl: _Timeline, table_version: int) -> Tolerance | None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from hudi_core.engines.executor import Executor, cpu_batch_results, cpu_workers, run_batches
 from hudi_core.errors import Finding, Severity
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.io.storage import (
     BAD_MTIME,
     ReadOnlyStorage,
@@ -103,7 +104,7 @@ def discover_partitions(
 
     Every level stays Arrow columns (performance: a million files are never a million objects here).
     """
-    found: list[Any] = []  # each level's rows of partition files
+    found: list[Any] = []  # each batch's rows of partition files
     frontier = [""]
     on_disk = local_root(spec.uri, dict(spec.options)) is not None
     local = executor is None or on_disk
@@ -114,43 +115,72 @@ def discover_partitions(
                                       and len(frontier) < getattr(executor, "min_items", 0))
         if (inline or executor is None) and on_disk and len(frontier) >= PROCESS_LISTING_MIN_FOLDERS \
                 and cpu_workers(len(frontier)) >= 2:
-            level = _list_level_in_processes(spec, frontier, findings)
+            batches = _list_level_in_processes(spec, frontier, findings)
         elif inline or executor is None:
-            level = _list_level_inline(spec, frontier, findings)
+            batches = iter([_list_level_inline(spec, frontier, findings)])
         else:
-            level = _list_level(spec, frontier, executor, batch_size, findings)
-        is_file = pc.invert(level.column("is_dir"))
-        names = level.column("name")
-        marked = pc.and_(is_file, pc.starts_with(names, PARTITION_METAFILE_PREFIX))
-        with_metafile = set(pc.unique(level.column("folder").filter(marked)).to_pylist())
-        here = with_metafile if wanted is None else with_metafile & wanted  # unwanted: neither listed nor walked
-        if here:
-            in_partition = pc.is_in(level.column("folder"), value_set=pa.array(sorted(here), pa.string()))
-            found.append(level.filter(pc.and_(is_file, in_partition)).select(["folder", "name", "size", "mtime_ms"]))
-        dirs = level.filter(pc.and_(level.column("is_dir"), pc.not_equal(names, METAFOLDER_NAME)))
-        next_frontier = [posixpath.join(folder, name) if folder else name
-                         for folder, name in zip(dirs.column("folder").to_pylist(), dirs.column("name").to_pylist(),
-                                                 strict=True) if folder not in with_metafile]
+            batches = iter([_list_level(spec, frontier, executor, batch_size, findings)])
+        next_frontier: list[str] = []
+        for batch in batches:  # each batch's partition files kept, the rest let go as the next one comes
+            rows = _split_level(batch, wanted, next_frontier)
+            if rows is not None:
+                found.append(rows)
         if wanted is not None:
             next_frontier = [f for f in next_frontier if _leads_to(f, wanted)]
         frontier = sorted(next_frontier)
-    return _partitions_of(pa.concat_tables(found) if found else None)
+    return _partitions_of(found)
 
 
-def _partitions_of(rows: Any) -> dict[str, ListedFiles]:
+def _split_level(level: pa.Table, wanted: frozenset[str] | None, next_frontier: list[str]) -> pa.Table | None:
+    """The rows (folder dictionary-encoded, name, size, mtime_ms) of the files of partitions in listing rows of
+    whole folders; the folders to walk next appended to `next_frontier`."""
+    is_dir = level.column("is_dir")
+    is_file = pc.invert(is_dir)
+    names, folders = level.column("name"), level.column("folder")
+    marked = pc.and_(is_file, pc.starts_with(names, PARTITION_METAFILE_PREFIX))
+    with_metafile = set(pc.unique(folders.filter(marked)).to_pylist())
+    dirs = level.filter(pc.and_(is_dir, pc.not_equal(names, METAFOLDER_NAME)))
+    next_frontier.extend(posixpath.join(folder, name) if folder else name
+                         for folder, name in zip(dirs.column("folder").to_pylist(), dirs.column("name").to_pylist(),
+                                                 strict=True) if folder not in with_metafile)
+    here = with_metafile if wanted is None else with_metafile & wanted  # unwanted: neither listed nor walked
+    if not here:
+        return None
+    rows = level.filter(pc.and_(is_file, pc.is_in(folders, value_set=pa.array(sorted(here), pa.string()))))
+    return pa.table({"folder": pc.dictionary_encode(rows.column("folder")), "name": rows.column("name"),
+                     "size": rows.column("size"), "mtime_ms": rows.column("mtime_ms")})
+
+
+def _partitions_of(found: list[pa.Table]) -> dict[str, ListedFiles]:
     """``{partition: files}`` of listing rows (folder, name, size, mtime_ms), partitions and names in order
     (Arrow's byte order of UTF-8 is Python's code-point order), each partition a slice of one sorted table."""
-    if rows is None or rows.num_rows == 0:
+    import numpy as np
+
+    found = [t for t in found if t.num_rows]
+    if not found:
         return {}
-    rows = rows.sort_by([("folder", "ascending"), ("name", "ascending")])
-    files = rows.select(["name", "size", "mtime_ms"])
+    chunks = []
+    for table in found:
+        folder = table.column("folder")
+        if not pa.types.is_dictionary(folder.type):
+            folder = pc.dictionary_encode(folder)
+        chunks.extend(folder.chunks)
+    order = sorted({f for chunk in chunks for f in chunk.dictionary.to_pylist()})
+    rank_of = {f: k for k, f in enumerate(order)}
+    # Sorted by (folder rank, name): one sort of a million names, not of a million folder strings beside them.
+    ranks = np.concatenate([np.array([rank_of[f] for f in chunk.dictionary.to_pylist()], dtype=np.int32)[
+        chunk.indices.to_numpy(zero_copy_only=False)] for chunk in chunks])
+    files = pa.concat_tables([t.select(["name", "size", "mtime_ms"]) for t in found])
+    index = pc.sort_indices(pa.table({"rank": ranks, "name": files.column("name")}),
+                            [("rank", "ascending"), ("name", "ascending")])
+    files = files.take(index)
+    del found, chunks
     if files.column("size").null_count:  # a store that gave no size: 0, as Hudi's FileStatus has it
         files = files.set_column(1, "size", pc.fill_null(files.column("size"), 0))
-    out: dict[str, ListedFiles] = {}
-    for folder, spans in _folder_runs(rows.column("folder")).items():
-        (start, end), = spans  # sorted: one run a folder
-        out[folder] = ListedFiles(files.slice(start, end - start))
-    return out
+    bounds = np.searchsorted(ranks[index.to_numpy()], np.arange(len(order) + 1, dtype=np.int32))
+    release_arrow_memory()
+    return {folder: ListedFiles(files.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k])))
+            for k, folder in enumerate(order)}
 
 
 def metadata_partitions_from_config(
@@ -170,8 +200,8 @@ def metadata_partitions_from_config(
     out = dict(listing)
     if unlisted:
         rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, listing_schema())
-        files = _partitions_of(rows.filter(pc.equal(rows.column("is_dir"), False))
-                               .select(["folder", "name", "size", "mtime_ms"]))
+        files = _partitions_of([rows.filter(pc.equal(rows.column("is_dir"), False))
+                                .select(["folder", "name", "size", "mtime_ms"])])
         for partition in unlisted:
             key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
             if partition in files:
@@ -250,13 +280,14 @@ def _list_level(spec: StorageSpec, folders: list[str], executor: Executor, batch
                        findings)
 
 
-def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: list[Finding] | None) -> pa.Table:
-    """One tree level of local folders listed in worker processes, a share of the folders each, as listing rows
-    (the same entries and findings as in this thread)."""
+def _list_level_in_processes(spec: StorageSpec, folders: list[str], findings: list[Finding] | None
+                             ) -> Iterator[pa.Table]:
+    """One tree level of local folders listed in worker processes, a share of the folders each, as listing rows a
+    batch at a time (the same entries and findings as in this thread)."""
     workers = cpu_workers(len(folders))
     batch = max(1, -(-len(folders) // (workers * 8)))  # several batches a worker: an even share if folders differ
-    tables = [_level_rows(table, findings) for table in cpu_batch_results(list_folders_batch, spec, folders, batch)]
-    return pa.concat_tables(tables) if tables else listing_schema().empty_table()
+    for table in cpu_batch_results(list_folders_batch, spec, folders, batch):
+        yield _level_rows(table, findings)
 
 
 def _level_rows(table: pa.Table, findings: list[Finding] | None) -> pa.Table:
@@ -270,21 +301,6 @@ def _level_rows(table: pa.Table, findings: list[Finding] | None) -> pa.Table:
                 findings.append(_listing_finding(code, shown, mtime_ms))
         table = table.filter(pc.invert(bad))
     return table
-
-
-def _folder_runs(column: pa.ChunkedArray) -> dict[str, list[tuple[int, int]]]:
-    """`folder -> [(start, end), ...]`: the runs of equal values of the listing's `folder` column."""
-    n = len(column)
-    if n == 0:
-        return {}
-    arr = column.combine_chunks()
-    change = pc.not_equal(arr.slice(1), arr.slice(0, n - 1))
-    starts = [0, *(pc.indices_nonzero(change).to_numpy() + 1).tolist()]
-    firsts = arr.take(pa.array(starts, pa.int64())).to_pylist()
-    runs: dict[str, list[tuple[int, int]]] = {}
-    for value, start, end in zip(firsts, starts, [*starts[1:], n], strict=True):
-        runs.setdefault(value, []).append((start, end))
-    return runs
 
 
 class StorageListing:
