@@ -26,7 +26,7 @@ import datetime as dt
 import itertools
 import posixpath
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -565,13 +565,15 @@ def full_clean_partitions(all_partitions: list[str], config: ServiceConfig) -> t
 
 def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None, *,
                now: dt.datetime | None = None, view: FileSystemView | None = None,
-               heartbeat_now: dt.datetime | None = None) -> CleanPlan:
+               heartbeat_now: dt.datetime | None = None, kept_reasons: frozenset[str] | None = None) -> CleanPlan:
     """Plan the next clean of `table` as Hudi 1.1.x / 1.2.x would (`config.hudi_release`), without deleting anything.
 
     `conf` holds Hudi config keys (see :mod:`hudi_core.services.config`); `now` is the planning
     time (KEEP_LATEST_BY_HOURS; defaults to the current time); `view` a file-system view to plan
     against (the table's own by default); `heartbeat_now` the time heartbeats are judged at (`now` by default:
-    a played scenario's heartbeats follow the wall clock, its instants the scenario's).
+    a played scenario's heartbeats follow the wall clock, its instants the scenario's); `kept_reasons` keeps only
+    the kept files of these reasons in :attr:`CleanPlan.kept` (a caller that reads savepointed files, not the
+    million kept ones of a big table; every other answer is the same).
     """
     config = conf if isinstance(conf, ServiceConfig) else ServiceConfig.from_conf(conf)
     derived: list[str] = []
@@ -630,7 +632,7 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     pending_ops = pending_compaction_bases(timeline)
     pending_groups = set(pending_ops)
     delete: list[CleanFileDecision] = []
-    kept: list[CleanFileDecision] = []
+    kept: list[CleanFileDecision] = [] if kept_reasons is None else KeptDecisions(kept_reasons)
     partitions_to_delete: list[str] = []
     columns = None
     if policy != KEEP_LATEST_FILE_VERSIONS and partitions:
@@ -797,6 +799,21 @@ def _empty_clean(plan: CleanPlan, config: ServiceConfig, last_clean: Instant | N
         return EmptyClean(True, prev_ectr, f"{why}; the plan's ECTR {ectr} is before the last clean's {prev_ectr}, "
                                            "so the empty clean keeps the latter", next_after)
     return EmptyClean(True, ectr, f"{why}: an empty clean moves the ECTR to {ectr}", next_after)
+
+
+class KeptDecisions(list[CleanFileDecision]):
+    """The kept files of some reasons only (:func:`plan_clean`'s `kept_reasons`): the others are not added."""
+
+    def __init__(self, reasons: frozenset[str]) -> None:
+        super().__init__()
+        self.reasons = reasons
+
+    def append(self, decision: CleanFileDecision) -> None:
+        if decision.reason in self.reasons:
+            super().append(decision)
+
+    def extend(self, decisions: Iterable[CleanFileDecision]) -> None:
+        super().extend(d for d in decisions if d.reason in self.reasons)
 
 
 def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
@@ -1026,6 +1043,7 @@ class _CommitsOverColumns:
         fs, width = self.fs, self.fs.width
         reasons, file_ids, words = self.reasons, fs.file_ids, fs.words
         names = ListedFiles.of(self.view.files.listed_of(partition)).name_list()
+        wanted = kept.reasons if isinstance(kept, KeptDecisions) else None
         codes = self.codes[start:end]
         for pos, fid, word, reason, committed in zip(
                 fs.positions[self.rows[start:end]].tolist(), ((codes // width) % len(file_ids)).tolist(),
@@ -1035,8 +1053,10 @@ class _CommitsOverColumns:
                 if not committed:
                     continue  # without enough commits only committed slices are listed
                 reason = -1
-            decision = CleanFileDecision(partition, file_ids[fid], names[pos], words[word],
-                                         NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason])
+            why = NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason]
+            if reason != 4 and wanted is not None and why not in wanted:
+                continue
+            decision = CleanFileDecision(partition, file_ids[fid], names[pos], words[word], why)
             (delete if reason == 4 else kept).append(decision)
         return True
 

@@ -240,9 +240,10 @@ class DoctorContext:
 
     @cached_property
     def clean_plan(self) -> CleanPlan:
-        from hudi_core.services.clean import plan_clean
+        from hudi_core.services.clean import SAVEPOINTED, plan_clean
 
-        return plan_clean(self.table, self.config, now=self.now)
+        # The checks read the plan's deletions and its savepointed files, not the million files it keeps.
+        return plan_clean(self.table, self.config, now=self.now, kept_reasons=frozenset({SAVEPOINTED}))
 
     @cached_property
     def markers(self) -> Markers:

@@ -235,7 +235,7 @@ CLEAN_CONFS = (
 def _clean_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -> list[Any]:
     import datetime as dt
 
-    from hudi_core.services.clean import plan_clean
+    from hudi_core.services.clean import LATEST_SLICE, SAVEPOINTED, plan_clean
 
     monkeypatch.setattr(file_columns, "COLUMNS_MIN_FILES", 0 if columns else 10**12)
     monkeypatch.setattr(file_columns, "CLASSIFY_CHUNK", 1000)  # several chunks
@@ -246,6 +246,11 @@ def _clean_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -
     for conf in CLEAN_CONFS:
         plan = plan_clean(table, conf, now=now, view=view)
         out.append((plan.files_if_forced, plan.kept, plan.partitions_if_forced, plan.to_dict()))
+        # Kept files of some reasons only (the doctor's plan): the same plan, the other kept files left out.
+        reasons = frozenset({SAVEPOINTED, LATEST_SLICE})
+        some = plan_clean(table, conf, now=now, view=view, kept_reasons=reasons)
+        assert some.kept == [d for d in plan.kept if d.reason in reasons]
+        assert {**some.to_dict(), "kept": None} == {**plan.to_dict(), "kept": None}
     return out
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import builtins
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NoReturn
@@ -45,6 +45,7 @@ from hudi_core.formats.mdt.records import (
     ALL_PARTITIONS_KEY,
     FILES_PARTITION,
     NON_PARTITIONED_NAME,
+    FileEntry,
     FilesRecord,
     MetadataRecordError,
     decode_files_record,
@@ -114,31 +115,65 @@ class FilesPartitionRead:
     latest_instant: str | None
     valid_instants: frozenset[str]
     blocks: list[BlockUse] = field(default_factory=list)
-    records: dict[str, FilesRecord] = field(default_factory=dict)
+    records: RecordColumns = field(default_factory=lambda: RecordColumns({}))
     partitions: list[str] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     incomplete: bool = False
 
     def files_of(self, partition: str) -> list[ListedFile]:
         """The live files of one data-table partition, sorted by name, with the metadata table's sizes."""
-        record = self.records.get(partition_key(partition))
-        if record is None:
-            return []
-        return [ListedFile(name, record.entries[name].size) for name in record.live_names()]
+        return list(self.listed_files_of(partition))
 
     def listed_files_of(self, partition: str) -> ListedFiles:
         """:meth:`files_of` as columns (what a listing keeps: a million files are no million objects)."""
-        record = self.records.get(partition_key(partition))
-        names = record.live_names() if record is not None else []
-        entries = record.entries if record is not None else {}
-        return ListedFiles(pa.table({"name": pa.array(names, pa.string()),
-                                     "size": pa.array([entries[n].size for n in names], pa.int64()),
-                                     "mtime_ms": pa.nulls(len(names), pa.int64())}))
+        return self.records.live(partition_key(partition))
 
     def tombstones_of(self, partition: str) -> list[str]:
         """Tombstones left in a partition's merged record (deletes of files never added: 'spurious')."""
-        record = self.records.get(partition_key(partition))
-        return sorted(n for n, e in record.entries.items() if e.is_deleted) if record else []
+        return self.records.tombstones(partition_key(partition))
+
+
+class RecordColumns(Mapping[str, FilesRecord]):
+    """The merged records of the files partition by key, each record's live files kept as Arrow columns (name,
+    size; sorted by name) and its few tombstones as entries: read whole, a million file entries are no million
+    objects kept. A :class:`FilesRecord` is made again when one is asked for by key."""
+
+    def __init__(self, merged: dict[str, FilesRecord]) -> None:
+        self._types: dict[str, int] = {}
+        self._live: dict[str, ListedFiles] = {}
+        self._tombstones: dict[str, dict[str, FileEntry]] = {}
+        for key in list(merged):  # each record let go as it becomes columns
+            record = merged.pop(key)
+            names = record.live_names()
+            entries = record.entries
+            self._types[key] = record.record_type
+            self._live[key] = ListedFiles(pa.table({"name": pa.array(names, pa.string()),
+                                                    "size": pa.array([entries[n].size for n in names], pa.int64()),
+                                                    "mtime_ms": pa.nulls(len(names), pa.int64())}))
+            dead = {n: e for n, e in entries.items() if e.is_deleted}
+            if dead:
+                self._tombstones[key] = dead
+
+    def live(self, key: str) -> ListedFiles:
+        """The live entries of the record of `key` (none when there is no record)."""
+        found = self._live.get(key)
+        return found if found is not None else ListedFiles.of([])
+
+    def tombstones(self, key: str) -> list[str]:
+        return sorted(self._tombstones.get(key, {}))
+
+    def __getitem__(self, key: str) -> FilesRecord:
+        if key not in self._types:
+            raise KeyError(key)
+        entries = {f.name: FileEntry(f.size) for f in self._live[key]}
+        entries.update(self._tombstones.get(key, {}))
+        return FilesRecord(key, self._types[key], entries)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._types)
+
+    def __len__(self) -> int:
+        return len(self._types)
 
 
 # -- valid instants ------------------------------------------------------------------------------
@@ -276,8 +311,8 @@ class MetadataTableListing:
                 continue
             if record is not None and not record.deleted:
                 merged[key] = record
-        out.records = merged
         listing = merged.get(ALL_PARTITIONS_KEY)
+        out.records = RecordColumns(merged)
         names = listing.live_names() if listing else []
         # `getAllPartitionPaths`: a lone "." is the non-partitioned table's one partition.
         out.partitions = [""] if names == [NON_PARTITIONED_NAME] else sorted(partition_of_key(n) for n in names)

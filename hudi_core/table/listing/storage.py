@@ -338,8 +338,11 @@ class StorageListing:
         pool.shutdown(wait=False)
 
     def forget(self) -> None:
-        """Let the whole listing go (a million files are 200 MB of objects); a later :meth:`list` lists again."""
-        self._whole = None
+        """Let the whole listing go (a million files are 100 MB of columns), its pages handed back to the system
+        for what comes next; a later :meth:`list` lists again."""
+        if self._whole is not None:
+            self._whole = None
+            release_arrow_memory()
 
     def list(self, wanted: frozenset[str] | None = None) -> Listing:
         """The listing (the whole one is made once per source and kept: views and checks share it)."""
