@@ -79,7 +79,7 @@ def build_report(table: HudiTable, conf: Mapping[str, str] | ServiceConfig | Non
     moment = now or dt.datetime.now(dt.UTC)
     # The doctor's context computes the clean plan, the guarded archive plan and the duplicate analysis
     # once; the report reads them from it rather than computing them again.
-    ctx = DoctorContext(table, config, DoctorOptions(now=moment))
+    ctx = DoctorContext(table, config, DoctorOptions(now=moment), all_kept_files=True)  # kept files by reason
     doctor = run_doctor(table, config, context=ctx)
     verdict = compute_verdict(table, config, ctx.options, triage=doctor, view=ctx.view)
     clean = ctx.clean_plan

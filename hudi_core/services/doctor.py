@@ -191,10 +191,14 @@ def age_text(hours: float | None) -> str:
 class DoctorContext:
     """The table and everything derived from it, computed once and shared by the checks."""
 
-    def __init__(self, table: HudiTable, config: ServiceConfig, options: DoctorOptions) -> None:
+    def __init__(self, table: HudiTable, config: ServiceConfig, options: DoctorOptions,
+                 all_kept_files: bool = False) -> None:
         self.table = table
         self.config = config
         self.options = options
+        #: Whether :attr:`clean_plan` lists every file the clean keeps (a report counts them by reason); the checks
+        #: read its deletions and savepointed files only.
+        self.all_kept_files = all_kept_files
         self.now = options.now or dt.datetime.now(dt.UTC)
 
     @property
@@ -243,7 +247,8 @@ class DoctorContext:
         from hudi_core.services.clean import SAVEPOINTED, plan_clean
 
         # The checks read the plan's deletions and its savepointed files, not the million files it keeps.
-        return plan_clean(self.table, self.config, now=self.now, kept_reasons=frozenset({SAVEPOINTED}))
+        kept = None if self.all_kept_files else frozenset({SAVEPOINTED})
+        return plan_clean(self.table, self.config, now=self.now, kept_reasons=kept)
 
     @cached_property
     def markers(self) -> Markers:
