@@ -160,7 +160,7 @@ def validate_metadata(table: HudiTable) -> MetadataValidation:
         findings.append(Finding(Severity.WARNING, "metadata_files_not_enabled", table.storage.uri_of(".hoodie"),
                                 "hoodie.table.metadata.partitions does not name files: Hudi does not read this "
                                 "metadata table's listing (validated anyway)"))
-    on_mdt = {p: read.files_of(p) for p in read.partitions}
+    on_mdt = {p: read.listed_files_of(p) for p in read.partitions}  # columns: compared as columns
     on_storage = table.storage_listing()
     findings.extend(on_storage.findings)
     compared = compare_listings(on_mdt, on_storage.partitions, table.timeline, table.properties.base_file_format,
@@ -218,7 +218,7 @@ def _deleting_instants(table: HudiTable) -> dict[tuple[str, str], str]:
     return out
 
 
-def _latest_slice_files(table: HudiTable, listing: dict[str, list[Any]]) -> set[tuple[str, str]]:
+def _latest_slice_files(table: HudiTable, listing: dict[str, Any]) -> set[tuple[str, str]]:
     """`(partition, file name)` of every file in a latest slice of the view built from `listing`."""
     from hudi_core.table.fsview import FileSystemView
     from hudi_core.table.listing import Listing, ListingKind
