@@ -10,13 +10,14 @@ a small dictionary made for the partitions asked about only.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
 from hudi_core.io.filenames import data_file_mask, parse_log_file_name
+from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
 from hudi_core.table.listing import ListedFile, ListedFiles
@@ -81,9 +82,12 @@ class ListedDataFiles:
                 sizes.append(size)
         path = pa.chunked_array(paths, pa.string())
         table = pa.table({"path": path, "size": pa.chunked_array(sizes, pa.int64())})
-        return table.filter(pa.array(data_file_mask(pa.chunked_array(
+        table = table.filter(pa.array(data_file_mask(pa.chunked_array(
             [c for files in self._partitions.values() for c in ListedFiles.of(files).names.chunks], pa.string())),
-            pa.bool_()))
+            pa.bool_())).combine_chunks()
+        del paths, path
+        release_arrow_memory()
+        return table
 
     def missing(self, paths: Any) -> Any:
         """The entries of `paths` (Arrow strings) storage does not list, as a boolean mask."""
@@ -113,8 +117,8 @@ class WrittenFiles:
             if paths:
                 batches.append(pa.record_batch({
                     "path": pa.array(paths, pa.string()), "time": pa.array(when, pa.int32()),
-                    "partition": pa.array(parts, pa.string()), "file_id": pa.array(fids, pa.string()),
-                    "own": pa.array(own, pa.bool_())}))
+                    "partition": pa.array(parts, pa.string()).dictionary_encode(),
+                    "file_id": pa.array(fids, pa.string()).dictionary_encode(), "own": pa.array(own, pa.bool_())}))
                 for column in (paths, when, parts, fids, own):
                     column.clear()
 
@@ -157,36 +161,41 @@ class WrittenFiles:
         #: Requested times of the instants that name files, in timeline order (`time` indexes it).
         self.times = times
         self.table = self._resolve(pa.Table.from_batches(batches) if batches else None)
+        batches.clear()
+        release_arrow_memory()  # the batches' and the sort's pages, freed: what comes next is Python objects
 
     @staticmethod
     def _resolve(rows: Any) -> Any:
-        """One row a path, sorted by path: a stat's own path its last naming, else the first (see the class)."""
+        """One row a path: a stat's own path its last naming, else the first (see the class). The paths are grouped
+        by dictionary encoding, whose dictionary is the result's path column (no sorted copy of a million paths)."""
         if rows is None or rows.num_rows == 0:
             return pa.table({"path": pa.array([], pa.string()), "time": pa.array([], pa.int32()),
                              "partition": pa.array([], pa.string()), "file_id": pa.array([], pa.string())})
         n = rows.num_rows
+        encoded = pc.dictionary_encode(rows.column("path"))  # every chunk shares the final dictionary
+        paths = encoded.chunks[-1].dictionary
+        group = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]).astype(np.int64)
+        del encoded
         seq = np.arange(n, dtype=np.int64)
         own = rows.column("own").to_numpy(zero_copy_only=False)
         score = np.where(own, 2 * n + seq, n - seq)  # own paths above the rest; the last own, else the first
-        order = pc.sort_indices(pa.table({"path": rows.column("path"), "score": score}),
-                                [("path", "ascending"), ("score", "descending")])
-        ordered = rows.column("path").take(order)
-        first = np.ones(n, dtype=bool)
-        if n > 1:
-            first[1:] = pc.not_equal(ordered.slice(1), ordered.slice(0, n - 1)).to_numpy(zero_copy_only=False)
-        chosen = order.to_numpy()[first]
-        return rows.select(["path", "time", "partition", "file_id"]).take(pa.array(chosen))
+        order = np.lexsort((score, group))
+        last = np.ones(n, dtype=bool)
+        last[:-1] = group[order][1:] != group[order][:-1]
+        chosen = pa.array(order[last])  # one row a path, in dictionary order
+        rows = rows.unify_dictionaries()
+        return pa.table({"path": paths, **{c: rows.column(c).take(chosen).combine_chunks()
+                                           for c in ("time", "partition", "file_id")}})
 
     def __len__(self) -> int:
         return self.table.num_rows  # type: ignore[no-any-return]
 
-    def rows(self, mask: Any = None) -> Iterator[tuple[str, str, str, str]]:
+    def rows(self, mask: Any = None) -> list[tuple[str, str, str, str]]:
         """``(path, requested time, partition, file id)`` of the entries (those `mask` selects), in path order."""
         table = self.table if mask is None else self.table.filter(mask)
         times = self.times
         columns = [table.column(c).to_pylist() for c in ("path", "time", "partition", "file_id")]
-        for path, t, p, fid in zip(*columns, strict=True):
-            yield path, times[t], p, fid
+        return sorted((path, times[t], p, fid) for path, t, p, fid in zip(*columns, strict=True))
 
     def latest_base_times(self, file_ids: set[str]) -> dict[tuple[str, str], str]:
         """(partition, file id) -> the latest instant that names a base file of the group, for groups whose file
