@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.commands import COMMANDS, _env, ensure_table
+from bench.commands import COMMANDS, _env, _scale_table
 from bench.spark_cluster import FAST_JVM, standalone_cluster
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,11 @@ class TreeSampler(threading.Thread):
             values = [k for s, t, k in self.peaks.values() if s == side and t == kind]
             return round((sum(values) if total else max(values, default=0)) / 1024, 1)
 
-        return {"driver_python_peak_mib": mib("driver", "python"), "driver_jvm_peak_mib": mib("driver", "jvm"),
+        return {"driver_python_peak_mib": round(self.peaks.get(self.driver, ("", "", 0))[2] / 1024, 1),
+                "driver_children_python_peak_mib": round(max(
+                    (k for p, (s, t, k) in self.peaks.items() if s == "driver" and t == "python" and p != self.driver),
+                    default=0) / 1024, 1),
+                "driver_jvm_peak_mib": mib("driver", "jvm"),
                 "executor_jvm_peak_mib": mib("executors", "jvm"),
                 "executor_python_peak_mib_sum": mib("executors", "python", total=True),
                 "executor_python_processes": sum(1 for s, t, _ in self.peaks.values()
@@ -150,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         cluster["wait_for_worker"]()
         for size in args.sizes.split(","):
             for layout in (int(x) for x in args.layouts.split(",")):
-                table = str(ensure_table(size, layout))
+                table = _scale_table(size, layout)
                 for command in args.commands.split(","):
                     cache = Path(tmp) / f"{size}{layout}-{command}" / "cache"
                     cache.parent.mkdir(parents=True)

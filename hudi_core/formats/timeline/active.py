@@ -346,7 +346,9 @@ class ActiveTimeline(BodyRecords, Timeline):
                     self.body_of_file(f)
         else:
             files = [f for f in files if not self._from_index(f)]
-            if files:
+            # On an executor (Spark tasks, threads over remote storage) straight to index rows too, where there is
+            # an index: a million write stats come back as columns, never as parsed bodies held by the timeline.
+            if files and not (executor is not None and self._decode_to_index(files, batch_size, executor)):
                 paths = [f.path for f in files]
                 fn = functools.partial(decode_instant_files, layout_version=self.properties.timeline_layout_version)
                 self.prime_from_rows(run_batches(executor, fn, self.storage.spec, paths, batch_size,
@@ -354,26 +356,30 @@ class ActiveTimeline(BodyRecords, Timeline):
         if save_index:
             self._save_index()
 
-    def _decode_to_index(self, files: list[InstantFile], batch_size: int) -> bool:
+    def _decode_to_index(self, files: list[InstantFile], batch_size: int, executor: Executor | None = None) -> bool:
         """Decode `files` into the index as its rows (plain Avro commit bodies column-wise, see
         :func:`~hudi_core.formats.timeline.active_index.index_rows_of_files`) and take their bodies from it: the
         same bodies and findings as one by one (a record rebuilt from its index row). Only where the index is on;
-        in worker processes, one per core, from :data:`PROCESS_DECODE_MIN_BYTES`."""
+        on `executor` when one is given (Spark tasks), else in worker processes, one per core, from
+        :data:`PROCESS_DECODE_MIN_BYTES`."""
         from hudi_core.engines.executor import cpu_workers, run_batches, run_cpu_batches
 
         index = self.summaries()
         if index is None or not files:
             return False
         workers = cpu_workers(len(files))
-        in_processes = workers >= 2 and sum(f.size for f in files) >= PROCESS_DECODE_MIN_BYTES
-        if not in_processes and (len(files) < INDEX_DECODE_MIN_FILES or self.properties.timeline_layout_version < 2):
+        in_processes = executor is None and workers >= 2 and sum(f.size for f in files) >= PROCESS_DECODE_MIN_BYTES
+        if executor is None and not in_processes and (len(files) < INDEX_DECODE_MIN_FILES
+                                                      or self.properties.timeline_layout_version < 2):
             return False  # few files, or JSON bodies (layout 1: no column-wise way): one by one is as fast
         from hudi_core.formats.timeline.active_index import INDEX_ROWS_SCHEMA, index_rows_of_files
 
         fn = functools.partial(index_rows_of_files, layout_version=self.properties.timeline_layout_version,
                                superseded=index.superseded)
         paths = [f.path for f in files]
-        if in_processes:
+        if executor is not None:
+            rows = run_batches(executor, fn, self.storage.spec, paths, batch_size, INDEX_ROWS_SCHEMA)
+        elif in_processes:
             if self.properties.timeline_layout_version >= 2:
                 # Big batches (the column-wise decoder pays per batch), as many for every worker.
                 rounds = -(-len(files) // (workers * INDEX_DECODE_BATCH))
