@@ -142,17 +142,25 @@ class RecordColumns(Mapping[str, FilesRecord]):
         self._types: dict[str, int] = {}
         self._live: dict[str, ListedFiles] = {}
         self._tombstones: dict[str, dict[str, FileEntry]] = {}
-        for key in list(merged):  # each record let go as it becomes columns
+        names: list[str] = []
+        sizes: list[int] = []
+        spans: dict[str, tuple[int, int]] = {}
+        for key in list(merged):  # each record let go as its entries join the columns
             record = merged.pop(key)
-            names = record.live_names()
+            live = record.live_names()
             entries = record.entries
             self._types[key] = record.record_type
-            self._live[key] = ListedFiles(pa.table({"name": pa.array(names, pa.string()),
-                                                    "size": pa.array([entries[n].size for n in names], pa.int64()),
-                                                    "mtime_ms": pa.nulls(len(names), pa.int64())}))
+            spans[key] = (len(names), len(live))
+            names.extend(live)
+            sizes.extend([entries[n].size for n in live])
             dead = {n: e for n, e in entries.items() if e.is_deleted}
             if dead:
                 self._tombstones[key] = dead
+        # One table for every record (a table a record cost 0.2 s for the 556 records of 100k files).
+        table = pa.table({"name": pa.array(names, pa.string()), "size": pa.array(sizes, pa.int64()),
+                          "mtime_ms": pa.nulls(len(names), pa.int64())})
+        del names, sizes
+        self._live = {key: ListedFiles(table.slice(start, length)) for key, (start, length) in spans.items()}
 
     def live(self, key: str) -> ListedFiles:
         """The live entries of the record of `key` (none when there is no record)."""
