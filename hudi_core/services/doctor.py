@@ -497,7 +497,7 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
     kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
     for sp in completed:
         files = tuple(relative_path(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
-        size = sum(ctx.listed.get(f, 0) for f in files)
+        size = sum(ctx.listed.size_of(f) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
         blocks = []
         if plan.boundary_guard is GuardName.SAVEPOINT and plan.boundary_instant == sp.savepoint_time:
@@ -637,7 +637,7 @@ def _backlog(ctx: DoctorContext, actions: tuple[str, ...], what: str) -> Iterabl
         age = ctx.age_hours(inst.requested_time)
         groups = tuple(FileGroupRef(p, f) for p, f, _ in ops)
         # Log bytes per group: the log files the plan reads, as listed on storage now.
-        log_bytes = {f"{p}/{f}": sum(ctx.listed.get(x, 0) for x in files if parse_log_file_name(posixpath.basename(x)))
+        log_bytes = {f"{p}/{f}": sum(ctx.listed.size_of(x) for x in files if parse_log_file_name(posixpath.basename(x)))
                      for p, f, files in ops}
         sev = Severity.WARNING if age is not None and age > ctx.options.stale_hours else Severity.INFO
         yield sev, f"pending {what} {inst.requested_time}: {len(groups)} file groups, {age_text(age)} old", Evidence(

@@ -61,6 +61,10 @@ class ListedDataFiles:
         partition, _, name = path.rpartition("/")
         return self._partition(partition).get(name, default)
 
+    def size_of(self, path: str) -> int:
+        """The size of the data file at `path`, 0 when storage does not list one there."""
+        return self.get(path) or 0
+
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self.get(path) is not None
 
@@ -188,7 +192,7 @@ class WrittenFiles:
                                            for c in ("time", "partition", "file_id")}})
 
     def __len__(self) -> int:
-        return self.table.num_rows  # type: ignore[no-any-return]
+        return self.table.num_rows
 
     def rows(self, mask: Any = None) -> list[tuple[str, str, str, str]]:
         """``(path, requested time, partition, file id)`` of the entries (those `mask` selects), in path order."""

@@ -78,7 +78,7 @@ class FileSlices:
 
     def names_sizes(self, rows: Any) -> tuple[list[str], list[int]]:
         """Names and sizes of the listed files of `rows` (NumPy), in that order."""
-        return self.view.files.names_sizes(self.part_idx[rows], self.positions[rows])  # type: ignore[no-any-return]
+        return self.view.files.names_sizes(self.part_idx[rows], self.positions[rows])
 
 
 def string_ranks(values: list[str]) -> Any:

@@ -12,7 +12,7 @@ Part of the table layer: imports the formats, engines and bytes layers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol, overload
@@ -78,10 +78,10 @@ class ListedFiles(Sequence[ListedFile]):
         return self.table.column("size")
 
     def name_list(self) -> list[str]:
-        return self.names.to_pylist()  # type: ignore[no-any-return]
+        return self.names.to_pylist()
 
     def __len__(self) -> int:
-        return self.table.num_rows  # type: ignore[no-any-return]
+        return self.table.num_rows
 
     @overload
     def __getitem__(self, index: int) -> ListedFile: ...
@@ -109,7 +109,7 @@ class ListedFiles(Sequence[ListedFile]):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ListedFiles):
-            return self.table.equals(other.table)  # type: ignore[no-any-return]
+            return self.table.equals(other.table)
         if isinstance(other, Sequence):
             return list(self) == list(other)
         return NotImplemented
@@ -133,7 +133,7 @@ class Listing:
     """
 
     kind: ListingKind
-    partitions: dict[str, Sequence[ListedFile]]
+    partitions: Mapping[str, Sequence[ListedFile]]
     findings: list[Finding] = field(default_factory=list)
     incomplete: bool = False
     reason: str = ""
