@@ -33,6 +33,44 @@ np: Any = LazyModule("numpy")
 FLUSH_ROWS = 262_144
 
 
+def _position(at: int, seq: int) -> int:
+    """The order of a write stat (the `seq`-th of the `at`-th naming instant); its log files follow it, one each."""
+    return (at << 40) | (seq << 12)
+
+
+def _rows_batch(path: Any, time: Any, partition: Any, file_id: Any, own: Any, order: Any) -> Any:
+    return pa.record_batch({"path": path, "time": time, "partition": pc.dictionary_encode(partition),
+                            "file_id": pc.dictionary_encode(file_id), "own": own, "order": order})
+
+
+def _indexed_rows(stats: Any, at_of_body: Any) -> list[Any]:
+    """Rows (:func:`_rows_batch`) of the write stats the active-timeline index holds as columns (``body``, ``seq``,
+    ``key``, ``file_id``, ``path``, ``log_files``; `at_of_body`: the naming instant of each body): a stat's own path
+    and each of its log files, without a Python object per stat."""
+    at = at_of_body[stats.column("body").to_numpy(zero_copy_only=False)]
+    base = (at << 40) | (stats.column("seq").to_numpy(zero_copy_only=False).astype(np.int64) << 12)
+    key = stats.column("key").combine_chunks()
+    fid = pc.fill_null(stats.column("file_id").combine_chunks(), "")
+    path = stats.column("path").combine_chunks()
+    has_path = pc.fill_null(pc.not_equal(path, ""), False)
+    own = _rows_batch(path, pa.array(at, pa.int32()), key, fid, pa.array(np.ones(len(at), dtype=bool)),
+                      pa.array(base))
+    out = [own if pc.all(has_path).as_py() else own.filter(has_path)]  # every stat names its file, as a rule
+    logs = stats.column("log_files").combine_chunks()
+    if len(logs) and pc.sum(pc.fill_null(pc.list_value_length(logs), 0)).as_py():
+        lens = pc.fill_null(pc.list_value_length(logs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+        parent = pc.list_parent_indices(logs).to_numpy(zero_copy_only=False).astype(np.int64)
+        flat = pc.list_flatten(logs)
+        j = np.arange(len(flat), dtype=np.int64) - (np.cumsum(lens) - lens)[parent]
+        name = pc.replace_substring_regex(flat, pattern="^.*/", replacement="")  # posixpath.basename
+        part = key.take(pa.array(parent))
+        joined = pc.if_else(pc.equal(part, ""), name, pc.binary_join_element_wise(part, name, "/"))
+        rows = _rows_batch(joined, pa.array(at[parent], pa.int32()), part, fid.take(pa.array(parent)),
+                           pa.array(np.zeros(len(parent), dtype=bool)), pa.array(base[parent] + j + 1))
+        out.append(rows.filter(pc.is_valid(flat)))
+    return out
+
+
 def relative_path(partition: str, name: str) -> str:
     """The table-relative path of a file of `partition` (``""``: the table's root)."""
     return f"{partition}/{name}" if partition else name
@@ -116,16 +154,34 @@ class WrittenFiles:
         parts: list[str] = []
         fids: list[str] = []
         own: list[bool] = []
+        order: list[int] = []
 
         def flush() -> None:
             if paths:
-                batches.append(pa.record_batch({
-                    "path": pa.array(paths, pa.string()), "time": pa.array(when, pa.int32()),
-                    "partition": pa.array(parts, pa.string()).dictionary_encode(),
-                    "file_id": pa.array(fids, pa.string()).dictionary_encode(), "own": pa.array(own, pa.bool_())}))
-                for column in (paths, when, parts, fids, own):
+                batches.append(_rows_batch(pa.array(paths, pa.string()), pa.array(when, pa.int32()),
+                                           pa.array(parts, pa.string()), pa.array(fids, pa.string()),
+                                           pa.array(own, pa.bool_()), pa.array(order, pa.int64())))
+                for column in (paths, when, parts, fids, own, order):
                     column.clear()
 
+        def add(path: str, at: int, partition: str, file_id: str, is_own: bool, position: int) -> None:
+            paths.append(path)
+            when.append(at)
+            parts.append(partition)
+            fids.append(file_id)
+            own.append(is_own)
+            order.append(position)
+
+        def add_refs(at: int, refs: list[tuple[str, str | None, str | None, tuple[str, ...]]]) -> None:
+            for seq, (p, file_id, path, log_files) in enumerate(refs):
+                fid, base = file_id or "", _position(at, seq)
+                if path:
+                    add(path, at, p, fid, True, base)
+                for j, log in enumerate(log_files):
+                    add(relative_path(p, posixpath.basename(log)), at, p, fid, False, base + j + 1)
+
+        index = timeline.summaries()
+        indexed: list[tuple[Any, int, Any]] = []  # (completed file, time, instant): stats read as the index's columns
         for inst in timeline.completed():
             at = len(times)
             if inst.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT):
@@ -133,45 +189,45 @@ class WrittenFiles:
                 if meta is None:
                     continue
                 times.append(inst.requested_time)
-                for p, file_id, path, log_files in meta.write_refs():
-                    fid = file_id or ""
-                    if path:
-                        paths.append(path)
-                        when.append(at)
-                        parts.append(p)
-                        fids.append(fid)
-                        own.append(True)
-                    for log in log_files:
-                        paths.append(relative_path(p, posixpath.basename(log)))
-                        when.append(at)
-                        parts.append(p)
-                        fids.append(fid)
-                        own.append(False)
+                done = inst.file(State.COMPLETED) if index is not None else None
+                if done is not None and index.lookup(done) is not None:  # type: ignore[union-attr]
+                    indexed.append((done, at, inst))
+                else:
+                    add_refs(at, meta.write_refs())
             elif inst.action in (ia.ROLLBACK, ia.RESTORE):
                 times.append(inst.requested_time)
+                j = 0
                 for rolled in rollback_metadatas(timeline.record(inst, State.COMPLETED)):
                     for p, rpm in rolled.partition_metadata.items():
                         for log in rpm.rollback_log_files:
                             name = posixpath.basename(log)
                             parsed = parse_log_file_name(name)
-                            paths.append(relative_path(p, name))
-                            when.append(at)
-                            parts.append(p)
-                            fids.append(parsed.file_id if parsed else "")
-                            own.append(False)
+                            j += 1
+                            add(relative_path(p, name), at, p, parsed.file_id if parsed else "", False,
+                                _position(at, 0) + j)
             if len(paths) >= FLUSH_ROWS:
                 flush()
+        if indexed:
+            got = index.stats_table([f for f, _, _ in indexed], ("file_id", "path", "log_files"))  # type: ignore[union-attr]
+            covered = set(got[1]) if got is not None else set()
+            for k, (_, at, inst) in enumerate(indexed):
+                if k not in covered:  # a body without stats in the index: read as an object
+                    add_refs(at, timeline.commit_metadata(inst).write_refs())  # type: ignore[union-attr]
+            if got is not None:
+                batches.extend(_indexed_rows(got[0], np.array([at for _, at, _ in indexed], dtype=np.int64)))
+            del got, indexed
         flush()
         #: Requested times of the instants that name files, in timeline order (`time` indexes it).
         self.times = times
         self.table = self._resolve(pa.Table.from_batches(batches) if batches else None)
         batches.clear()
-        release_arrow_memory()  # the batches' and the sort's pages, freed: what comes next is Python objects
+        release_arrow_memory()  # the batches' and the grouping's pages, freed: what comes next is Python objects
 
     @staticmethod
     def _resolve(rows: Any) -> Any:
-        """One row a path: a stat's own path its last naming, else the first (see the class). The paths are grouped
-        by dictionary encoding, whose dictionary is the result's path column (no sorted copy of a million paths)."""
+        """One row a path: a stat's own path its last naming, else the first (see the class), by each row's
+        `order` (instant, stat, log file). The paths are grouped by dictionary encoding, whose dictionary is the
+        result's path column (no sorted copy of a million paths)."""
         if rows is None or rows.num_rows == 0:
             return pa.table({"path": pa.array([], pa.string()), "time": pa.array([], pa.int32()),
                              "partition": pa.array([], pa.string()), "file_id": pa.array([], pa.string())})
@@ -180,13 +236,13 @@ class WrittenFiles:
         paths = encoded.chunks[-1].dictionary
         group = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks]).astype(np.int64)
         del encoded
-        seq = np.arange(n, dtype=np.int64)
         own = rows.column("own").to_numpy(zero_copy_only=False)
-        score = np.where(own, 2 * n + seq, n - seq)  # own paths above the rest; the last own, else the first
-        order = np.lexsort((score, group))
+        position = rows.column("order").to_numpy()
+        # Within a path: own rows after the others, the last own last, else the first naming last.
+        ranked = np.lexsort((np.where(own, position, -position), own, group))
         last = np.ones(n, dtype=bool)
-        last[:-1] = group[order][1:] != group[order][:-1]
-        chosen = pa.array(order[last])  # one row a path, in dictionary order
+        last[:-1] = group[ranked][1:] != group[ranked][:-1]
+        chosen = pa.array(ranked[last])  # one row a path, in dictionary order
         rows = rows.unify_dictionaries()
         return pa.table({"path": paths, **{c: rows.column(c).take(chosen).combine_chunks()
                                            for c in ("time", "partition", "file_id")}})

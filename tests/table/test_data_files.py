@@ -17,6 +17,7 @@ import pytest
 from conftest import FIXTURE_NAMES
 
 from hudi_core.formats.timeline import instant as ia
+from hudi_core.formats.timeline.index_paths import ACTIVE_MIN_FILES_ENV
 from hudi_core.formats.timeline.instant import State
 from hudi_core.io.filenames import data_file_mask, parse_log_file_name
 from hudi_core.table import open_table
@@ -63,12 +64,27 @@ def _listed_by_dict(partitions: dict[str, Any]) -> dict[str, int]:
     return out
 
 
-def _check_table(base: Path) -> None:
+def _check_table(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     table = open_table(str(base))
     written = WrittenFiles(table.timeline)
     expected = _written_by_dict(table.timeline)
     assert {path: (t, p, fid) for path, t, p, fid in written.rows()} == expected
     assert [row[0] for row in written.rows()] == sorted(expected)  # one row a path, in path order
+    # Again with every body in the active-timeline index (used at any size here): the write stats as its columns.
+    monkeypatch.setenv(ACTIVE_MIN_FILES_ENV, "0")
+    indexed = open_table(str(base))
+    indexed.timeline.decode_all()
+    indexed.timeline.save_index()
+    again = open_table(str(base))
+    index = again.timeline.summaries()
+    assert index is not None
+    files = [f for i in again.timeline.completed() if (f := i.file(State.COMPLETED)) is not None]
+    got = index.stats_table(files, ("path",))
+    if any(i.completed_action in (ia.COMMIT, ia.DELTA_COMMIT, ia.REPLACE_COMMIT) for i in again.timeline.completed()):
+        assert got is not None and got[1], "the write stats come from the index's columns"
+    by_columns = WrittenFiles(again.timeline)
+    assert list(by_columns.rows()) == list(written.rows())
+    assert by_columns.times == written.times
 
     partitions = table.storage_listing().partitions
     listed = ListedDataFiles(partitions)
@@ -92,13 +108,15 @@ def _check_table(base: Path) -> None:
 
 @pytest.mark.parametrize("version", [6, 9])
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_columns_answer_as_dictionaries_on_scenarios(builtin_table: Any, name: str, version: int) -> None:
-    _check_table(builtin_table(name, version))
+def test_columns_answer_as_dictionaries_on_scenarios(builtin_table: Any, name: str, version: int,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _check_table(builtin_table(name, version), monkeypatch)
 
 
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
-def test_columns_answer_as_dictionaries_on_real_tables(table_path: Any, name: str) -> None:
-    _check_table(table_path(name))
+def test_columns_answer_as_dictionaries_on_real_tables(table_path: Any, name: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    _check_table(table_path(name), monkeypatch)
 
 
 def test_written_paths_keep_their_naming_instant() -> None:
@@ -130,6 +148,9 @@ def test_written_paths_keep_their_naming_instant() -> None:
 
         def commit_metadata(self, inst: Inst) -> Meta:
             return Meta(bodies[inst.requested_time])
+
+        def summaries(self) -> None:
+            return None  # no active-timeline index: the stats read as objects
 
     rows = list(WrittenFiles(Timeline()).rows())  # type: ignore[arg-type]
     assert rows == [("p/.f1_001.log.1_0-1-1", "002", "p", "f1"), ("p/.f2_004.log.1_0-1-1", "004", "p", "f2"),
