@@ -97,6 +97,8 @@ class ListedDataFiles:
     def get(self, path: str, default: int | None = None) -> int | None:
         """The size of the data file at `path`, or `default` when storage does not list one there."""
         partition, _, name = path.rpartition("/")
+        if relative_path(partition, name) != path:  # "/name": no listed path is spelled so
+            return default
         return self._partition(partition).get(name, default)
 
     def size_of(self, path: str) -> int:

@@ -94,6 +94,7 @@ def _check_table(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for path, size in by_dict.items():
         assert listed.get(path) == size and path in listed and listed[path] == size
     assert listed.get("no/such/file.parquet") is None and "no/such/file.parquet" not in listed
+    assert all(listed.get("/" + path) is None for path in by_dict)  # paths are spelled as listed, or not found
     missing = written.table.filter(listed.missing(written.table.column("path"))).column("path").to_pylist()
     assert missing == sorted(p for p in expected if p not in by_dict)
 
