@@ -227,9 +227,12 @@ class DoctorContext:
         record counts (decoding them would read every data block)."""
         if not self.table.properties.is_mor:
             return []
+        from hudi_core.io.memory import release_arrow_memory
         from hudi_core.services.duplicates import duplicate_analysis
 
-        return duplicate_analysis(self.table, only_interesting=True, decode_counts=False)
+        found = duplicate_analysis(self.table, only_interesting=True, decode_counts=False)
+        release_arrow_memory()  # the log headers' rows, freed: the checks after it make Python objects
+        return found
 
     @cached_property
     def archive_plan(self) -> ArchivePlan:
