@@ -207,3 +207,23 @@ def test_listing_partitions_are_columns_in_name_order(builtin_table: Any) -> Non
     for files in partitions.values():
         assert isinstance(files, ListedFiles) and files.table.schema.field("size").type == pa.int64()
         assert files.name_list() == sorted(files.name_list())
+
+
+def test_partitions_on_several_levels_come_in_order(tmp_path: Path) -> None:
+    """A deeper partition that sorts before a shallower one (`a/x` before `b`): partitions and names in order, as
+    the file-by-file listing gave them."""
+    from hudi_core.io.storage import ReadOnlyStorage
+    from hudi_core.table.listing.storage import discover_partitions
+
+    files = {"b": ["z.parquet", "a.parquet", "m.log"], "a/x": ["c.parquet", "b.parquet"], "a/y/deeper": ["q"]}
+    for folder, names in files.items():
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / ".hoodie_partition_metadata").write_text("commitTime=1\n")
+        for k, name in enumerate(names):
+            (tmp_path / folder / name).write_bytes(b"x" * (k + 1))
+    listed = discover_partitions(ReadOnlyStorage(str(tmp_path)).spec)
+    assert list(listed) == ["a/x", "a/y/deeper", "b"]
+    for folder, names in files.items():
+        assert listed[folder].name_list() == sorted([".hoodie_partition_metadata", *names])
+        sizes = dict(zip(listed[folder].name_list(), listed[folder].sizes.to_pylist(), strict=True))
+        assert all(sizes[name] == k + 1 for k, name in enumerate(names))

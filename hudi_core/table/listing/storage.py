@@ -147,13 +147,17 @@ def _split_level(level: pa.Table, wanted: frozenset[str] | None, next_frontier: 
     if not here:
         return None
     rows = level.filter(pc.and_(is_file, pc.is_in(folders, value_set=pa.array(sorted(here), pa.string()))))
+    # Sorted here, a batch at a time: batches come in folder order, so the whole listing is then usually in order
+    # without a sorted copy of a million rows.
+    rows = rows.sort_by([("folder", "ascending"), ("name", "ascending")])
     return pa.table({"folder": pc.dictionary_encode(rows.column("folder")), "name": rows.column("name"),
                      "size": rows.column("size"), "mtime_ms": rows.column("mtime_ms")})
 
 
 def _partitions_of(found: list[pa.Table]) -> dict[str, ListedFiles]:
     """``{partition: files}`` of listing rows (folder, name, size, mtime_ms), partitions and names in order
-    (Arrow's byte order of UTF-8 is Python's code-point order), each partition a slice of one sorted table."""
+    (Arrow's byte order of UTF-8 is Python's code-point order), each partition a slice of one sorted table.
+    Each table of `found` is sorted by (folder, name), and holds a folder's rows whole."""
     import numpy as np
 
     found = [t for t in found if t.num_rows]
@@ -171,13 +175,17 @@ def _partitions_of(found: list[pa.Table]) -> dict[str, ListedFiles]:
     ranks = np.concatenate([np.array([rank_of[f] for f in chunk.dictionary.to_pylist()], dtype=np.int32)[
         chunk.indices.to_numpy(zero_copy_only=False)] for chunk in chunks])
     files = pa.concat_tables([t.select(["name", "size", "mtime_ms"]) for t in found])
-    index = pc.sort_indices(pa.table({"rank": ranks, "name": files.column("name")}),
-                            [("rank", "ascending"), ("name", "ascending")])
-    files = files.take(index)
     del found, chunks
+    # Each batch is sorted by (folder, name) and a folder is never split across batches: in folder order (one
+    # tree level, the usual case) the whole is sorted; partitions found on several levels are sorted here.
+    if len(ranks) > 1 and not bool(np.all(ranks[1:] >= ranks[:-1])):
+        index = pc.sort_indices(pa.table({"rank": ranks, "name": files.column("name")}),
+                                [("rank", "ascending"), ("name", "ascending")])
+        files = files.take(index)
+        ranks = ranks[index.to_numpy()]
     if files.column("size").null_count:  # a store that gave no size: 0, as Hudi's FileStatus has it
         files = files.set_column(1, "size", pc.fill_null(files.column("size"), 0))
-    bounds = np.searchsorted(ranks[index.to_numpy()], np.arange(len(order) + 1, dtype=np.int32))
+    bounds = np.searchsorted(ranks, np.arange(len(order) + 1, dtype=np.int32))
     release_arrow_memory()
     return {folder: ListedFiles(files.slice(int(bounds[k]), int(bounds[k + 1] - bounds[k])))
             for k, folder in enumerate(order)}
@@ -201,7 +209,8 @@ def metadata_partitions_from_config(
     if unlisted:
         rows = run_batches(executor, list_folders_batch, storage.spec, unlisted, batch_size, listing_schema())
         files = _partitions_of([rows.filter(pc.equal(rows.column("is_dir"), False))
-                                .select(["folder", "name", "size", "mtime_ms"])])
+                                .select(["folder", "name", "size", "mtime_ms"])
+                                .sort_by([("folder", "ascending"), ("name", "ascending")])])
         for partition in unlisted:
             key = "hoodie.table.metadata.partitions" + (".inflight" if partition not in configured else "")
             if partition in files:
