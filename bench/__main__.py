@@ -45,6 +45,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from bench.proctree import descendants, peak_rss_bytes
+
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
@@ -66,34 +68,6 @@ def _rss_bytes() -> int:
         return 0
 
 
-def _descendants(root: int) -> list[int]:
-    """Process ids below `root` (Linux /proc)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    out, stack = [], [root]
-    while stack:
-        for kid in children.get(stack.pop(), []):
-            out.append(kid)
-            stack.append(kid)
-    return out
-
-
-def _hwm(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
 def _spark_worker_peak_bytes() -> int | None:
     """Sum of the peak RSS of the Spark Python workers still alive (children of the driver JVM)."""
     try:
@@ -105,7 +79,7 @@ def _spark_worker_peak_bytes() -> int | None:
         return None
     if proc is None:
         return None
-    return sum(_hwm(pid) for pid in _descendants(proc.pid))
+    return sum(peak_rss_bytes(pid) for pid in descendants(proc.pid))
 
 
 def _jvm_peak_bytes() -> int | None:
@@ -115,14 +89,11 @@ def _jvm_peak_bytes() -> int | None:
 
         sc = SparkContext._active_spark_context
         proc = getattr(getattr(sc, "_gateway", None), "proc", None) if sc else None
-        if proc is None:
-            return None
-        for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except (ImportError, OSError, ValueError):
+    except ImportError:
         return None
-    return None
+    if proc is None:
+        return None
+    return peak_rss_bytes(proc.pid) or None
 
 
 # -- child: measure one table on one engine ---------------------------------------------------------

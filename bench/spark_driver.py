@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import sys
 import tempfile
 import threading
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.commands import COMMANDS, _env, _scale_table
+from bench.proctree import children_by_parent, descendants, peak_rss_bytes, process_kind
 from bench.spark_cluster import FAST_JVM, standalone_cluster
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -33,41 +33,10 @@ RESULTS = REPO_ROOT / "bench" / "results"
 DRIVER_TARGET_MIB = 1024
 
 
-def _children() -> dict[int, list[int]]:
-    """Parent pid -> child pids, from /proc."""
-    out: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        out.setdefault(ppid, []).append(int(entry))
-    return out
-
-
-def _descendants(pid: int, children: dict[int, list[int]]) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
 def _status(pid: int) -> tuple[str, int] | None:
     """(kind, VmHWM in KiB) of a process: ``python`` or ``jvm``."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            fields = dict(line.split(":", 1) for line in fh if ":" in line)
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return None
-    hwm = int(fields.get("VmHWM", "0 kB").split()[0])
-    return ("jvm" if "java" in cmd.split(" ", 1)[0] else "python"), hwm
+    kind = process_kind(pid)
+    return None if kind is None else (kind, peak_rss_bytes(pid) // 1024)
 
 
 class TreeSampler(threading.Thread):
@@ -81,9 +50,9 @@ class TreeSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stop.is_set():
-            children = _children()
-            sides = [("driver", [self.driver, *_descendants(self.driver, children)]),
-                     ("executors", [p for p in _descendants(self.worker, children) if p not in self.before])]
+            children = children_by_parent()
+            sides = [("driver", [self.driver, *descendants(self.driver, children)]),
+                     ("executors", [p for p in descendants(self.worker, children) if p not in self.before])]
             for side, pids in sides:
                 for pid in pids:
                     status = _status(pid)
@@ -120,7 +89,7 @@ def run_on_cluster(cluster: dict[str, Any], command: str, table: str, cache: Pat
            "--spark-conf", f"spark.pyspark.python={sys.executable}"]
     env = {**_env(), "HUDI_INSPECTOR_CACHE": str(cache), "PYSPARK_PYTHON": sys.executable}
     worker = cluster["pids"][-1]
-    before = set(_descendants(worker, _children()))
+    before = set(descendants(worker))
     started = time.perf_counter()
     with open(cache.parent / f"{command}.out", "wb") as out, open(cache.parent / f"{command}.err", "wb") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=REPO_ROOT)
