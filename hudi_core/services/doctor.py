@@ -37,8 +37,9 @@ from hudi_core.lazy import LazyModule
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
 from hudi_core.services.config import ServiceConfig
-from hudi_core.table.data_files import ListedDataFiles, WrittenFiles, relative_path
+from hudi_core.table.data_files import ListedDataFiles, WrittenFiles
 from hudi_core.table.facts import RollbackFact, rollback_facts, rollback_metadatas, savepoint_facts
+from hudi_core.table.file_group import data_file_path
 from hudi_core.table.listing.compare import DIFFERENCE_FINDINGS
 from hudi_core.table.listing.metadata import SOLO_COMMIT_TIMESTAMP, unapplied_data_instants
 
@@ -455,7 +456,7 @@ def _clean_failed_deletes(ctx: DoctorContext) -> Iterable[Result]:
     meta = tls.clean_metadata(ctx.timeline, last) if last else None
     if meta is None:
         return
-    failed = sorted(relative_path(p, posixpath.basename(f)) for p, pm in meta.partition_metadata.items()
+    failed = sorted(data_file_path(p, posixpath.basename(f)) for p, pm in meta.partition_metadata.items()
                     for f in pm.failed_delete_files)
     if failed:
         yield Severity.WARNING, f"clean {last.requested_time if last else ''} failed to delete {len(failed)} files", \
@@ -499,7 +500,7 @@ def _savepoints(ctx: DoctorContext) -> Iterable[Result]:
 
     kept_by_savepoint = {d.path for d in ctx.clean_plan.kept if d.reason == SAVEPOINTED}
     for sp in completed:
-        files = tuple(relative_path(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
+        files = tuple(data_file_path(p, n) for p, names in sorted(sp.pinned_files.items()) for n in names)
         size = sum(ctx.listed.size_of(f) for f in files)
         age = ctx.age_hours(sp.savepoint_time)
         blocks = []
@@ -542,7 +543,7 @@ def _archival_exposes(ctx: DoctorContext) -> Iterable[Result]:
         yield Severity.ERROR, (f"the next archival{'' if plan.savepoint_guard else ' (without the HUDI-7779 guard)'} "
                                f"takes replacecommit {e.replaced_by}: {e.partition}/{e.file_id} becomes visible "
                                f"again next to {', '.join(e.replacement_file_ids)}"), Evidence(
-            instants=(e.replaced_by,), files=tuple(relative_path(e.partition, f) for f in e.files),
+            instants=(e.replaced_by,), files=tuple(data_file_path(e.partition, f) for f in e.files),
             file_groups=(FileGroupRef(e.partition, e.file_id),
                          *(FileGroupRef(e.partition, r) for r in e.replacement_file_ids)))
 
@@ -559,7 +560,7 @@ def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
             continue
         yield Severity.WARNING, (f"{r.partition}/{r.file_id} replaced by {r.replace_instant} is not cleaned; "
                                  f"{newer} completed commits after it ≥ keep.min {plan.min_to_keep}"), Evidence(
-            instants=(r.replace_instant,), files=tuple(relative_path(r.partition, n) for n in r.file_names),
+            instants=(r.replace_instant,), files=tuple(data_file_path(r.partition, n) for n in r.file_names),
             file_groups=(FileGroupRef(r.partition, r.file_id),), count=newer, limit=plan.min_to_keep,
             detail=f"archival boundary {plan.boundary_instant} ({plan.boundary_guard})")
 
@@ -598,7 +599,7 @@ def _duplicate_log_blocks(ctx: DoctorContext) -> Iterable[Result]:
         if not (r.has_duplicates or r.risks):
             continue
         sev = {"error": Severity.ERROR, "warning": Severity.WARNING}.get(r.risk_level, Severity.INFO)
-        files = tuple(sorted({relative_path(r.partition, posixpath.basename(f)) for a in r.attempts for f in a.files}))
+        files = tuple(sorted({data_file_path(r.partition, posixpath.basename(f)) for a in r.attempts for f in a.files}))
         yield sev, (f"{r.partition}/{r.file_id} @ {r.instant_time}: {len(r.live_attempts)} block sequences "
                     f"(risk {r.risk_level})"), Evidence(
             instants=(r.instant_time,), files=files, file_groups=(FileGroupRef(r.partition, r.file_id),),
@@ -619,7 +620,7 @@ def _pending_plans(ctx: DoctorContext, actions: tuple[str, ...]) -> Iterable[tup
         ops: PlanOps = []
         if isinstance(plan, CompactionPlan):
             for op in plan.operations:
-                files = [relative_path(op.partition_path, posixpath.basename(f)) for f in
+                files = [data_file_path(op.partition_path, posixpath.basename(f)) for f in
                          ([op.data_file_path] if op.data_file_path else []) + list(op.delta_file_paths)]
                 ops.append((op.partition_path, op.file_id, files))
         elif isinstance(plan, RequestedReplaceMetadata):
@@ -631,7 +632,7 @@ def _pending_plans(ctx: DoctorContext, actions: tuple[str, ...]) -> Iterable[tup
 
 
 def _slice_files(s: ClusteringSlice) -> list[str]:
-    return [relative_path(s.partition_path, posixpath.basename(f))
+    return [data_file_path(s.partition_path, posixpath.basename(f))
             for f in ([s.data_file_path] if s.data_file_path else []) + list(s.delta_file_paths)]
 
 
@@ -841,7 +842,7 @@ def _metadata_listing(ctx: DoctorContext) -> Iterable[Result]:
         ("partition_missing_in_metadata", False): "partitions on storage that the metadata table does not list",
     }
     for (kind, latest), diffs in groups.items():
-        paths = tuple(relative_path(d.partition, d.file) for d in diffs if d.file)
+        paths = tuple(data_file_path(d.partition, d.file) for d in diffs if d.file)
         severity = Severity.ERROR if kind == "missing_on_storage" and latest else Severity.WARNING
         yield severity, f"{len(diffs)} {titles[(kind, latest)]}", Evidence(
             files=paths, partitions=tuple(sorted({d.partition for d in diffs})),

@@ -20,6 +20,7 @@ from hudi_core.io.filenames import data_file_mask, parse_log_file_name
 from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
+from hudi_core.table.file_group import data_file_path, data_file_paths
 from hudi_core.table.listing import ListedFile, ListedFiles
 
 if TYPE_CHECKING:
@@ -33,8 +34,9 @@ np: Any = LazyModule("numpy")
 FLUSH_ROWS = 262_144
 
 
-def _position(at: int, seq: int) -> int:
-    """The order of a write stat (the `seq`-th of the `at`-th naming instant); its log files follow it, one each."""
+def _position(at: Any, seq: Any) -> Any:
+    """The order of a write stat (the `seq`-th of the `at`-th naming instant; ints or NumPy int64 arrays); its log
+    files follow it, one each."""
     return (at << 40) | (seq << 12)
 
 
@@ -48,7 +50,7 @@ def _indexed_rows(stats: Any, at_of_body: Any) -> list[Any]:
     ``key``, ``file_id``, ``path``, ``log_files``; `at_of_body`: the naming instant of each body): a stat's own path
     and each of its log files, without a Python object per stat."""
     at = at_of_body[stats.column("body").to_numpy(zero_copy_only=False)]
-    base = (at << 40) | (stats.column("seq").to_numpy(zero_copy_only=False).astype(np.int64) << 12)
+    base = _position(at, stats.column("seq").to_numpy(zero_copy_only=False).astype(np.int64))
     key = stats.column("key").combine_chunks()
     fid = pc.fill_null(stats.column("file_id").combine_chunks(), "")
     path = stats.column("path").combine_chunks()
@@ -64,16 +66,11 @@ def _indexed_rows(stats: Any, at_of_body: Any) -> list[Any]:
         j = np.arange(len(flat), dtype=np.int64) - (np.cumsum(lens) - lens)[parent]
         name = pc.replace_substring_regex(flat, pattern="^.*/", replacement="")  # posixpath.basename
         part = key.take(pa.array(parent))
-        joined = pc.if_else(pc.equal(part, ""), name, pc.binary_join_element_wise(part, name, "/"))
-        rows = _rows_batch(joined, pa.array(at[parent], pa.int32()), part, fid.take(pa.array(parent)),
-                           pa.array(np.zeros(len(parent), dtype=bool)), pa.array(base[parent] + j + 1))
+        rows = _rows_batch(data_file_paths(part, name), pa.array(at[parent], pa.int32()), part,
+                           fid.take(pa.array(parent)), pa.array(np.zeros(len(parent), dtype=bool)),
+                           pa.array(base[parent] + j + 1))
         out.append(rows.filter(pc.is_valid(flat)))
     return out
-
-
-def relative_path(partition: str, name: str) -> str:
-    """The table-relative path of a file of `partition` (``""``: the table's root)."""
-    return f"{partition}/{name}" if partition else name
 
 
 class ListedDataFiles:
@@ -97,7 +94,7 @@ class ListedDataFiles:
     def get(self, path: str, default: int | None = None) -> int | None:
         """The size of the data file at `path`, or `default` when storage does not list one there."""
         partition, _, name = path.rpartition("/")
-        if relative_path(partition, name) != path:  # "/name": no listed path is spelled so
+        if data_file_path(partition, name) != path:  # "/name": no listed path is spelled so
             return default
         return self._partition(partition).get(name, default)
 
@@ -117,19 +114,19 @@ class ListedDataFiles:
     @cached_property
     def table(self) -> Any:
         """Arrow table (path, size) of every data file, partition by partition in listing order."""
-        paths, sizes = [], []
+        paths, sizes, names = [], [], []
         for partition, files in self._partitions.items():
             columns = ListedFiles.of(files)
-            prefix = pa.scalar(f"{partition}/" if partition else "", pa.string())
-            for names, size in zip(columns.names.chunks, columns.sizes.chunks, strict=True):
-                paths.append(pc.binary_join_element_wise(prefix, names, ""))
+            where = pa.scalar(partition, pa.string())
+            for name, size in zip(columns.names.chunks, columns.sizes.chunks, strict=True):
+                paths.append(data_file_paths(where, name))
                 sizes.append(size)
+                names.append(name)
         path = pa.chunked_array(paths, pa.string())
         table = pa.table({"path": path, "size": pa.chunked_array(sizes, pa.int64())})
-        table = table.filter(pa.array(data_file_mask(pa.chunked_array(
-            [c for files in self._partitions.values() for c in ListedFiles.of(files).names.chunks], pa.string())),
-            pa.bool_())).combine_chunks()
-        del paths, path
+        data = pa.array(data_file_mask(pa.chunked_array(names, pa.string())), pa.bool_())
+        table = table.filter(data).combine_chunks()
+        del paths, path, names
         release_arrow_memory()
         return table
 
@@ -180,7 +177,7 @@ class WrittenFiles:
                 if path:
                     add(path, at, p, fid, True, base)
                 for j, log in enumerate(log_files):
-                    add(relative_path(p, posixpath.basename(log)), at, p, fid, False, base + j + 1)
+                    add(data_file_path(p, posixpath.basename(log)), at, p, fid, False, base + j + 1)
 
         index = timeline.summaries()
         indexed: list[tuple[Any, int, Any]] = []  # (completed file, time, instant): stats read as the index's columns
@@ -205,7 +202,7 @@ class WrittenFiles:
                             name = posixpath.basename(log)
                             parsed = parse_log_file_name(name)
                             j += 1
-                            add(relative_path(p, name), at, p, parsed.file_id if parsed else "", False,
+                            add(data_file_path(p, name), at, p, parsed.file_id if parsed else "", False,
                                 _position(at, 0) + j)
             if len(paths) >= FLUSH_ROWS:
                 flush()

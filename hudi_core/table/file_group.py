@@ -23,12 +23,16 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hudi_core.errors import Finding, Severity
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import Timeline
 from hudi_core.io.filenames import PARTITION_METAFILE_PREFIX, LogFileName, base_file_parts, parse_log_file_name
+from hudi_core.lazy import LazyModule
 from hudi_core.table.listing import ListedFile
+
+pc: Any = LazyModule("pyarrow.compute")
 
 #: `(partition path, file id)`: Hudi's `HoodieFileGroupId`.
 FileGroupId = tuple[str, str]
@@ -43,6 +47,14 @@ def data_file_path(partition: str, name: str) -> str:
     if not partition or name.startswith("/"):
         return name
     return partition + name if partition.endswith("/") else f"{partition}/{name}"
+
+
+def data_file_paths(partitions: Any, names: Any) -> Any:
+    """:func:`data_file_path` over Arrow: `names` a string array, `partitions` a string array of the same length or
+    one string scalar (every name in one partition)."""
+    separator = pc.if_else(pc.ends_with(partitions, "/"), "", "/")
+    joined = pc.binary_join_element_wise(partitions, separator, names, "")
+    return pc.if_else(pc.or_(pc.equal(partitions, ""), pc.starts_with(names, "/")), names, joined)
 
 
 # -- value types -------------------------------------------------------------------------------

@@ -21,13 +21,17 @@ from hudi_core.formats.timeline.index_paths import ACTIVE_MIN_FILES_ENV
 from hudi_core.formats.timeline.instant import State
 from hudi_core.io.filenames import data_file_mask, parse_log_file_name
 from hudi_core.table import open_table
-from hudi_core.table.data_files import ListedDataFiles, WrittenFiles, relative_path
+from hudi_core.table.data_files import ListedDataFiles, WrittenFiles
 from hudi_core.table.facts import rollback_metadatas
 from hudi_core.table.listing import ListedFile, ListedFiles
 from hudi_core.table.listing.compare import compare_listings
 
 SCENARIOS = ("hudi7779_case_a", "blog_rollback_t20", "blog_restore_t40", "blog_clustering_t5",
              "blog_async_compaction", "blog_clean_t1_t4", "writers_dead_writer")
+
+
+def relative_path(partition: str, name: str) -> str:
+    return f"{partition}/{name}" if partition else name
 
 
 def _written_by_dict(timeline: Any) -> dict[str, tuple[str, str, str]]:
@@ -227,3 +231,16 @@ def test_partitions_on_several_levels_come_in_order(tmp_path: Path) -> None:
         assert listed[folder].name_list() == sorted([".hoodie_partition_metadata", *names])
         sizes = dict(zip(listed[folder].name_list(), listed[folder].sizes.to_pylist(), strict=True))
         assert all(sizes[name] == k + 1 for k, name in enumerate(names))
+
+
+def test_data_file_paths_join_as_data_file_path() -> None:
+    """The Arrow join of partitions and names is the one-path rule of `data_file_path`, edge cases included."""
+    from hudi_core.table.file_group import data_file_path, data_file_paths
+
+    parts = ["", "p", "p/", "a/b", "", "p", "x=1/y=2"]
+    names = ["f.parquet", ".f_1.log.1_0-1-1", "g.parquet", "/abs", "/root", "", "h.parquet"]
+    joined = data_file_paths(pa.array(parts), pa.array(names)).to_pylist()
+    assert joined == [data_file_path(p, n) for p, n in zip(parts, names, strict=True)]
+    assert joined == ["f.parquet", "p/.f_1.log.1_0-1-1", "p/g.parquet", "/abs", "/root", "p/", "x=1/y=2/h.parquet"]
+    for p in ("", "p", "p/"):
+        assert data_file_paths(pa.scalar(p), pa.array(names)).to_pylist() == [data_file_path(p, n) for n in names]
