@@ -251,24 +251,9 @@ def _leads_to(folder: str, wanted: frozenset[str]) -> bool:
 
 
 def _list_level_inline(spec: StorageSpec, folders: list[str], findings: list[Finding] | None) -> pa.Table:
-    """One tree level listed in this thread, as listing rows (no finding rows: those are reported), without
-    the Arrow round trip of a batch function's rows between processes (a fifth of the listing on 100k files)."""
-    storage = spec.open()
-    cols: dict[str, list[Any]] = {name: [] for name in listing_schema().names}
-    folder_col, name_col, size_col, mtime_col, dir_col = cols.values()
-    for folder in folders:
-        entries = storage.list_entries(folder)
-        if entries:
-            folder_col.extend([folder] * len(entries))
-            names, sizes, mtimes, dirs = zip(*entries, strict=True)
-            name_col.extend(names)
-            size_col.extend(sizes)
-            mtime_col.extend(mtimes)
-            dir_col.extend(dirs)
-    if findings is not None:
-        for finding in storage.findings:
-            findings.append(finding if finding.code == BAD_MTIME else _listing_finding(finding.code, finding.path))
-    return pa.table(cols, schema=listing_schema())
+    """One tree level listed in this thread, by the batch function itself: the same rows and findings as a batch
+    listed on an executor or in a worker process."""
+    return _level_rows(list_folders_batch(spec, folders), findings)
 
 
 def _listing_finding(code: str, shown: str, mtime_ms: int | None = None) -> Finding:
