@@ -299,7 +299,8 @@ def test_a_first_look_of_many_active_instants_draws_time_buckets(tmp_path: Path,
     assert len(look.instants) > 50
     bucketed = [t for t in look.figure.data if t.name and t.name.endswith("(bucketed)")]
     assert bucketed and not [t for t in look.figure.data if t.type == "scattergl"]
-    counts = sum(int(text.split(" ", 1)[0]) for t in bucketed for text in t.hovertext)
+    counts = sum(int(n) for t in bucketed for n in t.customdata)
+    assert {str(lane) for t in bucketed for lane in t.text} <= {"deltacommit", "commit", "clean", "compaction"}
     assert counts == len(look.instants)
     monkeypatch.setattr(loaders, "FIRST_LOOK_AGGREGATE_ABOVE", 10_000)
     st.cache_data.clear()

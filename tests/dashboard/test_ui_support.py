@@ -232,9 +232,11 @@ def test_duration_figure_per_action_and_bucketed() -> None:
     assert [t.name for t in fig.data] == ["commit"]
     assert list(fig.data[0].y[:3]) == [1.0, 1.1, 1.2]  # seconds, in requested order: a slow-down is a trend
     assert fig.data[0].line.color == charts.ACTION_COLOURS["commit"]
+    assert fig.data[0].customdata[0] == df["requested_time"].iloc[0] and "%{y:.3f} s" in fig.data[0].hovertemplate
     bucketed = charts.duration_figure(df, max_points=10, buckets=5)
     assert [t.name for t in bucketed.data] == ["commit median", "commit p95"]
     assert len(bucketed.data[0].x) <= 6 and bucketed.data[0].y[0] < bucketed.data[0].y[-1]
+    assert sum(bucketed.data[0].customdata) == 50  # each bucket's instant count, in its hover label
     assert charts.duration_figure(df.iloc[0:0]).layout.annotations[0].text == "no measured durations to show"
 
 
@@ -247,7 +249,8 @@ def test_timeline_figure_aggregates_large_inputs() -> None:
     agg = charts.timeline_figure(df, aggregate_above=1000, max_buckets=100)
     buckets = [t for t in agg.data if t.mode == "markers"]
     assert len(buckets) == 1 and buckets[0].name.endswith("(bucketed)") and len(buckets[0].x) <= 101
-    assert "instants" in buckets[0].hovertext[0]
+    assert "%{customdata} %{text} instants (COMPLETED)" in buckets[0].hovertemplate
+    assert sum(buckets[0].customdata) == n and set(buckets[0].text) == {"commit"}
 
 
 def test_counts_and_empty_inputs() -> None:
