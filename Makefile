@@ -80,7 +80,7 @@ bench-breakdown: install-dev
 # small fixed one. FUZZ_PROFILE=fuzz (3000 examples per target, random); crashes become regression tests.
 FUZZ_PROFILE ?= fuzz
 fuzz: install-dev
-	HUDI_FUZZ_PROFILE=$(FUZZ_PROFILE) $(PY) -m pytest -q tests/test_fuzz.py
+	HUDI_FUZZ_PROFILE=$(FUZZ_PROFILE) $(PY) -m pytest -q tests/formats/test_fuzz.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

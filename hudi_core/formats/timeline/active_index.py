@@ -105,15 +105,16 @@ def _stats_of_rows(column: pa.ListArray, rows: list[tuple[int, int]], names: lis
     total = int(lens.sum())
     before = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
     index_rows = [r for _, r in rows]
-    if index_rows == list(range(index_rows[0], index_rows[0] + len(index_rows))):
-        chosen = values.slice(int(starts[0]), total)
-    else:
-        chosen = values.take(pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64)))
-    if chosen.null_count:  # never written so (a stat is a struct, not null); `flatten` applies struct nulls
+    consecutive = index_rows == list(range(index_rows[0], index_rows[0] + len(index_rows)))
+    taken = None if consecutive else pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64))
+    if values.null_count:  # never written so (a stat is a struct, not null); `flatten` applies struct nulls
+        chosen = values.slice(int(starts[0]), total) if taken is None else values.take(taken)
         flat = chosen.flatten()
         picked = [flat[STAT_TYPE.get_field_index(name)] for name in names]
     else:
-        picked = [chosen.field(name) for name in names]
+        # Field by field: taking rows of the struct would copy (and page in) every field of every stat taken.
+        fields = [values.field(name) for name in names]
+        picked = [f.slice(int(starts[0]), total) if taken is None else f.take(taken) for f in fields]
     body = np.repeat(np.asarray([k for k, _ in rows], dtype=np.int64), lens)
     seq = np.arange(total, dtype=np.int64) - np.repeat(before, lens)
     return pa.Table.from_arrays([pa.array(body), pa.array(seq), *picked], names=["body", "seq", *names])
