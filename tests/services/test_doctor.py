@@ -450,6 +450,13 @@ def test_orphan_files(tables: dict[str, BuildResult], tmp_path: Path) -> None:
     f = one(doctor(table, None, "orphan_files"), "orphan_files")
     assert (f.severity, f.title) == (Severity.WARNING, "1 data files no completed instant names")
     assert f.evidence == Evidence(files=(orphan,), count=1, bytes=(table / orphan).stat().st_size)
+    # Files written before the active timeline starts (left out as columns) are no orphans; a newer one is.
+    older = orphan.replace(r.time("t2"), "20000101000000000")
+    newer = orphan.replace(r.time("t2"), "29990101000000000")
+    for name in (older, newer):
+        (table / name).write_bytes((table / orphan).read_bytes())
+    f = one(doctor(table, None, "orphan_files"), "orphan_files")
+    assert f.evidence.files == tuple(sorted((orphan, newer))) and f.evidence.count == 2
 
 
 def test_unreadable_bodies_and_no_guessing(tables: dict[str, BuildResult], tmp_path: Path) -> None:
