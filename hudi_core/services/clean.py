@@ -26,10 +26,10 @@ import datetime as dt
 import itertools
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, overload
 
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.active import ActiveTimeline
@@ -196,8 +196,8 @@ class CleanPlan:
     partition_detail: str
     #: What the planner finds to delete, whether or not Hudi would schedule the clean now: what a
     #: forced clean (trigger met, no clean pending) would delete. See :attr:`files_to_delete`.
-    files_if_forced: list[CleanFileDecision]
-    kept: list[CleanFileDecision]
+    files_if_forced: Sequence[CleanFileDecision]
+    kept: Sequence[CleanFileDecision]
     partitions_if_forced: list[str]
     triggered: bool
     trigger_detail: str
@@ -285,7 +285,7 @@ class CleanPlan:
         return self.not_scheduled_reason is None
 
     @property
-    def files_to_delete(self) -> list[CleanFileDecision]:
+    def files_to_delete(self) -> Sequence[CleanFileDecision]:
         """What the next clean deletes: the planned files when Hudi would schedule it now, else nothing
         (Hudi deletes nothing when the trigger is not met or a clean is pending)."""
         return self.files_if_forced if self.would_schedule else []
@@ -631,8 +631,8 @@ def plan_clean(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
     saved = savepointed_files(timeline)
     pending_ops = pending_compaction_bases(timeline)
     pending_groups = set(pending_ops)
-    delete: list[CleanFileDecision] = []
-    kept: list[CleanFileDecision] = [] if kept_reasons is None else KeptDecisions(kept_reasons)
+    delete = Decisions()
+    kept = Decisions() if kept_reasons is None else KeptDecisions(kept_reasons)
     partitions_to_delete: list[str] = []
     columns = None
     if policy != KEEP_LATEST_FILE_VERSIONS and partitions:
@@ -801,7 +801,110 @@ def _empty_clean(plan: CleanPlan, config: ServiceConfig, last_clean: Instant | N
     return EmptyClean(True, ectr, f"{why}: an empty clean moves the ECTR to {ectr}", next_after)
 
 
-class KeptDecisions(list[CleanFileDecision]):
+@dataclass(frozen=True)
+class _DecisionColumns:
+    """Decisions about files of one partition as columns: names, and codes into shared lists of file ids, instant
+    times and reasons."""
+
+    partition: str
+    names: Any  # Arrow strings
+    file_ids: Sequence[str]
+    file_id: Any  # numpy integer codes into file_ids
+    words: Sequence[str]
+    word: Any
+    reasons: Sequence[str]
+    reason: Any
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def decisions(self, start: int, stop: int) -> list[CleanFileDecision]:
+        file_ids, words, reasons, partition = self.file_ids, self.words, self.reasons, self.partition
+        return [CleanFileDecision(partition, file_ids[f], name, words[w], reasons[r]) for name, f, w, r in zip(
+            self.names.slice(start, stop - start).to_pylist(), self.file_id[start:stop].tolist(),
+            self.word[start:stop].tolist(), self.reason[start:stop].tolist(), strict=True)]
+
+
+class Decisions(Sequence[CleanFileDecision]):
+    """The plan's decisions in order, as a list reads them. The column-wise planner adds a partition's decisions as
+    columns (:meth:`add_columns`), and a :class:`CleanFileDecision` is made when one is read: a clean of a big table
+    deletes or keeps most of its million files, which as objects held ~350 MiB."""
+
+    #: Decisions made at a time when the columns are read in order.
+    CHUNK = 65_536
+
+    def __init__(self, decisions: Iterable[CleanFileDecision] = ()) -> None:
+        self._segments: list[list[CleanFileDecision] | _DecisionColumns] = []
+        self._ends: list[int] = []
+        self.extend(decisions)
+
+    def append(self, decision: CleanFileDecision) -> None:
+        last = self._segments[-1] if self._segments else None
+        if isinstance(last, list):
+            last.append(decision)
+            self._ends[-1] += 1
+        else:
+            self._segments.append([decision])
+            self._ends.append(len(self) + 1)
+
+    def extend(self, decisions: Iterable[CleanFileDecision]) -> None:
+        for d in decisions:
+            self.append(d)
+
+    def add_columns(self, columns: _DecisionColumns) -> None:
+        if len(columns):
+            self._ends.append(len(self) + len(columns))
+            self._segments.append(columns)
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def _read(self, start: int, stop: int) -> Iterator[CleanFileDecision]:
+        k = bisect.bisect_right(self._ends, start)
+        while start < stop and k < len(self._segments):
+            first = self._ends[k - 1] if k else 0
+            segment = self._segments[k]
+            end = min(stop, self._ends[k])
+            if isinstance(segment, list):
+                yield from segment[start - first:end - first]
+            else:
+                for at in range(start - first, end - first, self.CHUNK):
+                    yield from segment.decisions(at, min(at + self.CHUNK, end - first))
+            start, k = end, k + 1
+
+    def __iter__(self) -> Iterator[CleanFileDecision]:
+        return self._read(0, len(self))
+
+    @overload
+    def __getitem__(self, index: int) -> CleanFileDecision: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[CleanFileDecision]: ...
+
+    def __getitem__(self, index: int | slice) -> CleanFileDecision | list[CleanFileDecision]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return list(self)[index]
+            return list(self._read(start, max(start, stop)))
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("decision index out of range")
+        return next(self._read(index, index + 1))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Decisions({len(self)} decisions)"
+
+
+class KeptDecisions(Decisions):
     """The kept files of some reasons only (:func:`plan_clean`'s `kept_reasons`): the others are not added."""
 
     def __init__(self, reasons: frozenset[str]) -> None:
@@ -812,8 +915,18 @@ class KeptDecisions(list[CleanFileDecision]):
         if decision.reason in self.reasons:
             super().append(decision)
 
-    def extend(self, decisions: Iterable[CleanFileDecision]) -> None:
-        super().extend(d for d in decisions if d.reason in self.reasons)
+    def add_columns(self, columns: _DecisionColumns) -> None:
+        import numpy as np
+
+        wanted = np.array([r in self.reasons for r in columns.reasons], dtype=bool)
+        keep = wanted[columns.reason] if len(columns) else np.zeros(0, dtype=bool)
+        if keep.all():
+            super().add_columns(columns)
+        elif keep.any():
+            at = np.flatnonzero(keep)
+            super().add_columns(_DecisionColumns(columns.partition, columns.names.take(at), columns.file_ids,
+                                                 columns.file_id[at], columns.words, columns.word[at],
+                                                 columns.reasons, columns.reason[at]))
 
 
 def _mark_missing_inputs(plan: CleanPlan, timeline: ActiveTimeline, view: FileSystemView) -> None:
@@ -880,7 +993,7 @@ def _partitions_to_clean(timeline: ActiveTimeline, config: ServiceConfig, policy
     return all_partitions, "full", "no completed clean yet: full scan"
 
 
-def _uncommitted(group: FileGroup, kept: list[CleanFileDecision]) -> None:
+def _uncommitted(group: FileGroup, kept: Decisions) -> None:
     if group.slices == group.committed_slices:
         return  # every slice committed (the common case): nothing to report
     committed = {s.base_instant for s in group.committed_slices}
@@ -890,7 +1003,7 @@ def _uncommitted(group: FileGroup, kept: list[CleanFileDecision]) -> None:
 
 
 def _replaced_groups(view: FileSystemView, partition: str, ectr: str | None, saved: set[str],
-                     delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> None:
+                     delete: Decisions, kept: Decisions) -> None:
     """`getReplacedFilesEligibleToClean`: replaced before ECTR (or all, without ECTR), savepoints spared."""
     for entry in view.replaced_file_groups(partition):
         group = view.group(entry.file_group_id)
@@ -922,7 +1035,7 @@ def _has_pending_files(view: FileSystemView, partition: str) -> bool:
 
 def _keep_latest_commits(view: FileSystemView, partition: str, ectr: Instant | None, retained: int,
                          completed_count: int, saved: set[str], pending_ops: Mapping[tuple[str, str], str],
-                         delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> bool:
+                         delete: Decisions, kept: Decisions) -> bool:
     """`getFilesToCleanKeepingLatestCommits` for one partition; returns whether to delete the partition."""
     groups = view.file_groups(partition)
     if completed_count <= retained or ectr is None:
@@ -1032,32 +1145,36 @@ class _CommitsOverColumns:
         irregular_parts = set((fs.irregular // n).tolist())
         self.part_pos = {p: k for k, p in enumerate(fs.partitions) if k not in irregular_parts}
 
-    def decide(self, partition: str, enough: bool, delete: list[CleanFileDecision],
-               kept: list[CleanFileDecision]) -> bool:
-        """Append the partition's decisions (`enough`: more completed commits than retained, and an ECTR); False
-        when the partition is the objects' to decide."""
+    def decide(self, partition: str, enough: bool, delete: Decisions, kept: Decisions) -> bool:
+        """Add the partition's decisions as columns (`enough`: more completed commits than retained, and an ECTR);
+        False when the partition is the objects' to decide."""
+        import numpy as np
+        import pyarrow as pa
+
         k = self.part_pos.get(partition)
         if k is None or k not in self.runs or self.view.replaced_in.get(partition):
             return False
         start, end = self.runs[k]
         fs, width = self.fs, self.fs.width
-        reasons, file_ids, words = self.reasons, fs.file_ids, fs.words
-        names = ListedFiles.of(self.view.files.listed_of(partition)).name_list()
-        wanted = kept.reasons if isinstance(kept, KeptDecisions) else None
         codes = self.codes[start:end]
-        for pos, fid, word, reason, committed in zip(
-                fs.positions[self.rows[start:end]].tolist(), ((codes // width) % len(file_ids)).tolist(),
-                (codes % width).tolist(), self.reason[start:end].tolist(), self.committed[start:end].tolist(),
-                strict=True):
-            if not enough:
-                if not committed:
-                    continue  # without enough commits only committed slices are listed
-                reason = -1
-            why = NOT_ENOUGH_COMMITS if reason < 0 else reasons[reason]
-            if reason != 4 and wanted is not None and why not in wanted:
-                continue
-            decision = CleanFileDecision(partition, file_ids[fid], names[pos], words[word], why)
-            (delete if reason == 4 else kept).append(decision)
+        reason = self.reason[start:end]
+        if not enough:
+            # Without enough commits only committed slices are listed, every one kept.
+            listed = self.committed[start:end]
+            reason = np.where(listed, len(self.reasons), 0).astype(np.int8)
+            deleted = np.zeros(len(codes), dtype=bool)
+        else:
+            listed = np.ones(len(codes), dtype=bool)
+            deleted = reason == 4
+        names = ListedFiles.of(self.view.files.listed_of(partition)).names
+        positions = fs.positions[self.rows[start:end]]
+        reasons = (*self.reasons, NOT_ENOUGH_COMMITS)
+        for target, mask in ((delete, deleted), (kept, listed & ~deleted)):
+            at = np.flatnonzero(mask)
+            if len(at):
+                target.add_columns(_DecisionColumns(
+                    partition, names.take(pa.array(positions[at])).combine_chunks(), fs.file_ids,
+                    (codes[at] // width) % len(fs.file_ids), fs.words, codes[at] % width, reasons, reason[at]))
         return True
 
 
@@ -1080,7 +1197,7 @@ def _lookup(np: Any, table: Any, keys: Any) -> Any:
 
 def _keep_latest_versions(view: FileSystemView, partition: str, versions: int, saved: set[str],
                           pending_ops: Mapping[tuple[str, str], str], pending_groups: set[tuple[str, str]],
-                          delete: list[CleanFileDecision], kept: list[CleanFileDecision]) -> bool:
+                          delete: Decisions, kept: Decisions) -> bool:
     """`getFilesToCleanKeepingLatestVersions` for one partition; returns whether to delete the partition."""
     _replaced_groups(view, partition, None, saved, delete, kept)
     groups = view.file_groups(partition)

@@ -9,8 +9,8 @@ from typing import Any
 
 class LazyRows(Sequence[Any]):
     """A long list made on demand: `fn(item)` of each item of `items`, built when read. The CLI's JSON writer
-    (`hudi_core.cli.output.write_json`) writes it chunk by chunk, so its dicts never exist all at once (issue
-    26: a million clean decisions as dicts took 0.5 GB)."""
+    (`hudi_core.cli.output.write_json`) writes it chunk by chunk, so its dicts never exist all at once (a
+    million clean decisions as dicts took 0.5 GB)."""
 
     def __init__(self, items: Sequence[Any], fn: Callable[[Any], Any]) -> None:
         self.items = items

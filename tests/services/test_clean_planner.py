@@ -615,3 +615,48 @@ def test_typo_distance(name: str, resembles: str | None) -> None:
     from hudi_core.services.config import resembling_key
 
     assert resembling_key(name) == resembles
+
+
+def test_decisions_read_alike_from_objects_and_columns() -> None:
+    import numpy as np
+    import pyarrow as pa
+
+    from hudi_core.services.clean import (
+        LATEST_SLICE,
+        OLDER_THAN_ECTR,
+        SAVEPOINTED,
+        CleanFileDecision,
+        Decisions,
+        KeptDecisions,
+        _DecisionColumns,
+    )
+
+    reasons = (SAVEPOINTED, LATEST_SLICE, OLDER_THAN_ECTR)
+    columns = _DecisionColumns("p=1", pa.array(["a.parquet", "b.parquet", ".c.log.1_0-1-1"]), ["f0", "f1"],
+                               np.array([1, 0, 1]), ["t1", "t2", "t3"], np.array([2, 0, 1]), reasons,
+                               np.array([0, 2, 1], dtype=np.int8))
+    first = CleanFileDecision("p=0", "f9", "x.parquet", "t0", OLDER_THAN_ECTR)
+    last = CleanFileDecision("p=2", "f8", "y.parquet", "t4", LATEST_SLICE)
+    expected = [first,
+                CleanFileDecision("p=1", "f1", "a.parquet", "t3", SAVEPOINTED),
+                CleanFileDecision("p=1", "f0", "b.parquet", "t1", OLDER_THAN_ECTR),
+                CleanFileDecision("p=1", "f1", ".c.log.1_0-1-1", "t2", LATEST_SLICE),
+                last]
+    decisions = Decisions([first])
+    decisions.add_columns(columns)
+    decisions.append(last)
+    assert len(decisions) == 5 and list(decisions) == expected and decisions == expected
+    assert decisions[1:4] == expected[1:4] and decisions[3:] == expected[3:] and decisions[::2] == expected[::2]
+    assert decisions[-1] == last and decisions[2] == expected[2] and decisions[2].path == "p=1/b.parquet"
+    with pytest.raises(IndexError):
+        decisions[5]
+    Decisions.CHUNK, chunk = 2, Decisions.CHUNK
+    try:
+        assert list(decisions) == expected  # the columns made a chunk at a time
+    finally:
+        Decisions.CHUNK = chunk
+    kept = KeptDecisions(frozenset({SAVEPOINTED, LATEST_SLICE}))
+    kept.add_columns(columns)
+    kept.append(first)
+    assert list(kept) == [expected[1], expected[3]]
+    assert Decisions() == [] and not Decisions()
