@@ -10,28 +10,15 @@ nothing where the C library lacks it.
 
 from __future__ import annotations
 
-import ctypes
-import functools
 import threading
 import time
-from collections.abc import Callable
 
-from hudi_core.io.memory import release_arrow_memory
+from hudi_core.io.memory import fix_mmap_threshold, libc_function, release_arrow_memory
 
-#: Allocations from this size up get their own mapping, returned to the system when freed (glibc's default start).
-MMAP_THRESHOLD = 128 * 1024
 #: Seconds between two returns of freed memory to the system while a table is followed.
 TRIM_EVERY_S = 30.0
-_M_MMAP_THRESHOLD = -3  # mallopt's parameter (malloc.h)
 _trimmed = {"at": 0.0}
 _trim_lock = threading.Lock()
-
-
-@functools.cache
-def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
-    """Fix glibc's mmap threshold for the process (once; setting it stops glibc from raising it); whether it did."""
-    mallopt = _libc("mallopt")
-    return bool(mallopt is not None and mallopt(_M_MMAP_THRESHOLD, threshold) == 1)
 
 
 def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
@@ -43,16 +30,11 @@ def release_freed_memory(every_s: float = TRIM_EVERY_S) -> bool:
             return False
         _trimmed["at"] = now
     release_arrow_memory()
-    trim = _libc("malloc_trim")
+    trim = libc_function("malloc_trim")
     if trim is None:
         return False
     trim(0)
     return True
 
 
-@functools.cache
-def _libc(name: str) -> Callable[..., int] | None:
-    try:
-        return getattr(ctypes.CDLL(None), name)
-    except (OSError, AttributeError):
-        return None
+__all__ = ["fix_mmap_threshold", "release_freed_memory"]
