@@ -29,7 +29,6 @@ from hudi_core.cli.output import (
 )
 from hudi_core.errors import EXIT_CODES_EPILOG, Finding, HudiInspectError, Severity, exit_code_for
 from hudi_core.formats.timeline.instant import Instant
-from hudi_core.io.memory import fix_mmap_threshold
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -608,7 +607,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    fix_mmap_threshold()  # big temporaries (JSON chunks, column arrays) given back when freed
     _library_logging()
     _escaping_output()
     try:

@@ -819,10 +819,14 @@ class _DecisionColumns:
         return len(self.names)
 
     def decisions(self, start: int, stop: int) -> list[CleanFileDecision]:
-        file_ids, words, reasons, partition = self.file_ids, self.words, self.reasons, self.partition
-        return [CleanFileDecision(partition, file_ids[f], name, words[w], reasons[r]) for name, f, w, r in zip(
-            self.names.slice(start, stop - start).to_pylist(), self.file_id[start:stop].tolist(),
-            self.word[start:stop].tolist(), self.reason[start:stop].tolist(), strict=True)]
+        file_ids, words, reasons = self.file_ids, self.words, self.reasons
+        n = stop - start
+        # Made by `_make` over zipped columns (tuple.__new__, no Python-level __init__): a plan's whole list is
+        # made each time it is read.
+        return list(map(CleanFileDecision._make, zip(
+            itertools.repeat(self.partition, n), map(file_ids.__getitem__, self.file_id[start:stop].tolist()),
+            self.names.slice(start, n).to_pylist(), map(words.__getitem__, self.word[start:stop].tolist()),
+            map(reasons.__getitem__, self.reason[start:stop].tolist()), itertools.repeat(False, n), strict=True)))
 
 
 class Decisions(Sequence[CleanFileDecision]):
