@@ -1146,6 +1146,12 @@ VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
                                         if c not in (*SLOW_CHECKS, "metadata_listing", "engine_findings"))
 
 
+#: What a check computes once and no later check reads, by the last check that reads it: a run with its own
+#: context lets it go there (on a big table the clean plan holds a million decisions while the file checks after
+#: it hold two listings and the written files).
+RELEASED_AFTER: dict[str, tuple[str, ...]] = {"savepoint": ("clean_plan",), "duplicate_log_blocks": ("duplicates",)}
+
+
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,
                options: DoctorOptions | None = None, only: Iterable[str] | None = None,
                context: DoctorContext | None = None) -> DoctorReport:
@@ -1181,6 +1187,9 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
             incomplete.append(check.id)
         findings.extend(HealthFinding(check.id, sev, title, ev, check.why, check.what_to_do)
                         for sev, title, ev in results)
+        if context is None:
+            for name in RELEASED_AFTER.get(check.id, ()):
+                ctx.__dict__.pop(name, None)  # the cached property's value
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: order[f.severity])
     return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings,

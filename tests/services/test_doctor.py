@@ -641,3 +641,48 @@ def test_cli_json_and_exit_codes(tables: dict[str, BuildResult], capsys: pytest.
     assert first["why"].startswith("Hudi hides a replaced file group only while its replacecommit is active")
     assert cli_main(["doctor", r.uri, "--check", "nonsense"]) == 1
     assert "unknown check(s) nonsense" in capsys.readouterr().err
+
+
+def test_a_run_lets_go_of_what_no_later_check_reads(tables: dict[str, BuildResult], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clean plan and the duplicate analysis are computed once per run, though a run with its own context
+    drops them after their last reader (a later reader would compute them again); the findings are those of a
+    run that keeps them."""
+    from hudi_core.services import clean, duplicates
+    from hudi_core.services.config import ServiceConfig
+    from hudi_core.services.doctor import RELEASED_AFTER, DoctorContext
+
+    assert set(RELEASED_AFTER) <= set(CHECK_IDS)
+    calls = {"plan": 0, "duplicates": 0}
+    plan_clean, duplicate_analysis = clean.plan_clean, duplicates.duplicate_analysis
+
+    def counted_plan(*args: Any, **kwargs: Any) -> Any:
+        calls["plan"] += 1
+        return plan_clean(*args, **kwargs)
+
+    def counted_duplicates(*args: Any, **kwargs: Any) -> Any:
+        calls["duplicates"] += 1
+        return duplicate_analysis(*args, **kwargs)
+
+    monkeypatch.setattr(clean, "plan_clean", counted_plan)
+    monkeypatch.setattr(duplicates, "duplicate_analysis", counted_duplicates)
+    conf = {"hoodie.cleaner.commits.retained": "2"}  # few enough for the cleaner check to plan a clean
+    commits = [ins("t1", "fg1"), *(up(f"t{i}", "fg1") for i in range(2, 7))]
+    saved = build(tmp_path / "saved", [*commits[:3], {"op": "savepoint", "at": "t3"}, *commits[3:]], conf=conf)
+    planned = analysed = 0
+    for name, built in {**tables, "saved": saved}.items():
+        table = open_table(str(built.uri))
+        calls.update(plan=0, duplicates=0)
+        kept = run_doctor(table, conf, DoctorOptions(now=NOW),
+                          context=DoctorContext(table, ServiceConfig.from_conf(conf), DoctorOptions(now=NOW)))
+        keeping = dict(calls)
+        calls.update(plan=0, duplicates=0)
+        released = doctor(built.uri, conf)
+        # No more plans than a run that keeps them (the markers check plans a clean of its own).
+        assert calls == keeping and calls["duplicates"] <= 1, name
+        planned += calls["plan"]
+        analysed += calls["duplicates"]
+        assert released.to_dict() == kept.to_dict(), name
+        if name == "saved":  # both readers of the context's plan ran: the cleaner check and the savepoint check
+            assert released.of("cleaner_not_running") and released.of("savepoint")
+    assert planned >= 2 and analysed >= 1  # computed (and let go) on some of them
