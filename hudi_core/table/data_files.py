@@ -48,28 +48,31 @@ def _rows_batch(path: Any, time: Any, partition: Any, file_id: Any, own: Any, or
 def _indexed_rows(stats: Any, at_of_body: Any) -> list[Any]:
     """Rows (:func:`_rows_batch`) of the write stats the active-timeline index holds as columns (``body``, ``seq``,
     ``key``, ``file_id``, ``path``, ``log_files``; `at_of_body`: the naming instant of each body): a stat's own path
-    and each of its log files, without a Python object per stat."""
-    at = at_of_body[stats.column("body").to_numpy(zero_copy_only=False)]
-    base = _position(at, stats.column("seq").to_numpy(zero_copy_only=False).astype(np.int64))
-    key = stats.column("key").combine_chunks()
-    fid = pc.fill_null(stats.column("file_id").combine_chunks(), "")
-    path = stats.column("path").combine_chunks()
-    has_path = pc.fill_null(pc.not_equal(path, ""), False)
-    own = _rows_batch(path, pa.array(at, pa.int32()), key, fid, pa.array(np.ones(len(at), dtype=bool)),
-                      pa.array(base))
-    out = [own if pc.all(has_path).as_py() else own.filter(has_path)]  # every stat names its file, as a rule
-    logs = stats.column("log_files").combine_chunks()
-    if len(logs) and pc.sum(pc.fill_null(pc.list_value_length(logs), 0)).as_py():
-        lens = pc.fill_null(pc.list_value_length(logs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
-        parent = pc.list_parent_indices(logs).to_numpy(zero_copy_only=False).astype(np.int64)
-        flat = pc.list_flatten(logs)
-        j = np.arange(len(flat), dtype=np.int64) - (np.cumsum(lens) - lens)[parent]
-        name = pc.replace_substring_regex(flat, pattern="^.*/", replacement="")  # posixpath.basename
-        part = key.take(pa.array(parent))
-        rows = _rows_batch(data_file_paths(part, name), pa.array(at[parent], pa.int32()), part,
-                           fid.take(pa.array(parent)), pa.array(np.zeros(len(parent), dtype=bool)),
-                           pa.array(base[parent] + j + 1))
-        out.append(rows.filter(pc.is_valid(flat)))
+    and each of its log files, without a Python object per stat. A batch of rows per chunk of the index: combining
+    the chunks would copy every path (the index of L is saved as eight)."""
+    out = []
+    for batch in stats.to_batches():
+        at = at_of_body[batch.column("body").to_numpy(zero_copy_only=False)]
+        base = _position(at, batch.column("seq").to_numpy(zero_copy_only=False).astype(np.int64))
+        key = batch.column("key")
+        fid = pc.fill_null(batch.column("file_id"), "")
+        path = batch.column("path")
+        has_path = pc.fill_null(pc.not_equal(path, ""), False)
+        own = _rows_batch(path, pa.array(at, pa.int32()), key, fid, pa.array(np.ones(len(at), dtype=bool)),
+                          pa.array(base))
+        out.append(own if pc.all(has_path).as_py() else own.filter(has_path))  # every stat names its file, as a rule
+        logs = batch.column("log_files")
+        if len(logs) and pc.sum(pc.fill_null(pc.list_value_length(logs), 0)).as_py():
+            lens = pc.fill_null(pc.list_value_length(logs), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+            parent = pc.list_parent_indices(logs).to_numpy(zero_copy_only=False).astype(np.int64)
+            flat = pc.list_flatten(logs)
+            j = np.arange(len(flat), dtype=np.int64) - (np.cumsum(lens) - lens)[parent]
+            name = pc.replace_substring_regex(flat, pattern="^.*/", replacement="")  # posixpath.basename
+            part = key.take(pa.array(parent))
+            rows = _rows_batch(data_file_paths(part, name), pa.array(at[parent], pa.int32()), part,
+                               fid.take(pa.array(parent)), pa.array(np.zeros(len(parent), dtype=bool)),
+                               pa.array(base[parent] + j + 1))
+            out.append(rows.filter(pc.is_valid(flat)))
     return out
 
 
