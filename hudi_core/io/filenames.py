@@ -141,6 +141,12 @@ class DataFileNameColumns:
     write_token: Any
 
 
+def base_names(paths: Any) -> Any:
+    """:func:`posixpath.basename` over an Arrow string array: what follows the last ``/`` (the whole path when
+    there is none; a newline is a character like any other)."""
+    return pc.replace_substring_regex(paths, pattern="(?s)^.*/", replacement="")
+
+
 def data_file_name_columns(names: Any, base_extension: str) -> DataFileNameColumns:
     """Parse an Arrow string array of file names at once: base files whose extension is `base_extension`
     (``.parquet``; compared case-blind, as the file-system view does) and log files."""

@@ -32,7 +32,7 @@ from hudi_core.formats.timeline.records import (
     CompactionPlan,
     RequestedReplaceMetadata,
 )
-from hudi_core.io.filenames import data_file_name_columns, parse_base_file_name, parse_log_file_name
+from hudi_core.io.filenames import base_names, data_file_name_columns, parse_base_file_name, parse_log_file_name
 from hudi_core.lazy import LazyModule
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
@@ -731,7 +731,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     # The files written before the active timeline starts (on an old table most of them) left out as columns: the
     # rest are judged one by one. A name the columns do not parse is judged one by one too.
     parsed = data_file_name_columns(
-        pc.replace_substring_regex(unnamed.column("path").combine_chunks(), pattern="^.*/", replacement=""),
+        base_names(unnamed.column("path").combine_chunks()),
         "." + ctx.table.properties.base_file_format.lower())
     unnamed = unnamed.filter(pc.invert(pc.fill_null(pc.less(parsed.instant, first.requested_time), False)))
     del parsed

@@ -50,7 +50,7 @@ import pyarrow.compute as pc
 
 from hudi_core.formats.timeline.instant import DELTA_COMMIT, Instant, State
 from hudi_core.io.backends import is_valid_name
-from hudi_core.io.filenames import parse_log_file_name
+from hudi_core.io.filenames import base_names, parse_log_file_name
 from hudi_core.io.java import long_hashmap_order
 
 if TYPE_CHECKING:
@@ -530,7 +530,7 @@ def groups_worth_analysing(inventory: pa.Table, commit_log_files: CommitLogFiles
     # Instants of the group with more than one attempt (the key `_attempt_key` gives).
     attempt, seq = blocks["attempt"], blocks["seq"]
     identified = _and(pc.is_valid(attempt), pc.is_valid(seq), pc.not_equal(attempt, -1), pc.not_equal(seq, -1))
-    file_name = pc.replace_substring_regex(blocks["path"], pattern="(?s)^.*/", replacement="")
+    file_name = base_names(blocks["path"])
     attempt_key = pc.if_else(
         identified, pc.binary_join_element_wise("a", pc.cast(attempt, pa.string()), ""),
         pc.if_else(pc.is_valid(blocks["task_attempt"]),
@@ -850,8 +850,7 @@ def _avro_log_refs(data: list[bytes | None]) -> dict[int, list[tuple[Any, ...]]]
     out: dict[int, list[tuple[Any, ...]]] = {avro[int(b)]: [] for b in np.flatnonzero(done)}
     for table in tables:
         may = _and(pc.is_valid(table["file_id"]), pc.not_equal(table["file_id"], ""),
-                   _or(pc.starts_with(pc.replace_substring_regex(table["path"], pattern="(?s)^.*/", replacement=""),
-                                      "."),
+                   _or(pc.starts_with(base_names(table["path"]), "."),
                        pc.greater(pc.list_value_length(table["log_files"]), 0)))
         kept = table.filter(may)
         for body, file_id, path, offset, log_files in zip(*(kept[c].to_pylist() for c in (

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
-from hudi_core.io.filenames import data_file_mask, parse_log_file_name
+from hudi_core.io.filenames import base_names, data_file_mask, parse_log_file_name
 from hudi_core.io.memory import release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
@@ -67,7 +67,7 @@ def _indexed_rows(stats: Any, at_of_body: Any) -> list[Any]:
             parent = pc.list_parent_indices(logs).to_numpy(zero_copy_only=False).astype(np.int64)
             flat = pc.list_flatten(logs)
             j = np.arange(len(flat), dtype=np.int64) - (np.cumsum(lens) - lens)[parent]
-            name = pc.replace_substring_regex(flat, pattern="^.*/", replacement="")  # posixpath.basename
+            name = base_names(flat)
             part = key.take(pa.array(parent))
             rows = _rows_batch(data_file_paths(part, name), pa.array(at[parent], pa.int32()), part,
                                fid.take(pa.array(parent)), pa.array(np.zeros(len(parent), dtype=bool)),

@@ -46,3 +46,16 @@ def test_data_file_mask_answers_as_the_parsers() -> None:
     assert data_file_mask(names) == [b or parse_log_file_name(n) is not None for b, n in zip(bases, names, strict=True)]
     assert data_file_mask(names) == [True, True, False, False, True, False, True, True, True, True, True, False,
                                      False, False, True]
+
+
+def test_base_names_are_posixpath_basename_over_arrow() -> None:
+    import posixpath
+
+    import pyarrow as pa
+
+    from hudi_core.io.filenames import base_names
+
+    paths = ["p=1/a.parquet", "a.parquet", "p=1/", "", "x/y/.f.log.1_0-1-1", "we\nird/name\nx.parquet", "/abs",
+             "ü/ñ.parquet"]
+    assert base_names(pa.array(paths)).to_pylist() == [posixpath.basename(p) for p in paths]
+    assert base_names(pa.chunked_array([paths[:3], paths[3:]])).to_pylist() == [posixpath.basename(p) for p in paths]
