@@ -108,3 +108,29 @@ def test_inflight_partition_without_partition_metadata_is_listed(table_path: Any
                                                "metadata_partition_inflight"}
     assert "hoodie.table.metadata.partitions.inflight names it" in next(
         f.message for f in view.findings if f.code == "metadata_partition_without_partition_metadata")
+
+
+def test_record_columns_answer_as_the_records_they_hold() -> None:
+    from hudi_core.formats.mdt.payload import combine
+    from hudi_core.formats.mdt.records import FileEntry, FilesRecord
+    from hudi_core.table.listing.metadata import ColumnarRecord, RecordColumns
+
+    records = {
+        "__all_partitions__": FilesRecord("__all_partitions__", 1, {"p=1": FileEntry(0), "p=2": FileEntry(0)}),
+        "p=1": FilesRecord("p=1", 2, {"b.parquet": FileEntry(20), "a.parquet": FileEntry(10),
+                                      "gone.parquet": FileEntry(0, True)}),
+        "p=2": FilesRecord("p=2", 2, {}),
+    }
+    columns = RecordColumns({k: ColumnarRecord.of(r) for k, r in records.items()})
+    assert list(columns) == list(records) and len(columns) == 3
+    for key, record in records.items():
+        assert columns[key].key == key and columns[key].record_type == record.record_type
+        assert columns[key].entries == record.entries  # live files and tombstones, as decoded
+    assert [(f.name, f.size) for f in columns.live("p=1")] == [("a.parquet", 10), ("b.parquet", 20)]
+    assert columns.tombstones("p=1") == ["gone.parquet"] and columns.tombstones("p=2") == []
+    assert len(columns.live("p=9")) == 0 and columns.tombstones("p=9") == []
+    # A record a log record updates is merged from its entries and kept as columns again.
+    newer = FilesRecord("p=1", 2, {"a.parquet": FileEntry(0, True), "c.parquet": FileEntry(30)})
+    merged = ColumnarRecord.of(combine(ColumnarRecord.of(records["p=1"]).files_record("p=1"), newer))
+    assert merged.live_names() == ["b.parquet", "c.parquet"] and merged.sizes.to_pylist() == [20, 30]
+    assert sorted(merged.tombstones) == ["gone.parquet"]
