@@ -666,7 +666,7 @@ class ScenarioBuilder:
                 deleted.setdefault(d.partition, []).append(d.file)
             self.mdt.apply_clean(inst.time, deleted, plan.partitions_to_delete)
         self.w.write_state(inst, State.COMPLETED, plan.to_hoodie_clean_metadata(inst.time, taken))
-        detail["deleted"] = sorted(d.path for d in plan.files_to_delete)
+        detail["deleted"] = sorted(plan.paths_to_delete())
         detail["partitions_deleted"] = list(plan.partitions_to_delete)
         return detail
 

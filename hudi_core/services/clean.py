@@ -46,7 +46,7 @@ from hudi_core.services.config import (
 )
 from hudi_core.services.inputs import MissingInput, last_clean_inputs, missing_inputs, unknown_groups_input
 from hudi_core.services.lazy_rows import LazyRows
-from hudi_core.table.file_group import FileGroup, FileSlice, data_file_path
+from hudi_core.table.file_group import FileGroup, FileSlice, data_file_path, data_file_paths
 from hudi_core.table.fsview import FileSystemView
 from hudi_core.table.listing import ListedFiles
 from hudi_core.table.slice_columns import FileSlices, file_slices, sorted_unique, string_ranks, token_ranks
@@ -301,6 +301,11 @@ class CleanPlan:
         if self.writes_empty_clean and self.empty_clean is not None:
             return self.empty_clean.earliest_commit_to_retain
         return self.ectr
+
+    def paths_to_delete(self) -> list[str]:
+        """The table-relative paths of :attr:`files_to_delete`, in order."""
+        files = self.files_to_delete
+        return files.paths() if isinstance(files, Decisions) else [d.path for d in files]
 
     def files_by_partition(self, forced: bool = False) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
@@ -906,6 +911,18 @@ class Decisions(Sequence[CleanFileDecision]):
 
     def __repr__(self) -> str:
         return f"Decisions({len(self)} decisions)"
+
+    def paths(self) -> list[str]:
+        """Each decision's :attr:`CleanFileDecision.path`, in order, from the columns where there are columns."""
+        import pyarrow as pa
+
+        out: list[str] = []
+        for segment in self._segments:
+            if isinstance(segment, list):
+                out.extend(d.path for d in segment)
+            else:
+                out.extend(data_file_paths(pa.scalar(segment.partition, pa.string()), segment.names).to_pylist())
+        return out
 
 
 class KeptDecisions(Decisions):

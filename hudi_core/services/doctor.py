@@ -433,7 +433,7 @@ def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
     what = f"last clean {last.requested_time} ({age_text(age)} ago)" if last else "no clean on the active timeline"
     yield Severity.WARNING, f"cleaner not running: {what}; {len(since)} completed commits since", Evidence(
         instants=tuple(x for x in (last.requested_time if last else None, plan.ectr) if x),
-        files=tuple(d.path for d in plan.files_to_delete), count=len(since), limit=retained, age_hours=age,
+        files=tuple(plan.paths_to_delete()), count=len(since), limit=retained, age_hours=age,
         detail=f"the next clean would delete {len(plan.files_to_delete)} files (ECTR {plan.ectr})")
 
 

@@ -148,7 +148,7 @@ def _differences(cleans: Mapping[str, CleanPlan], archives: Mapping[str, Archive
     reasons = {r: (p.not_scheduled_reason.value if p.not_scheduled_reason else None) for r, p in cleans.items()}
     differ("clean.not_scheduled_reason", reasons[old], reasons[new],
            f"{old}: {a.not_scheduled_detail or 'scheduled'}; {new}: {b.not_scheduled_detail or 'scheduled'}")
-    files = _sets(old, [d.path for d in a.files_to_delete], new, [d.path for d in b.files_to_delete])
+    files = _sets(old, a.paths_to_delete(), new, b.paths_to_delete())
     if any(v.only_here_count for v in files.values()):
         out.append(ReleaseDifference("clean.files_to_delete", files,
                                      f"{files[f'{old}.x'].only_here_count} file(s) deleted only by {old}, "

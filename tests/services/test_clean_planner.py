@@ -660,3 +660,7 @@ def test_decisions_read_alike_from_objects_and_columns() -> None:
     kept.append(first)
     assert list(kept) == [expected[1], expected[3]]
     assert Decisions() == [] and not Decisions()
+    assert decisions.paths() == [d.path for d in expected]
+    import pickle  # the dashboard caches plans: the columns travel with them
+
+    assert pickle.loads(pickle.dumps(decisions)) == expected

@@ -246,6 +246,7 @@ def _clean_answers(path: Path, monkeypatch: pytest.MonkeyPatch, columns: bool) -
     for conf in CLEAN_CONFS:
         plan = plan_clean(table, conf, now=now, view=view)
         out.append((plan.files_if_forced, plan.kept, plan.partitions_if_forced, plan.to_dict()))
+        assert plan.paths_to_delete() == [d.path for d in plan.files_to_delete]
         # Kept files of some reasons only (the doctor's plan): the same plan, the other kept files left out.
         reasons = frozenset({SAVEPOINTED, LATEST_SLICE})
         some = plan_clean(table, conf, now=now, view=view, kept_reasons=reasons)
