@@ -94,6 +94,20 @@ def _check_table(base: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         assert [2 * k for k in some_covered] == [k for k in covered if k % 2 == 0]
         expected_rows = [r for r in whole.to_pylist() if r["body"] % 2 == 0]
         assert [{**r, "body": 2 * r["body"]} for r in some.to_pylist()] == expected_rows
+        # An index saved in several chunks (a run extends it): the written files are grouped alike, chunk by chunk.
+        import numpy as np
+
+        from hudi_core.table.data_files import _indexed_rows
+
+        at = np.arange(len(files), dtype=np.int64)
+        chunked = pa.Table.from_batches(whole.to_batches(max_chunksize=max(1, whole.num_rows // 3)))
+        assert chunked.column("path").num_chunks > 1 or whole.num_rows < 2
+
+        def resolved(stats: Any) -> list[dict[str, Any]]:
+            table = WrittenFiles._resolve(pa.Table.from_batches(_indexed_rows(stats, at)))
+            return sorted(table.to_pylist(), key=lambda r: r["path"])
+
+        assert resolved(chunked) == resolved(whole.combine_chunks()) and resolved(whole)
     by_columns = WrittenFiles(again.timeline)
     assert list(by_columns.rows()) == list(written.rows())
     assert by_columns.times == written.times
