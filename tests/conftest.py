@@ -60,6 +60,10 @@ def pytest_configure(config: pytest.Config) -> None:
         folder = tempfile.mkdtemp(prefix="hti-active-index-")
         os.environ["HUDI_INSPECTOR_ACTIVE_INDEX"] = folder
         config._hti_active_index = folder  # type: ignore[attr-defined]
+    if "HUDI_INSPECTOR_LISTING_INDEX" not in os.environ:  # the files-partition listing index likewise
+        folder = tempfile.mkdtemp(prefix="hti-listing-index-")
+        os.environ["HUDI_INSPECTOR_LISTING_INDEX"] = folder
+        config._hti_listing_index = folder  # type: ignore[attr-defined]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -67,7 +71,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     import shutil
 
     for attr, env in (("_hti_archive_index", "HUDI_INSPECTOR_ARCHIVE_INDEX"),
-                      ("_hti_active_index", "HUDI_INSPECTOR_ACTIVE_INDEX")):
+                      ("_hti_active_index", "HUDI_INSPECTOR_ACTIVE_INDEX"),
+                      ("_hti_listing_index", "HUDI_INSPECTOR_LISTING_INDEX")):
         folder = getattr(config, attr, None)
         if folder:
             shutil.rmtree(folder, ignore_errors=True)

@@ -48,3 +48,20 @@ def active_index_wanted(files: int) -> bool:
     except ValueError:
         least = ACTIVE_MIN_FILES
     return switch_enabled(ACTIVE_SWITCH_ENV) and files >= least
+
+
+#: The files-partition listing index (:mod:`hudi_core.table.listing.metadata_index`): ``0`` turns it off, a path
+#: moves it.
+LISTING_SWITCH_ENV = "HUDI_INSPECTOR_LISTING_INDEX"
+#: Listings of fewer files than this are not kept (reading their files partition costs less than the index's
+#: file); ``HUDI_INSPECTOR_LISTING_INDEX_MIN_FILES`` sets another number (the tests use 0).
+LISTING_MIN_FILES_ENV = "HUDI_INSPECTOR_LISTING_INDEX_MIN_FILES"
+LISTING_MIN_FILES = 20_000
+
+
+def listing_index_min_files() -> int:
+    """The fewest files a listing has for the listing index to keep it."""
+    try:
+        return int(os.environ.get(LISTING_MIN_FILES_ENV, LISTING_MIN_FILES))
+    except ValueError:
+        return LISTING_MIN_FILES

@@ -64,6 +64,7 @@ from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
 from hudi_core.table.file_group import FileSlice
 from hudi_core.table.listing import ListedFile, ListedFiles, Listing, ListingKind
+from hudi_core.table.listing.metadata_index import ListingIndex, spans_to_json, tombstones_of
 
 pa: Any = LazyModule("pyarrow")
 
@@ -162,6 +163,17 @@ class ColumnarRecord:
         return FilesRecord(key, self.record_type, entries)
 
 
+@dataclass(frozen=True)
+class RecordSpan:
+    """Where a record's live files are in the table of every record, with its type and its tombstones."""
+
+    key: str
+    start: int
+    length: int
+    record_type: int
+    tombstones: dict[str, FileEntry]
+
+
 class RecordColumns(Mapping[str, FilesRecord]):
     """The merged records of the files partition by key, each record's live files kept as Arrow columns (name,
     size; sorted by name) and its few tombstones as entries: read whole, a million file entries are no million
@@ -170,21 +182,44 @@ class RecordColumns(Mapping[str, FilesRecord]):
     def __init__(self, merged: dict[str, ColumnarRecord]) -> None:
         # One table for every record (a table a record cost 0.2 s for the 556 records of 100k files); each record
         # kept as slices of it, its own arrays let go as they join it.
-        names, sizes, spans, start = [], [], {}, 0
+        names, sizes, spans, start = [], [], [], 0
         for key in list(merged):
             record = merged.pop(key)
             names.append(record.names)
             sizes.append(record.sizes)
-            spans[key] = (start, len(record.names), record.record_type, record.tombstones)
+            spans.append(RecordSpan(key, start, len(record.names), record.record_type, record.tombstones))
             start += len(record.names)
         table = pa.table({"name": pa.concat_arrays(names) if names else pa.array([], pa.string()),
-                          "size": pa.concat_arrays(sizes) if sizes else pa.array([], pa.int64()),
-                          "mtime_ms": pa.nulls(start, pa.int64())})
+                          "size": pa.concat_arrays(sizes) if sizes else pa.array([], pa.int64())})
         del names, sizes
-        self._live = {key: ListedFiles(table.slice(at, length)) for key, (at, length, _, _) in spans.items()}
+        self._take(table, spans)
+
+    @classmethod
+    def of_table(cls, table: pa.Table, spans: Sequence[RecordSpan]) -> RecordColumns:
+        """The records of :meth:`columns` again (a table of ``name`` and ``size`` and each record's span)."""
+        out = cls.__new__(cls)
+        out._take(table, spans)
+        return out
+
+    def _take(self, table: pa.Table, spans: Sequence[RecordSpan]) -> None:
+        table = table.combine_chunks() if table.column("name").num_chunks != 1 else table
+        self._table = table
+        self._spans = list(spans)
+        live = pa.table({"name": table.column("name"), "size": table.column("size"),
+                         "mtime_ms": pa.nulls(table.num_rows, pa.int64())})
+        self._live = {s.key: ListedFiles(live.slice(s.start, s.length)) for s in spans}
         name, size = table.column("name").chunk(0), table.column("size").chunk(0)
-        self._records = {key: ColumnarRecord(kind, name.slice(at, length), size.slice(at, length), dead)
-                         for key, (at, length, kind, dead) in spans.items()}
+        self._records = {s.key: ColumnarRecord(s.record_type, name.slice(s.start, s.length),
+                                               size.slice(s.start, s.length), s.tombstones) for s in spans}
+
+    def columns(self) -> tuple[pa.Table, list[RecordSpan]]:
+        """Every record's live files as one table (``name``, ``size``) and where each record's rows are."""
+        return self._table, list(self._spans)
+
+    def live_names(self, key: str) -> list[str] | None:
+        """The live entries' names of the record of `key` (None when there is no record)."""
+        found = self._records.get(key)
+        return found.live_names() if found is not None else None
 
     def live(self, key: str) -> ListedFiles:
         """The live entries of the record of `key` (none when there is no record)."""
@@ -322,11 +357,41 @@ class MetadataTableListing:
         latest = self.mdt_timeline.completed().last()
         valid = valid_instant_times(self.data_timeline, self.mdt_timeline, self.data_version)
         out = FilesPartitionRead(self.mdt_storage.uri, None, [], latest.requested_time if latest else None, valid)
-        file_slice = self._files_slice(out)
-        if file_slice is None:
+        found = self._files_slice(out)
+        if found is None:
             return out
+        file_slice, listed = found
         out.base_file = file_slice.base_file.name if file_slice.base_file else None
         out.log_files = [lf.name for lf in file_slice.log_files]
+        index = self._index(file_slice, listed, out) if keys is None else None
+        kept = index.load(out.findings) if index is not None else None
+        if kept is not None:
+            table, spans, blocks = kept
+            out.records = RecordColumns.of_table(table, [RecordSpan(k, at, n, kind, tombstones_of(dead))
+                                                         for k, at, n, kind, dead in spans])
+            out.blocks = [BlockUse(f, at, kind, t, BlockDecision(d), n) for f, at, kind, t, d, n in blocks]
+        else:
+            findings_before = len(out.findings)
+            out.records = self._merged(file_slice, keys, out)
+            if index is not None and len(out.findings) == findings_before and not out.incomplete:
+                table, spans = out.records.columns()
+                written = index.save(table, spans_to_json(spans), [
+                    [b.log_file, b.offset, b.block_type, b.instant_time, b.decision.value, b.records]
+                    for b in out.blocks])
+                if written is not None:  # the file's pages from now on, not the decoded copy
+                    out.records = RecordColumns.of_table(written, spans)
+        names = out.records.live_names(ALL_PARTITIONS_KEY)
+        # `getAllPartitionPaths`: a lone "." is the non-partitioned table's one partition.
+        out.partitions = [""] if names == [NON_PARTITIONED_NAME] else sorted(partition_of_key(n)
+                                                                             for n in names or [])
+        if names is None:
+            self._finding(out, Severity.WARNING, "metadata_partition_list_missing", FILES_PARTITION,
+                          f"the files partition has no {ALL_PARTITIONS_KEY} record: Hudi lists no partition")
+        return out
+
+    def _merged(self, file_slice: FileSlice, keys: frozenset[str] | None,
+                out: FilesPartitionRead) -> RecordColumns:
+        """The slice's records: the log records merged among themselves, then onto the base file's."""
         log_records = self._merge_logs(file_slice, keys, out)
         base_records = self._base_records(file_slice, keys, out)
         merged: dict[str, ColumnarRecord] = {}
@@ -344,23 +409,36 @@ class MetadataTableListing:
                 continue
             if not record.deleted:
                 merged[key] = ColumnarRecord.of(record)
-        listing = merged.get(ALL_PARTITIONS_KEY)
-        out.records = RecordColumns(merged)
-        names = listing.live_names() if listing else []
-        # `getAllPartitionPaths`: a lone "." is the non-partitioned table's one partition.
-        out.partitions = [""] if names == [NON_PARTITIONED_NAME] else sorted(partition_of_key(n) for n in names)
-        if listing is None:
-            self._finding(out, Severity.WARNING, "metadata_partition_list_missing", FILES_PARTITION,
-                          f"the files partition has no {ALL_PARTITIONS_KEY} record: Hudi lists no partition")
-        return out
+        return RecordColumns(merged)
+
+    def _index(self, file_slice: FileSlice, listed: dict[str, ListedFile],
+               out: FilesPartitionRead) -> ListingIndex | None:
+        """The listing index's entry for a whole read of `file_slice` (see :mod:`.metadata_index` for the key)."""
+        files = [f for f in (file_slice.base_file, *file_slice.log_files) if f is not None]
+        described = []
+        for f in files:
+            entry = listed.get(f.name)
+            if entry is None:
+                return None
+            described.append((f.path, entry.size, entry.mtime_ms))
+        pre_v8 = self.mdt_properties.version < 8
+        first = self.mdt_timeline.first()
+        depends_on = {
+            "latest": out.latest_instant, "valid": sorted(out.valid_instants),
+            "versions": [self.data_version, self.mdt_properties.version],
+            "mdt_completed": sorted(i.requested_time for i in self.mdt_timeline.completed()) if pre_v8 else None,
+            "mdt_first": first.requested_time if pre_v8 and first is not None else None,
+        }
+        return ListingIndex.of(self.mdt_storage, FILES_PARTITION, described, depends_on)
 
     def _finding(self, out: FilesPartitionRead, severity: Severity, code: str, path: str, message: str,
                  incomplete: bool = False) -> None:
         out.findings.append(Finding(severity, code, self.mdt_storage.uri_of(path), message))
         out.incomplete = out.incomplete or incomplete
 
-    def _files_slice(self, out: FilesPartitionRead) -> FileSlice | None:
-        """`getPartitionLatestMergedFileSlices(files)`: the metadata table's view of its own `files` folder."""
+    def _files_slice(self, out: FilesPartitionRead) -> tuple[FileSlice, dict[str, ListedFile]] | None:
+        """`getPartitionLatestMergedFileSlices(files)`: the metadata table's view of its own `files` folder, and
+        the folder's files by name."""
         from hudi_core.table.fsview import FileSystemView  # the view is built from a listing: a sibling module
 
         try:
@@ -399,10 +477,11 @@ class MetadataTableListing:
             self._finding(out, Severity.WARNING, "metadata_files_many_groups", FILES_PARTITION,
                           f"the files partition has {len(slices)} file groups ({ids}); Hudi writes one: all are read")
         self._missing_logs(out, files, min(s.base_instant for s in slices))
+        by_name = {f.name: f for f in files}
         if len(slices) == 1:
-            return slices[0]
+            return slices[0], by_name
         return FileSlice(FILES_PARTITION, slices[0].file_id, slices[0].base_instant, slices[0].base_file,
-                         tuple(lf for s in slices for lf in s.log_files))
+                         tuple(lf for s in slices for lf in s.log_files)), by_name
 
     def _missing_logs(self, out: FilesPartitionRead, files: builtins.list[ListedFile], base_instant: str) -> None:
         """Log files of the files partition that a completed delta commit after the slice's base instant wrote (its
