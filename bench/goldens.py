@@ -132,6 +132,7 @@ def table_paths(folder: Path) -> list[Path]:
 def capture(tables: Path, out: Path) -> None:
     os.environ["HUDI_INSPECTOR_ARCHIVE_INDEX"] = tempfile.mkdtemp(prefix="golden-archive-index-")
     os.environ["HUDI_INSPECTOR_ACTIVE_INDEX"] = tempfile.mkdtemp(prefix="golden-active-index-")
+    os.environ["HUDI_INSPECTOR_LISTING_INDEX"] = tempfile.mkdtemp(prefix="golden-listing-index-")
     out.mkdir(parents=True, exist_ok=False)
     digests: dict[str, dict[str, object]] = {}
     for table in table_paths(tables):
