@@ -97,16 +97,17 @@ def index_dir() -> Path:
 
 def _stats_of_rows(column: pa.ListArray, rows: list[tuple[int, int]], names: list[str]) -> pa.Table:
     """`body`, `seq` and the `names` fields of the write stats of `rows` ((position in the caller's files, row of
-    `column`)) of one `write_stats` chunk: a zero-copy slice when the rows are consecutive (the usual case)."""
+    `column`)) of one `write_stats` chunk: a zero-copy slice when their stats are consecutive (the usual case)."""
     offsets = column.offsets.to_numpy()
     values = column.values
     starts = np.asarray([int(offsets[r]) for _, r in rows], dtype=np.int64)
     lens = np.asarray([int(offsets[r + 1] - offsets[r]) for _, r in rows], dtype=np.int64)
     total = int(lens.sum())
     before = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
-    index_rows = [r for _, r in rows]
-    consecutive = index_rows == list(range(index_rows[0], index_rows[0] + len(index_rows)))
-    taken = None if consecutive else pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64))
+    # The stats of the rows asked for, one after the other in the column's values (rows between them without stats,
+    # a body's requested and inflight files, hold none): a zero-copy slice.
+    contiguous = bool(np.all(starts[1:] == starts[:-1] + lens[:-1]))
+    taken = None if contiguous else pa.array(np.repeat(starts - before, lens) + np.arange(total, dtype=np.int64))
     if values.null_count:  # never written so (a stat is a struct, not null); `flatten` applies struct nulls
         chosen = values.slice(int(starts[0]), total) if taken is None else values.take(taken)
         flat = chosen.flatten()
