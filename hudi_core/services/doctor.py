@@ -287,6 +287,12 @@ class DoctorContext:
         return WrittenFiles(self.timeline)
 
     @cached_property
+    def file_match(self) -> tuple[Any, Any]:
+        """(mask over :attr:`written`'s paths of those storage does not list, mask over :attr:`listed`'s table of the
+        files a completed instant names): the written and the listed files joined once, for both directions."""
+        return self.listed.match(self.written.table.column("path"))
+
+    @cached_property
     def deleted_names(self) -> set[str]:
         """Base names of files that completed cleans, rollbacks and restores deleted (active timeline)."""
         out: set[str] = set()
@@ -690,8 +696,7 @@ def _files_missing(ctx: DoctorContext) -> Iterable[Result]:
         return
     written, deleted = ctx.written, ctx.deleted_names
     # One join of the named paths with the listed ones; objects for the few that storage lacks only.
-    gone = [row for row in written.rows(ctx.listed.missing(written.table.column("path")))
-            if row[0].rpartition("/")[2] not in deleted]
+    gone = [row for row in written.rows(ctx.file_match[0]) if row[0].rpartition("/")[2] not in deleted]
     if not gone:
         return
     latest = written.latest_base_times({fid for _, _, _, fid in gone})
@@ -727,7 +732,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     v6_logs = ctx.table.properties.version < 8
     listed = ctx.listed.table
     # One join of the listed paths with the named ones; the few unnamed ones sorted, not every file.
-    unnamed = listed.filter(pc.invert(pc.is_in(listed.column("path"), value_set=ctx.written.table.column("path"))))
+    unnamed = listed.filter(pc.invert(ctx.file_match[1]))
     # The files written before the active timeline starts (on an old table most of them) left out as columns: the
     # rest are judged one by one. A name the columns do not parse is judged one by one too.
     parsed = data_file_name_columns(
@@ -1149,7 +1154,8 @@ VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
 #: What a check computes once and no later check reads, by the last check that reads it: a run with its own
 #: context lets it go there (on a big table the clean plan holds a million decisions while the file checks after
 #: it hold two listings and the written files).
-RELEASED_AFTER: dict[str, tuple[str, ...]] = {"savepoint": ("clean_plan",), "duplicate_log_blocks": ("duplicates",)}
+RELEASED_AFTER: dict[str, tuple[str, ...]] = {"savepoint": ("clean_plan",), "duplicate_log_blocks": ("duplicates",),
+                                               "orphan_files": ("file_match", "written", "listed")}
 
 
 def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None = None,

@@ -137,6 +137,15 @@ class ListedDataFiles:
         """The entries of `paths` (Arrow strings) storage does not list, as a boolean mask."""
         return pc.invert(pc.is_in(paths, value_set=self.table.column("path")))
 
+    def match(self, paths: Any) -> tuple[Any, Any]:
+        """Both directions of one join with `paths` (Arrow strings): a mask of the entries of `paths` storage does
+        not list (as :meth:`missing`), and a mask over :attr:`table` of the listed files `paths` names. One hash
+        table of the listed paths serves both (a second join would hash a million paths again)."""
+        position = pc.index_in(paths, value_set=self.table.column("path"))
+        named = np.zeros(self.table.num_rows, dtype=bool)
+        named[position.drop_null().to_numpy()] = True
+        return pc.is_null(position), pa.array(named)
+
 
 class WrittenFiles:
     """Every file the commit metadata of a completed instant of the active timeline names: the write stats'
