@@ -1,7 +1,7 @@
 """The Overview's view, the story first: the table's verdict, the timeline chart with its markers, the markers
-table; then, in tabs, phase timings, counts, instants, configuration and facts, and what decoding the timeline
-found. Drawn from a :class:`~hudi_core.dashboard.sources.TableSource` (the table as opened, or the current
-state of a followed table: the Overview page runs it inside "Follow live"'s fragment then)."""
+table; then, in tabs, phase timings, durations over time, counts, instants, configuration and facts, and what
+decoding the timeline found. Drawn from a :class:`~hudi_core.dashboard.sources.TableSource` (the table as opened,
+or the current state of a followed table: the Overview page runs it inside "Follow live"'s fragment then)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,12 @@ from hudi_core.services.config import DEFAULT_HUDI_RELEASE
 if TYPE_CHECKING:
     import plotly.graph_objects as go
 
+    from hudi_core.services.phase_summary import PhaseSummary
+
 
 #: The tabs below the markers, in order: their names in the URL (``?tab=``) and labels (the Instants and decode
 #: findings labels carry their counts).
-TABS = {"phases": "Phase timings", "counts": "Counts", "instants": "Instants",
+TABS = {"phases": "Phase timings", "durations": "Durations", "counts": "Counts", "instants": "Instants",
         "configuration": "Configuration and facts", "findings": "Timeline decode findings"}
 #: The widget key of the tabs; the open tab's name is kept (and put in the URL) as ``tab``.
 TABS_KEY = "overview_tabs"
@@ -92,23 +94,26 @@ def _rest(src: TableSource, facts: dict[str, Any], findings: list[Finding], coun
     else:
         tabs = st.tabs(labels)
         is_open = [True] * len(tabs)
-    timings, counting, listed, configuration, decoded = tabs
+    timings, durations, counting, listed, configuration, decoded = tabs
     if is_open[0]:
         with timings:
             _phases(src)
     if is_open[1]:
+        with durations:
+            _durations(src)
+    if is_open[2]:
         with counting:
             _counts(counts, src.counts_figure())
-    if is_open[2]:
+    if is_open[3]:
         with listed:
             newest = _instants(shown)
             _instant_picker(shown, newest, src.instant_times(timeline_filter()))
-    if is_open[3]:
+    if is_open[4]:
         with configuration:
             with st.expander(f"Table facts ({len(facts)})"):
                 st.json(facts, expanded=False)
             _configuration(src)
-    if is_open[4]:
+    if is_open[5]:
         with decoded:
             _findings(findings)
 
@@ -298,30 +303,43 @@ def _findings(findings: list[Finding]) -> None:
                    "timeline only; the table's health is the verdict above.")
 
 
-def _phases(src: TableSource) -> None:
-    """Phase timings."""
-    st.subheader("Phase timings")
-    summary = None
+def _phase_summary(src: TableSource) -> PhaseSummary | None:
     with render.guard():
-        summary = src.phase_summary()
+        return src.phase_summary()
+    return None
+
+
+def _phases(src: TableSource) -> None:
+    """Phase timings: instants per state, each action's durations, the slowest instants."""
+    st.subheader("Phase timings")
+    summary = _phase_summary(src)
     if summary is not None and summary.total:
         render.facts(phases.state_facts(summary))
         if summary.by_action:
             st.caption("Duration (requested → completion) of each action's completed instants: median, 95th "
                        "percentile, maximum, how many have one, and the metadata table's delta commit (mdt) where "
-                       "there is one.")
+                       "there is one. Their trend over time is in the Durations tab.")
             render.facts(phases.action_facts(summary))
-        st.plotly_chart(src.duration_figure(), key="duration_chart", width="stretch",
-                        config={"displaylogo": False})
-        st.caption("Durations over time, one series per action (bucketed medians and 95th percentiles when an action "
-                   "has many instants): a slow-down shows as a trend. Inflight times are the inflight files' "
-                   "modification times (layout-1 archives keep them; layout-2 archives do not).")
         slowest = phases.slowest_frame(summary)
         if not slowest.empty:
             with st.expander(f"The {len(slowest)} slowest instants", expanded=False):
                 render.table(slowest, "slowest_instants", "slowest")
             with st.expander("Durations per action", expanded=False):
                 render.table(phases.durations_frame(summary), "durations_per_action", "durations")
+    else:
+        st.caption("No instants.")
+
+
+def _durations(src: TableSource) -> None:
+    """Durations over time, a chart of their own tab: drawn when asked for, not with every reload of the page."""
+    st.subheader("Durations over time")
+    summary = _phase_summary(src)
+    if summary is not None and summary.total:
+        st.plotly_chart(src.duration_figure(), key="duration_chart", width="stretch",
+                        config={"displaylogo": False})
+        st.caption("One series per action (bucketed medians and 95th percentiles when an action has many instants): "
+                   "a slow-down shows as a trend. Inflight times are the inflight files' modification times "
+                   "(layout-1 archives keep them; layout-2 archives do not).")
     else:
         st.caption("No instants.")
 

@@ -194,17 +194,17 @@ def test_overview_draws_only_the_open_tab_and_keeps_it_through_a_filter(
     relabels the Instants tab and filters its rows while that tab stays open."""
     table = table_path("v6_simplekeygen_nonhivestyle_overwritetable")
     at = open_page(OVERVIEW, table)
-    assert [t.label for t in at.tabs] == ["Phase timings", "Counts", "Instants (3)", "Configuration and facts",
-                                          "Timeline decode findings (0)"]
+    assert [t.label for t in at.tabs] == ["Phase timings", "Durations", "Counts", "Instants (3)",
+                                          "Configuration and facts", "Timeline decode findings (0)"]
     assert not any(list(d.value.columns)[:2] == ["action", "COMPLETED"] for d in at.dataframe)  # Counts: closed
     assert "tab" not in at.query_params  # the first tab is the default
     at = open_page(OVERVIEW, table, tab="instants")
     assert at.query_params["tab"] == "instants"
     assert not any(s["layout"].get("yaxis", {}).get("title", {}).get("text") == "duration (s)"
-                   for s in chart_specs(at))  # Phase timings: closed
+                   for s in chart_specs(at))  # Durations: closed
     next(m for m in at.multiselect if m.label == "Actions").set_value(["replacecommit"]).run()
     assert_clean(at)
-    assert [t.label for t in at.tabs][2] == "Instants (1)"
+    assert [t.label for t in at.tabs][3] == "Instants (1)"
     instants = next(d.value for d in at.dataframe if "requested_time" in d.value.columns and "action" in d.value)
     assert instants["action"].tolist() == ["replacecommit"]
     assert at.query_params["tab"] == "instants" and at.query_params["actions"] == "replacecommit"
@@ -228,6 +228,11 @@ def test_overview_phase_cards_and_table_configuration(ui_env: dict[str, Path]) -
     assert m["commit"] == "median 600 ms" and m["clean"] == "median 900 ms"
     sub = " ".join(str(md.value) for md in at.markdown)
     assert "p95 840 ms" in sub and "mdt 500 ms" in sub
+    assert not any(s["layout"].get("yaxis", {}).get("title", {}).get("text") == "duration (s)"
+                   for s in chart_specs(at))  # the duration chart has a tab of its own
+    names = {t.get("name") for t in timeline_spec(at)["data"]}
+    assert {"commit: requested → inflight", "commit: inflight → completed", "requested → inflight"} <= names
+    at = open_page(OVERVIEW, r.uri, tab="durations")
     durations = next(s for s in chart_specs(at) if s["layout"].get("yaxis", {}).get("title", {}).get("text")
                      == "duration (s)")
     assert {t["name"] for t in durations["data"]} == {"commit", "clean", "clustering"}

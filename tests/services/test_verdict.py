@@ -304,8 +304,8 @@ def test_overview_and_health_open_with_the_verdict(drifted: Path, exposed: Build
     assert not at.exception
     assert _errors(at)[0].endswith(f"— `{gone}`; 3 warnings")
     assert "No findings" not in " ".join(e.value for e in at.success)
-    assert [t.label for t in at.tabs] == ["Phase timings", "Counts", "Instants (330)", "Configuration and facts",
-                                          "Timeline decode findings (4)"]
+    assert [t.label for t in at.tabs] == ["Phase timings", "Durations", "Counts", "Instants (330)",
+                                          "Configuration and facts", "Timeline decode findings (4)"]
     at = _overview(exposed.uri, roots, monkeypatch)
     assert at.title[0].value == "Health"
     fg2 = exposed.file_id("fg2")
