@@ -161,3 +161,27 @@ def test_fixture_metadata_table_kept_read_equals_decoding(trips_v8_zip: Path, tm
     assert decoded["base"] == "files-0000-0_23-1133-3302_20251220210130942.hfile"
     _decoding_forbidden(monkeypatch)
     assert _facts(_read(root)) == decoded
+
+
+def test_index_of_impossible_content_is_rebuilt(tmp_path: Path, index_folder: Path) -> None:
+    """An index file whose checksum matches but whose records lie outside its table, or whose block decision no
+    reader makes (another program's file, a writer's bug), is not served: rebuilt with a finding."""
+    import json
+
+    from hudi_core.formats.timeline.index_files import read_checked, write_checked
+
+    root = tmp_path / "t"
+    generate_table(root, SMALL, table_type="MERGE_ON_READ", table_version=9)
+    first = _facts(_read(root))
+    stored = next(index_folder.glob("*.arrow"))
+    for field, spoil in (("spans", lambda rows: [[k, at + 10**9, n, kind, dead] for k, at, n, kind, dead in rows]),
+                         ("blocks", lambda rows: [[*row[:4], "invented", row[5]] for row in rows])):
+        table = read_checked(stored)
+        meta = dict(table.schema.metadata)
+        meta[field.encode()] = json.dumps(spoil(json.loads(meta[field.encode()]))).encode()
+        write_checked(index_folder, stored, table.replace_schema_metadata(meta))
+        read = _read(root)
+        assert [f.code for f in read.findings] == ["listing_index_rebuilt"], field
+        assert {k: v for k, v in _facts(read).items() if k != "findings"} == \
+            {k: v for k, v in first.items() if k != "findings"}
+        assert _facts(_read(root)) == first

@@ -364,7 +364,7 @@ class MetadataTableListing:
         out.base_file = file_slice.base_file.name if file_slice.base_file else None
         out.log_files = [lf.name for lf in file_slice.log_files]
         index = self._index(file_slice, listed, out) if keys is None else None
-        kept = index.load(out.findings) if index is not None else None
+        kept = index.load(out.findings, frozenset(d.value for d in BlockDecision)) if index is not None else None
         if kept is not None:
             table, spans, blocks = kept
             out.records = RecordColumns.of_table(table, [RecordSpan(k, at, n, kind, tombstones_of(dead))

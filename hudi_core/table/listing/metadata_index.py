@@ -101,9 +101,10 @@ class ListingIndex:
         stem = hashlib.sha256(location.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return cls(index_dir() / f"{stem}.v{INDEX_FORMAT}.arrow", location, digest, settled)
 
-    def load(self, findings: list[Finding]) -> tuple[pa.Table, list[Any], list[Any]] | None:
-        """The kept read for this key: the table of live files, the records' spans and the blocks (JSON rows);
-        None when none is kept for it. A file that cannot be read back is removed, with a finding."""
+    def load(self, findings: list[Finding], decisions: frozenset[str]) -> tuple[pa.Table, list[Any], list[Any]] | None:
+        """The kept read for this key: the table of live files, the records' spans and the blocks (rows of plain
+        values; `decisions`: the block decisions there are); None when none is kept for it. A file that cannot be
+        read back, or holds what no read keeps, is removed, with a finding."""
         if not self.path.is_file():
             return None
         try:
@@ -116,9 +117,16 @@ class ListingIndex:
                 raise ValueError("it was written for another index format or metadata table")
             if meta.get(b"key") != self.key.encode():
                 return None  # the table changed since: read again, and replaced when saved
-            spans = json.loads(meta[b"spans"])
-            blocks = json.loads(meta[b"blocks"])
-        except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+            spans = [(str(key), int(start), int(length), int(kind), [(str(n), int(size), bool(dead))
+                                                                     for n, size, dead in tombstones])
+                     for key, start, length, kind, tombstones in json.loads(meta[b"spans"])]
+            if any(start < 0 or length < 0 or start + length > table.num_rows for _, start, length, _, _ in spans):
+                raise ValueError("a record's rows lie outside its table")
+            blocks = [(str(log), int(offset), str(kind), None if instant is None else str(instant), str(decision),
+                       int(records)) for log, offset, kind, instant, decision, records in json.loads(meta[b"blocks"])]
+            if any(block[4] not in decisions for block in blocks):
+                raise ValueError("a block has a decision the reader does not make")
+        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
             findings.append(Finding(
                 Severity.INFO, "listing_index_rebuilt", str(self.path),
                 f"the cached read of this metadata table's files partition ({self.path}) could not be read "
