@@ -1151,9 +1151,15 @@ VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
                                         if c not in (*SLOW_CHECKS, "metadata_listing", "engine_findings"))
 
 
-#: What a check computes once and no later check reads, by the last check that reads it: a run with its own
-#: context lets it go there (on a big table the clean plan holds a million decisions while the file checks after
-#: it hold two listings and the written files).
+#: Checks run before the others (the report keeps catalogue order). The comparison of every file commits named with
+#: storage holds both file tables and their join; run before the file-system view, the clean plan and the duplicate
+#: analysis exist, and let go after it (:data:`RELEASED_AFTER`), its peak does not add to theirs (on L 1.4 GiB
+#: instead of 1.8 at peak).
+RUN_FIRST: frozenset[str] = frozenset({"files_missing", "orphan_files"})
+
+#: What a check computes once and no later check reads, by the last check (in the order they run) that reads it: a
+#: run with its own context lets it go there (on a big table the clean plan holds a million decisions, the file
+#: checks both file tables and their join).
 RELEASED_AFTER: dict[str, tuple[str, ...]] = {"savepoint": ("clean_plan",), "duplicate_log_blocks": ("duplicates",),
                                                "orphan_files": ("file_match", "written", "listed")}
 
@@ -1176,26 +1182,35 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
         # Every check: nearly all read commit bodies, so decode them in bulk first. A check meeting
         # them one by one keeps each parsed JSON body, 2.1 GB of dicts on L against 1.2 GB peak in bulk.
         ctx.timeline.decode_all(table.executor)
+    results_of: dict[str, list[Result]] = {}
+    failed: set[str] = set()
+    for check in sorted(CHECKS, key=lambda c: c.id not in RUN_FIRST):  # stable: catalogue order otherwise
+        if wanted is not None and check.id not in wanted:
+            continue
+        try:
+            results_of[check.id] = list(check.run(ctx))
+        except HudiInspectError as exc:
+            # One check that cannot read its input must not hide the others: it reports that instead.
+            results_of[check.id] = [(Severity.ERROR, f"check could not run: {exc}",
+                                     Evidence(detail=type(exc).__name__))]
+            failed.add(check.id)
+        if context is None:
+            for name in RELEASED_AFTER.get(check.id, ()):
+                ctx.__dict__.pop(name, None)  # the cached property's value
     findings: list[HealthFinding] = []
     ran: list[str] = []
     incomplete: list[str] = []
-    for check in CHECKS:
-        if wanted is not None and check.id not in wanted:
+    for check in CHECKS:  # the report in catalogue order, whatever order the checks ran in
+        results = results_of.get(check.id)
+        if results is None:
             continue
         ran.append(check.id)
-        try:
-            results = list(check.run(ctx))
-        except HudiInspectError as exc:
-            # One check that cannot read its input must not hide the others: it reports that instead.
-            results = [(Severity.ERROR, f"check could not run: {exc}", Evidence(detail=type(exc).__name__))]
+        if check.id in failed:
             incomplete.append(check.id)
         if any(title.startswith(NOT_CHECKED) for _, title, _ in results):
             incomplete.append(check.id)
         findings.extend(HealthFinding(check.id, sev, title, ev, check.why, check.what_to_do)
                         for sev, title, ev in results)
-        if context is None:
-            for name in RELEASED_AFTER.get(check.id, ()):
-                ctx.__dict__.pop(name, None)  # the cached property's value
     order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
     findings.sort(key=lambda f: order[f.severity])
     return DoctorReport(table.uri, ctx.now.strftime("%Y-%m-%dT%H:%M:%SZ"), options.savepoint_guard, ran, findings,

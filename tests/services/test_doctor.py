@@ -686,3 +686,27 @@ def test_a_run_lets_go_of_what_no_later_check_reads(tables: dict[str, BuildResul
         if name == "saved":  # both readers of the context's plan ran: the cleaner check and the savepoint check
             assert released.of("cleaner_not_running") and released.of("savepoint")
     assert planned >= 2 and analysed >= 1  # computed (and let go) on some of them
+
+
+def test_checks_run_first_report_in_catalogue_order(tables: dict[str, BuildResult], tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file checks run before the others (their peak apart from the view's and the plans'), yet the report is
+    the one a run in catalogue order gives: the same checks, findings and incomplete checks in the same order."""
+    from hudi_core.services import doctor as doctor_module
+
+    assert doctor_module.RUN_FIRST.issubset(CHECK_IDS)
+    r = tables["no_clean"]
+    drifted = copy(r.uri, tmp_path / "drifted")
+    (drifted / rel(r, "fg1", "t6")).unlink()  # a file of the latest slice gone: an error first in the report
+    stray = rel(r, "fg1", "t2").replace(r.time("t2"), "29990101000000000")
+    (drifted / stray).write_bytes(b"not a parquet file")  # a newer file no instant names: an orphan
+    conf = {"hoodie.cleaner.commits.retained": "2"}
+    for name, uri in {**{k: v.uri for k, v in tables.items()}, "drifted": drifted}.items():
+        first = doctor(uri, conf)
+        monkeypatch.setattr(doctor_module, "RUN_FIRST", frozenset())
+        in_order = doctor(uri, conf)
+        monkeypatch.undo()
+        assert first.to_dict() == in_order.to_dict(), name
+        assert first.checks == list(CHECK_IDS), name
+    found = {f.check for f in doctor(drifted, conf).findings}
+    assert {"files_missing", "orphan_files", "cleaner_not_running"} <= found
