@@ -42,3 +42,19 @@ def libc_function(name: str) -> Callable[..., int] | None:
     except (OSError, AttributeError):
         return None
     return function
+
+
+def as_array(values: Any) -> Any:
+    """`values` (an Arrow Array or ChunkedArray) as one Array: an Array or a lone chunk as it is, several chunks
+    concatenated. `ChunkedArray.combine_chunks` copies even a lone chunk: a million strings copied for nothing."""
+    if isinstance(values, pa.ChunkedArray):
+        return values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
+    return values
+
+
+def as_one_chunk(table: Any) -> Any:
+    """`table` with one chunk per column: as it is when every column has at most one, else combined
+    (`Table.combine_chunks` copies columns that have one chunk already)."""
+    if all(column.num_chunks <= 1 for column in table.columns):
+        return table
+    return table.combine_chunks()

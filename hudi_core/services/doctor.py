@@ -33,6 +33,7 @@ from hudi_core.formats.timeline.records import (
     RequestedReplaceMetadata,
 )
 from hudi_core.io.filenames import base_names, data_file_name_columns, parse_base_file_name, parse_log_file_name
+from hudi_core.io.memory import as_array
 from hudi_core.lazy import LazyModule
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
@@ -736,7 +737,7 @@ def _orphan_files(ctx: DoctorContext) -> Iterable[Result]:
     # The files written before the active timeline starts (on an old table most of them) left out as columns: the
     # rest are judged one by one. A name the columns do not parse is judged one by one too.
     parsed = data_file_name_columns(
-        base_names(unnamed.column("path").combine_chunks()),
+        base_names(as_array(unnamed.column("path"))),
         "." + ctx.table.properties.base_file_format.lower())
     unnamed = unnamed.filter(pc.invert(pc.fill_null(pc.less(parsed.instant, first.requested_time), False)))
     del parsed

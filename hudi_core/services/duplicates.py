@@ -52,6 +52,7 @@ from hudi_core.formats.timeline.instant import DELTA_COMMIT, Instant, State
 from hudi_core.io.backends import is_valid_name
 from hudi_core.io.filenames import base_names, parse_log_file_name
 from hudi_core.io.java import long_hashmap_order
+from hudi_core.io.memory import as_array
 
 if TYPE_CHECKING:
     from hudi_core.engines.executor import PoolStage, WorkerPool
@@ -557,8 +558,8 @@ def _several_attempts(keys: Any, attempts: Any, of: Any) -> Any:
     """Whether each key of `of` has more than one distinct attempt among the (`keys`, `attempts`) pairs: with
     dictionary codes, one kernel at a time (a grouped aggregation runs on Arrow's thread pool, and its buffers
     stayed in the process: +70 MB on L's 100k blocks)."""
-    key_codes = pc.dictionary_encode(keys).combine_chunks()
-    attempt_codes = pc.dictionary_encode(attempts).combine_chunks()
+    key_codes = as_array(pc.dictionary_encode(keys))
+    attempt_codes = as_array(pc.dictionary_encode(attempts))
     width = max(1, len(attempt_codes.dictionary))
     pairs = pc.unique(pc.add(pc.multiply(pc.cast(key_codes.indices, pa.int64()), width),
                              pc.cast(attempt_codes.indices, pa.int64())))

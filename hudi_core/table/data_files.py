@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from hudi_core.formats.timeline import instant as ia
 from hudi_core.formats.timeline.instant import State
 from hudi_core.io.filenames import base_names, data_file_mask, parse_log_file_name
-from hudi_core.io.memory import release_arrow_memory
+from hudi_core.io.memory import as_array, as_one_chunk, release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
 from hudi_core.table.file_group import data_file_path, data_file_paths
@@ -128,7 +128,7 @@ class ListedDataFiles:
         path = pa.chunked_array(paths, pa.string())
         table = pa.table({"path": path, "size": pa.chunked_array(sizes, pa.int64())})
         data = pa.array(data_file_mask(pa.chunked_array(names, pa.string())), pa.bool_())
-        table = table.filter(data).combine_chunks()
+        table = as_one_chunk(table.filter(data))
         del paths, path, names
         release_arrow_memory()
         return table
@@ -255,7 +255,7 @@ class WrittenFiles:
         last[:-1] = group[ranked][1:] != group[ranked][:-1]
         chosen = pa.array(ranked[last])  # one row a path, in dictionary order
         rows = rows.unify_dictionaries()
-        return pa.table({"path": paths, **{c: rows.column(c).take(chosen).combine_chunks()
+        return pa.table({"path": paths, **{c: as_array(rows.column(c).take(chosen))
                                            for c in ("time", "partition", "file_id")}})
 
     def __len__(self) -> int:

@@ -23,6 +23,7 @@ from hudi_core.formats.timeline.records import (
     RollbackPlan,
     SavepointMetadata,
 )
+from hudi_core.io.memory import as_array
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -284,7 +285,7 @@ def rollback_info_column(listing: pa.Table, rollbacks: Iterable[tuple[Instant, A
         for row, r in zip(rows, picked, strict=True):
             values[row] = own.get((r["requested_time"], r["action"]))
         out = pa.array(values, pa.string())
-    return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+    return as_array(out)
 
 
 def rollback_rows(listing: pa.Table, timeline: Any) -> list[tuple[Instant, Any]]:

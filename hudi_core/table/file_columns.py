@@ -19,7 +19,7 @@ from typing import Any
 
 from hudi_core.errors import Finding
 from hudi_core.io.filenames import data_file_name_columns
-from hudi_core.io.memory import release_arrow_memory
+from hudi_core.io.memory import as_array, release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.file_group import BaseFile, LogFile, classify_files
 from hudi_core.table.listing import ListedFile, ListedFiles
@@ -129,7 +129,7 @@ class PartitionFileColumns:
         # A chunk of names at a time: the match's intermediate strings stay a chunk's, not a million names'.
         chunks, flags = [], []
         for at in range(0, total, CLASSIFY_CHUNK):
-            parsed = data_file_name_columns(names.slice(at, CLASSIFY_CHUNK).combine_chunks(), ext)
+            parsed = data_file_name_columns(as_array(names.slice(at, CLASSIFY_CHUNK)), ext)
             taken = pc.or_(parsed.is_base, parsed.is_log)
             flags.append(taken.to_numpy(zero_copy_only=False))
             chunks.append(pa.table({
@@ -145,7 +145,7 @@ class PartitionFileColumns:
         rows = pa.concat_tables(chunks)
         del chunks
         # Kept dictionary-encoded: a million file ids and instants name ~100k and ~10k distinct values.
-        rows = pa.table({name: pc.dictionary_encode(rows.column(name).combine_chunks())
+        rows = pa.table({name: pc.dictionary_encode(as_array(rows.column(name)))
                          if name in ("file_id", "instant", "write_token") else rows.column(name)
                          for name in rows.column_names})
         release_arrow_memory()  # the chunks' pages, freed

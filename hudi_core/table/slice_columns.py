@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hudi_core.io.memory import release_arrow_memory
+from hudi_core.io.memory import as_array, release_arrow_memory
 from hudi_core.lazy import LazyModule
 from hudi_core.table.file_group import BaseFile, data_file_path
 
@@ -91,7 +91,7 @@ def string_ranks(values: list[str]) -> Any:
 def token_ranks(tokens: Any) -> Any:
     """Each row's write token as its rank in string order (no token ranks first, as Hudi's comparator puts an
     empty token), from a dictionary-encoded column: the `LogFileComparator`'s last key without a string a row."""
-    encoded = pc.dictionary_encode(tokens.combine_chunks() if hasattr(tokens, "combine_chunks") else tokens)
+    encoded = pc.dictionary_encode(as_array(tokens))
     rank = string_ranks(encoded.dictionary.to_pylist())
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     valid = ~np.isnan(indices) if indices.dtype.kind == "f" else np.ones(len(indices), dtype=bool)
@@ -129,11 +129,11 @@ def _file_slices(view: FileSystemView) -> FileSlices | None:
     partitions = files.partitions
     part_idx = np.repeat(np.arange(len(partitions), dtype=np.int64),
                          [end - start for start, end in (files.range_of(p) for p in partitions)])
-    fid_dict = pc.dictionary_encode(rows.column("file_id").combine_chunks())
+    fid_dict = pc.dictionary_encode(as_array(rows.column("file_id")))
     file_ids: list[str] = fid_dict.dictionary.to_pylist()
     group = part_idx * len(file_ids) + fid_dict.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     is_log = rows.column("is_log").to_numpy(zero_copy_only=False)
-    inst_dict = pc.dictionary_encode(rows.column("instant").combine_chunks())
+    inst_dict = pc.dictionary_encode(as_array(rows.column("instant")))
     instants: list[str] = inst_dict.dictionary.to_pylist()
     inst_code = inst_dict.indices.to_numpy(zero_copy_only=False).astype(np.int64)
 

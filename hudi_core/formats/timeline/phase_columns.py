@@ -22,6 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.io.memory import as_array
+
 #: The phase columns, in the order the listings give them.
 DURATION_COLUMNS = ("requested_to_inflight_ms", "inflight_to_completed_ms", "duration_ms")
 
@@ -29,7 +31,7 @@ _DAYS_BEFORE_MONTH = np.array([0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304,
 
 
 def _plain(values: pa.Array | pa.ChunkedArray) -> pa.Array:
-    arr = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    arr = as_array(values)
     if pa.types.is_dictionary(arr.type):
         arr = arr.cast(pa.string())
     if pa.types.is_large_string(arr.type) or pa.types.is_string_view(arr.type):
@@ -131,7 +133,7 @@ def joined_durations(requested: pa.Array | pa.ChunkedArray, other_requested: pa.
     """For each of `requested`, the duration of the other timeline's instant with the same requested time
     (the first one, where several share it); null when it has none."""
     keys = _plain(other_requested)
-    values = other_durations.combine_chunks() if isinstance(other_durations, pa.ChunkedArray) else other_durations
+    values = as_array(other_durations)
     if len(keys) == 0:
         return pa.nulls(len(requested), pa.int64())
     index = pc.index_in(_plain(requested), value_set=keys)

@@ -37,6 +37,7 @@ from hudi_core.formats.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeR
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody, decode_body
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, InstantFile, State
+from hudi_core.io.memory import as_array, as_one_chunk
 from hudi_core.io.properties import TableProperties
 from hudi_core.io.storage import FileInfo, ReadOnlyStorage, StorageSpec, inline_if_local
 
@@ -486,7 +487,7 @@ class _V1States:
     @classmethod
     def group(cls, good: pa.Table) -> _V1States:
         n = good.num_rows
-        actions = good["action"].combine_chunks().dictionary_encode()
+        actions = as_array(good["action"]).dictionary_encode()
         uniq = actions.dictionary.to_pylist()
         comparable = [ia.comparable_action(a, 2) for a in uniq]
         cmp_sorted = sorted(set(comparable))
@@ -495,7 +496,7 @@ class _V1States:
         values = pc.unique(good["state"])
         rank = pc.take(pa.array([int(State[x]) for x in values.to_pylist()], pa.int8()),
                        pc.index_in(good["state"], value_set=values))
-        path = good["archive_file"].combine_chunks()  # one dictionary for every archive file
+        path = as_array(good["archive_file"])  # one dictionary for every archive file
         table = pa.table({
             "rt": good["requested_time"], "cmp": cmp_code, "rank": rank, "ord": pa.array(np.arange(n), pa.int64()),
             "action": actions, "completion": good["completion_time"],
@@ -522,7 +523,7 @@ class _V1States:
         m = kept.num_rows
         if m == 0:
             return cls(kept, [0], _v1_listing_empty(), pa.array([], pa.list_(pa.string())), duplicates, cmp_names)
-        kept = kept.combine_chunks()
+        kept = as_one_chunk(kept)
         rt, cmp = kept["rt"].chunk(0), kept["cmp"].chunk(0)
         new_group = pc.or_(pc.not_equal(rt[1:], rt[:-1]), pc.not_equal(cmp[1:], cmp[:-1]))
         starts_arr = np.concatenate([[0], np.flatnonzero(new_group.to_numpy(zero_copy_only=False)) + 1, [m]])
@@ -620,8 +621,7 @@ def _v1_inflight_times(kept: pa.Table, starts: np.ndarray) -> pa.Array:
     index = np.full(g, -1, dtype=np.int64)
     index[group_of_row[rows]] = rows
     take = pa.array(index, pa.int64(), mask=index < 0)
-    completion = kept["completion"].combine_chunks() if isinstance(kept["completion"], pa.ChunkedArray) \
-        else kept["completion"]
+    completion = as_array(kept["completion"])
     return pc.take(completion, take)
 
 
@@ -629,7 +629,7 @@ def _v1_state_file_names(kept: pa.Table) -> pa.Array:
     """`instant_file_name` of every kept state row (layout 1: the requested time plus a suffix that
     depends only on action and state), computed per distinct (action, state) pair: the pair is a small
     integer of the action's dictionary index and the state's rank, no string per row but the name."""
-    actions = kept["action"].combine_chunks() if isinstance(kept["action"], pa.ChunkedArray) else kept["action"]
+    actions = as_array(kept["action"])
     if not pa.types.is_dictionary(actions.type):
         actions = actions.dictionary_encode()
     names = actions.dictionary.to_pylist()
@@ -640,7 +640,7 @@ def _v1_state_file_names(kept: pa.Table) -> pa.Array:
         suffixes[code] = ia.instant_file_name("", names[code // ranks], State(code % ranks), 1)
     suffix = pc.take(pa.array(suffixes, pa.string()), codes)
     joined = pc.binary_join_element_wise(kept["rt"], suffix, "")
-    return joined.combine_chunks() if isinstance(joined, pa.ChunkedArray) else joined
+    return as_array(joined)
 
 
 def _v1_listing_empty() -> pa.Table:
@@ -889,7 +889,7 @@ class UnifiedTimeline(BodyRecords, Timeline):
         rt, action = archived["requested_time"], archived["action"]
         name = pc.if_else(pc.is_null(ct), pc.binary_join_element_wise(rt, action, "."),
                           pc.binary_join_element_wise(pc.binary_join_element_wise(rt, ct, "_"), action, "."))
-        flat = name.combine_chunks() if isinstance(name, pa.ChunkedArray) else name
+        flat = as_array(name)
         return pa.ListArray.from_arrays(pa.array(range(n + 1), pa.int32()), flat)
 
     def archived_completed_locations(self) -> pa.Table:
