@@ -335,3 +335,36 @@ def test_missing_table_on_s3_is_a_readable_error_without_s3fs_needed(s3) -> None
     proc = _run(["info", f"s3://{BUCKET}/tables/no_such_table", *cli_storage_args(server.endpoint)])
     assert proc.returncode == 1
     assert proc.stderr.strip() == f"hudi-inspect: s3://{BUCKET}/tables/no_such_table does not exist"
+
+
+def test_listing_index_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The metadata table's files partition read on S3 is kept (keyed by the listing's sizes and times, no local
+    version key) and read back the same; the same listing as the local copy's."""
+    from hudi_core.table.listing import metadata_index
+    from hudi_core.table.listing.metadata import MetadataTableListing
+
+    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX", str(tmp_path / "index"))
+    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX_MIN_FILES", "0")
+    monkeypatch.setattr(metadata_index, "SETTLE_MS", 0)  # uploaded a moment ago: settled for the test
+    server, local = s3
+    url = f"s3://{BUCKET}/tables/v9_txns_simple_meta"
+
+    def facts(uri: str, options: dict | None = None) -> tuple:
+        source = open_table(uri, options).metadata_listing()
+        assert source is not None
+        read = source.read()
+        return (read.partitions, {p: [(f.name, f.size) for f in read.files_of(p)] for p in read.partitions},
+                read.blocks, read.findings)
+
+    first = facts(url, storage_options(server.endpoint))
+    assert first[0] and not first[3]
+    assert len(list((tmp_path / "index").glob("*.arrow"))) == 1
+
+    def refuse(*_: object) -> None:
+        raise AssertionError("decoded although kept")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(MetadataTableListing, "_merged", refuse)
+        assert facts(url, storage_options(server.endpoint)) == first
+    here = facts(str(local["v9_txns_simple_meta"]))
+    assert here[:2] == first[:2]
