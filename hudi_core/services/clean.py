@@ -36,7 +36,7 @@ from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.formats.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
-from hudi_core.io.memory import release_arrow_memory
+from hudi_core.io.memory import as_array, release_arrow_memory
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -1194,7 +1194,7 @@ class _CommitsOverColumns:
             at = np.flatnonzero(mask)
             if len(at):
                 target.add_columns(_DecisionColumns(
-                    partition, names.take(pa.array(positions[at])).combine_chunks(), fs.file_ids,
+                    partition, as_array(names.take(pa.array(positions[at]))), fs.file_ids,
                     (codes[at] // width) % len(fs.file_ids), fs.words, codes[at] % width, reasons, reason[at]))
         return True
 

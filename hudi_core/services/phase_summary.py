@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.phase_columns import instant_epoch_ms
+from hudi_core.io.memory import as_array
 
 #: Actions grouped by what they were planned as (a compaction completes as a commit).
 PLANNED_GROUPS = ("compaction", "clustering", "logcompaction", "indexing")
@@ -60,7 +61,7 @@ def action_groups(instants: pa.Table) -> pa.Array:
     done = pc.coalesce(instants["completed_action"], pending)
     planned = pc.fill_null(pc.is_in(pending, value_set=pa.array(PLANNED_GROUPS)), False)
     out = pc.if_else(planned, pending, done)
-    return out.combine_chunks() if isinstance(out, pa.ChunkedArray) else out
+    return as_array(out)
 
 
 def _quantile(values: pa.Array, q: float) -> float | None:

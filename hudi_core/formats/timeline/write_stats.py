@@ -44,6 +44,7 @@ from hudi_core.formats.timeline.bodies import (
 )
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.records import CommitMetadata, _int, _is_map, _list, _str
+from hudi_core.io.memory import as_array
 from hudi_core.io.storage import StorageSpec
 
 #: The write-stat columns (documented by the faces that show them).
@@ -391,7 +392,7 @@ def split_bodies(bodies: pa.Array | Sequence[bytes | None], actions: Sequence[st
     raw: Sequence[bytes | None] | None = None
     arrow: Any = None
     if isinstance(bodies, (pa.Array, pa.ChunkedArray)):
-        arrow = bodies.combine_chunks() if isinstance(bodies, pa.ChunkedArray) else bodies
+        arrow = as_array(bodies)
         if not (pa.types.is_binary(arrow.type) or pa.types.is_large_binary(arrow.type)):
             arrow = arrow.cast(pa.binary())
         n = len(arrow)
