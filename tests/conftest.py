@@ -79,6 +79,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             os.environ.pop(env, None)
 
 
+def fresh_index(monkeypatch: pytest.MonkeyPatch, folder: Path, switch_env: str, min_files_env: str) -> Path:
+    """Point a derived index (its `switch_env` and `min_files_env`) at a fresh `folder`, used whatever the table's
+    size; returns the folder."""
+    monkeypatch.setenv(switch_env, str(folder))
+    monkeypatch.setenv(min_files_env, "0")
+    return folder
+
+
 def fixtures_root() -> Path | None:
     env = os.environ.get("HUDI_FIXTURES")
     candidates = [Path(env)] if env else []

@@ -2,9 +2,9 @@
 
 The doctor compares the two (files a commit wrote that storage lost; files on storage that no commit names). At a
 million files, a dictionary a side with a tuple a value cost hundreds of MiB; here each side is an Arrow table and
-the comparison is two `is_in` joins, with Python objects made only for the few paths that differ. Lookups of a
-single path (the sizes of a pending compaction's log files, a savepoint's files) go through the path's partition:
-a small dictionary made for the partitions asked about only.
+the comparison is one `index_in` join read both ways, with Python objects made only for the few paths that differ.
+Lookups of a single path (the sizes of a pending compaction's log files, a savepoint's files) go through the path's
+partition: a small dictionary made for the partitions asked about only.
 """
 
 from __future__ import annotations
@@ -133,14 +133,10 @@ class ListedDataFiles:
         release_arrow_memory()
         return table
 
-    def missing(self, paths: Any) -> Any:
-        """The entries of `paths` (Arrow strings) storage does not list, as a boolean mask."""
-        return pc.invert(pc.is_in(paths, value_set=self.table.column("path")))
-
     def match(self, paths: Any) -> tuple[Any, Any]:
         """Both directions of one join with `paths` (Arrow strings): a mask of the entries of `paths` storage does
-        not list (as :meth:`missing`), and a mask over :attr:`table` of the listed files `paths` names. One hash
-        table of the listed paths serves both (a second join would hash a million paths again)."""
+        not list, and a mask over :attr:`table` of the listed files `paths` names. One hash table of the listed
+        paths serves both (a second join would hash a million paths again)."""
         position = pc.index_in(paths, value_set=self.table.column("path"))
         named = np.zeros(self.table.num_rows, dtype=bool)
         named[position.drop_null().to_numpy()] = True

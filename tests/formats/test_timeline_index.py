@@ -21,12 +21,13 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pytest
-from conftest import own_answer
+from conftest import fresh_index, own_answer
 
 from hudi_core.cli import main
 from hudi_core.dashboard import PAGES_DIR
 from hudi_core.formats.timeline import active_index, bodies, bulk
 from hudi_core.formats.timeline.index_files import read_checked
+from hudi_core.formats.timeline.index_paths import ACTIVE_MIN_FILES_ENV, ACTIVE_SWITCH_ENV
 from hudi_core.formats.timeline.instant import State, parse_instant_file_name
 from hudi_core.formats.timeline.records import CleanMetadata, CommitMetadata, RestoreMetadata
 from hudi_core.io.storage import ReadOnlyStorage
@@ -61,10 +62,7 @@ def tables(builtin_table: Any) -> dict[str, Path]:
 @pytest.fixture()
 def index_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh index folder, used whatever the timeline's size."""
-    folder = tmp_path / "active-index"
-    monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(folder))
-    monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX_MIN_FILES", "0")
-    return folder
+    return fresh_index(monkeypatch, tmp_path / "active-index", ACTIVE_SWITCH_ENV, ACTIVE_MIN_FILES_ENV)
 
 
 @pytest.fixture()

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import fresh_index
 from object_stores import (
     assert_pages_render,
     comparable_columns,
@@ -26,6 +27,7 @@ from object_stores import (
 from bench.s3server import LoopbackS3, cli_storage_args, storage_options, upload_tree
 from hudi_core import open_table
 from hudi_core.errors import StorageError
+from hudi_core.formats.timeline.index_paths import LISTING_MIN_FILES_ENV, LISTING_SWITCH_ENV
 from hudi_core.inspect import TableInspector
 
 REPO = Path(__file__).resolve().parents[2]
@@ -343,8 +345,7 @@ def test_listing_index_on_s3(s3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
     from hudi_core.table.listing import metadata_index
     from hudi_core.table.listing.metadata import MetadataTableListing
 
-    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX", str(tmp_path / "index"))
-    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX_MIN_FILES", "0")
+    fresh_index(monkeypatch, tmp_path / "index", LISTING_SWITCH_ENV, LISTING_MIN_FILES_ENV)
     monkeypatch.setattr(metadata_index, "SETTLE_MS", 0)  # uploaded a moment ago: settled for the test
     server, local = s3
     url = f"s3://{BUCKET}/tables/v9_txns_simple_meta"

@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import fresh_index
 
 from hudi_core import open_table
+from hudi_core.formats.timeline.index_paths import LISTING_MIN_FILES_ENV, LISTING_SWITCH_ENV
 from hudi_core.scenarios.scale import ScaleParams, generate_table
 from hudi_core.table.listing.metadata import FilesPartitionRead, MetadataTableListing
 
@@ -23,10 +25,7 @@ FILES = ".hoodie/metadata/files"
 
 @pytest.fixture()
 def index_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "listing-index"
-    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX", str(folder))
-    monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX_MIN_FILES", "0")
-    return folder
+    return fresh_index(monkeypatch, tmp_path / "listing-index", LISTING_SWITCH_ENV, LISTING_MIN_FILES_ENV)
 
 
 def _read(root: Path) -> FilesPartitionRead:
@@ -175,10 +174,14 @@ def test_index_of_impossible_content_is_rebuilt(tmp_path: Path, index_folder: Pa
     first = _facts(_read(root))
     stored = next(index_folder.glob("*.arrow"))
     for field, spoil in (("spans", lambda rows: [[k, at + 10**9, n, kind, dead] for k, at, n, kind, dead in rows]),
-                         ("blocks", lambda rows: [[*row[:4], "invented", row[5]] for row in rows])):
+                         ("blocks", lambda rows: [[*row[:4], "invented", row[5]] for row in rows]),
+                         ("spans", lambda rows: [[k, at, n] for k, at, n, _kind, _dead in rows]),
+                         ("blocks", lambda rows: None)):
         table = read_checked(stored)
         meta = dict(table.schema.metadata)
-        meta[field.encode()] = json.dumps(spoil(json.loads(meta[field.encode()]))).encode()
+        kept = json.loads(meta[b"read"])
+        kept[field] = spoil(kept[field])
+        meta[b"read"] = json.dumps(kept).encode()
         write_checked(index_folder, stored, table.replace_schema_metadata(meta))
         read = _read(root)
         assert [f.code for f in read.findings] == ["listing_index_rebuilt"], field

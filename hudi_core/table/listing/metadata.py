@@ -64,7 +64,7 @@ from hudi_core.lazy import LazyModule
 from hudi_core.table.facts import rollback_metadatas
 from hudi_core.table.file_group import FileSlice
 from hudi_core.table.listing import ListedFile, ListedFiles, Listing, ListingKind
-from hudi_core.table.listing.metadata_index import ListingIndex, spans_to_json, tombstones_of
+from hudi_core.table.listing.metadata_index import ListingIndex
 
 pa: Any = LazyModule("pyarrow")
 
@@ -364,20 +364,19 @@ class MetadataTableListing:
         out.base_file = file_slice.base_file.name if file_slice.base_file else None
         out.log_files = [lf.name for lf in file_slice.log_files]
         index = self._index(file_slice, listed, out) if keys is None else None
-        kept = index.load(out.findings, frozenset(d.value for d in BlockDecision)) if index is not None else None
-        if kept is not None:
-            table, spans, blocks = kept
-            out.records = RecordColumns.of_table(table, [RecordSpan(k, at, n, kind, tombstones_of(dead))
-                                                         for k, at, n, kind, dead in spans])
-            out.blocks = [BlockUse(f, at, kind, t, BlockDecision(d), n) for f, at, kind, t, d, n in blocks]
-        else:
+        kept = index.load(out.findings) if index is not None else None
+        if kept is not None and index is not None:
+            try:
+                out.records, out.blocks = _read_of_index(*kept)
+            except (ValueError, TypeError, KeyError) as exc:
+                index.reject(out.findings, str(exc))
+                kept = None
+        if kept is None:
             findings_before = len(out.findings)
             out.records = self._merged(file_slice, keys, out)
             if index is not None and len(out.findings) == findings_before and not out.incomplete:
                 table, spans = out.records.columns()
-                written = index.save(table, spans_to_json(spans), [
-                    [b.log_file, b.offset, b.block_type, b.instant_time, b.decision.value, b.records]
-                    for b in out.blocks])
+                written = index.save(table, _index_payload(spans, out.blocks))
                 if written is not None:  # the file's pages from now on, not the decoded copy
                     out.records = RecordColumns.of_table(written, spans)
         names = out.records.live_names(ALL_PARTITIONS_KEY)
@@ -667,6 +666,32 @@ class MetadataTableListing:
             self._finding(out, Severity.ERROR, "metadata_base_unreadable", path,
                           f"the files partition's base file {base.name} cannot be read: {exc}", incomplete=True)
             return {}
+
+
+# -- the read as the listing index keeps it ------------------------------------------------------------------
+
+
+def _index_payload(spans: Sequence[RecordSpan], blocks: Sequence[BlockUse]) -> dict[str, Any]:
+    """What the listing index keeps of a read beside its table of live files, as JSON rows (read back by
+    :func:`_read_of_index`)."""
+    return {"spans": [[s.key, s.start, s.length, s.record_type,
+                       [[n, e.size, e.is_deleted] for n, e in s.tombstones.items()]] for s in spans],
+            "blocks": [[b.log_file, b.offset, b.block_type, b.instant_time, b.decision.value, b.records]
+                       for b in blocks]}
+
+
+def _read_of_index(table: pa.Table, payload: dict[str, Any]) -> tuple[RecordColumns, list[BlockUse]]:
+    """The records and blocks of a kept read (:func:`_index_payload`); ValueError, TypeError or KeyError for
+    content no read keeps (records outside the table, a decision the reader does not make)."""
+    spans = [RecordSpan(str(key), int(start), int(length), int(kind),
+                        {str(n): FileEntry(int(size), bool(dead)) for n, size, dead in tombstones})
+             for key, start, length, kind, tombstones in payload["spans"]]
+    if any(s.start < 0 or s.length < 0 or s.start + s.length > table.num_rows for s in spans):
+        raise ValueError("a record's rows lie outside its table")
+    blocks = [BlockUse(str(log), int(offset), str(kind), None if instant is None else str(instant),
+                       BlockDecision(decision), int(records))
+              for log, offset, kind, instant, decision, records in payload["blocks"]]
+    return RecordColumns.of_table(table, spans), blocks
 
 
 class _Bytes:

@@ -6,9 +6,10 @@ records onto them: seconds, in every process that lists the table (the view, the
 doctor, the dashboard). What that read produces depends only on the bytes of the slice's files and on which log
 blocks count, so it can be kept:
 
-* one Arrow IPC file per metadata table (``<hash of the files folder's resolved location>.v1.arrow``): every
-  record's live files (``name``, ``size``) in one table, and in its schema's metadata each record's span, type
-  and tombstones, the log blocks and what the reader did with each, and the key it was made for;
+* one Arrow IPC file per metadata table (``<hash of the files folder's resolved location>.v2.arrow``): every
+  record's live files (``name``, ``size``) in one table, and in its schema's metadata the rest of the read as
+  JSON (each record's span, type and tombstones, the log blocks and what the reader did with each: their layout is
+  the reader's, :mod:`hudi_core.table.listing.metadata`) and the key it was made for;
 * the key is a SHA-256 of what the read depends on: the slice's base and log files (name, size, modification
   time, and the version key storage gives: locally the times in nanoseconds and the inode), the metadata table's
   latest completed instant, the valid instants that decide which log blocks count
@@ -17,8 +18,8 @@ blocks count, so it can be kept:
 
 Only a whole read that raised no finding is kept (a damaged file is read, and reported, every time), and only
 when no file of the slice changed in the last :data:`SETTLE_MS` without a version key. A file that cannot be read
-back or fails its checksum is rebuilt, with an info finding naming it: the index only ever saves time, never
-changes an answer.
+back, fails its checksum or holds what no read keeps is rebuilt, with an info finding naming it: the index only ever
+saves time, never changes an answer.
 
 Location: ``listing-index/`` in the inspector's cache folder; ``HUDI_INSPECTOR_LISTING_INDEX=0`` turns it off, a
 folder path moves it. Listings of fewer than :data:`~hudi_core.formats.timeline.index_paths.LISTING_MIN_FILES`
@@ -36,7 +37,6 @@ from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import Finding, Severity, StorageError
-from hudi_core.formats.mdt.records import FileEntry
 from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import (
     LISTING_SWITCH_ENV,
@@ -50,7 +50,7 @@ from hudi_core.lazy import LazyModule
 pa: Any = LazyModule("pyarrow")
 
 #: Bumped whenever the kept read would change for the same bytes (reader fixes, new fields).
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 #: A slice file with no version key that changed less than this long ago keeps the read from being saved: a
 #: rewrite within the store's time resolution would look unchanged.
 SETTLE_MS = 2_000
@@ -101,10 +101,10 @@ class ListingIndex:
         stem = hashlib.sha256(location.encode("utf-8", "surrogateescape")).hexdigest()[:32]
         return cls(index_dir() / f"{stem}.v{INDEX_FORMAT}.arrow", location, digest, settled)
 
-    def load(self, findings: list[Finding], decisions: frozenset[str]) -> tuple[pa.Table, list[Any], list[Any]] | None:
-        """The kept read for this key: the table of live files, the records' spans and the blocks (rows of plain
-        values; `decisions`: the block decisions there are); None when none is kept for it. A file that cannot be
-        read back, or holds what no read keeps, is removed, with a finding."""
+    def load(self, findings: list[Finding]) -> tuple[pa.Table, dict[str, Any]] | None:
+        """The kept read for this key: its table of live files and the rest of the read (the JSON the reader
+        saved); None when none is kept for it. A file that cannot be read back is removed, with a finding; the
+        reader rejects (:meth:`reject`) content no read keeps."""
         if not self.path.is_file():
             return None
         try:
@@ -117,32 +117,31 @@ class ListingIndex:
                 raise ValueError("it was written for another index format or metadata table")
             if meta.get(b"key") != self.key.encode():
                 return None  # the table changed since: read again, and replaced when saved
-            spans = [(str(key), int(start), int(length), int(kind), [(str(n), int(size), bool(dead))
-                                                                     for n, size, dead in tombstones])
-                     for key, start, length, kind, tombstones in json.loads(meta[b"spans"])]
-            if any(start < 0 or length < 0 or start + length > table.num_rows for _, start, length, _, _ in spans):
-                raise ValueError("a record's rows lie outside its table")
-            blocks = [(str(log), int(offset), str(kind), None if instant is None else str(instant), str(decision),
-                       int(records)) for log, offset, kind, instant, decision, records in json.loads(meta[b"blocks"])]
-            if any(block[4] not in decisions for block in blocks):
-                raise ValueError("a block has a decision the reader does not make")
-        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
-            findings.append(Finding(
-                Severity.INFO, "listing_index_rebuilt", str(self.path),
-                f"the cached read of this metadata table's files partition ({self.path}) could not be read "
-                f"({exc}); the partition is read again and the index rebuilt"))
-            with contextlib.suppress(OSError):
-                self.path.unlink()
+            payload = json.loads(meta[b"read"])
+            if not isinstance(payload, dict):
+                raise ValueError("it holds no read")
+        except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+            self.reject(findings, str(exc))
             return None
-        return table.replace_schema_metadata(None), spans, blocks
+        return table.replace_schema_metadata(None), payload
 
-    def save(self, table: pa.Table, spans: list[Any], blocks: list[Any]) -> pa.Table | None:
-        """Keep a read (best effort: an index that cannot be written is skipped); the table read back from the
-        written file, memory-mapped, or None when it was not kept."""
+    def reject(self, findings: list[Finding], why: str) -> None:
+        """Report the kept file as unusable (`why`) and remove it: the partition is read again and kept anew."""
+        findings.append(Finding(
+            Severity.INFO, "listing_index_rebuilt", str(self.path),
+            f"the cached read of this metadata table's files partition ({self.path}) could not be read "
+            f"({why}); the partition is read again and the index rebuilt"))
+        with contextlib.suppress(OSError):
+            self.path.unlink()
+
+    def save(self, table: pa.Table, payload: dict[str, Any]) -> pa.Table | None:
+        """Keep a read: its table of live files (``name``, ``size``) and the rest as JSON (best effort: an index
+        that cannot be written is skipped); the table read back from the written file, memory-mapped, or None when
+        it was not kept."""
         if not self.settled or table.num_rows < listing_index_min_files():
             return None
         meta = {"format": str(INDEX_FORMAT), "location": self.location, "key": self.key,
-                "spans": json.dumps(spans), "blocks": json.dumps(blocks)}
+                "read": json.dumps(payload)}
         try:
             written = write_checked(self.path.parent, self.path,
                                     table.select(["name", "size"]).cast(_schema()).replace_schema_metadata(meta))
@@ -151,14 +150,4 @@ class ListingIndex:
         return written.replace_schema_metadata(None)
 
 
-def spans_to_json(spans: Sequence[Any]) -> list[Any]:
-    """Record spans (:class:`~hudi_core.table.listing.metadata.RecordSpan`) as JSON rows."""
-    return [[s.key, s.start, s.length, s.record_type, [[n, e.size, e.is_deleted] for n, e in s.tombstones.items()]]
-            for s in spans]
-
-
-def tombstones_of(rows: list[Any]) -> dict[str, FileEntry]:
-    return {name: FileEntry(size, deleted) for name, size, deleted in rows}
-
-
-__all__ = ["INDEX_FORMAT", "ListingIndex", "index_dir", "spans_to_json", "tombstones_of"]
+__all__ = ["INDEX_FORMAT", "ListingIndex", "index_dir"]
