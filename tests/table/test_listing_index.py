@@ -17,6 +17,7 @@ from conftest import fresh_index
 from hudi_core import open_table
 from hudi_core.formats.timeline.index_paths import LISTING_MIN_FILES_ENV, LISTING_SWITCH_ENV
 from hudi_core.scenarios.scale import ScaleParams, generate_table
+from hudi_core.table.listing import metadata_index
 from hudi_core.table.listing.metadata import FilesPartitionRead, MetadataTableListing
 
 SMALL = ScaleParams(partitions=4, file_groups=40, active_instants=12, archived_instants=30, log_files=60, files=400)
@@ -89,10 +90,14 @@ def test_a_changed_slice_file_is_decoded_again(tmp_path: Path, index_folder: Pat
         return real(self, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(MetadataTableListing, "_merged", counting)
+    checked: list[Path] = []
+    read_checked = metadata_index.read_checked
+    monkeypatch.setattr(metadata_index, "read_checked", lambda path: checked.append(path) or read_checked(path))
     again = _facts(_read(root))
     assert decoded == [1] and again == first
+    assert checked == []  # the file kept for the old key is not checksummed (its footer tells the key)
     assert stored.read_bytes() != key_before  # replaced with the new key
-    assert _facts(_read(root)) == first and decoded == [1]
+    assert _facts(_read(root)) == first and decoded == [1] and checked == [stored]
 
 
 def test_new_valid_instants_decode_again(tmp_path: Path, index_folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -51,6 +51,18 @@ def read_checked(path: Path) -> pa.Table:
     return ipc.open_file(pa.BufferReader(body)).read_all()
 
 
+def peek_metadata(path: Path) -> dict[bytes, bytes]:
+    """The schema metadata of a checked index file, read from its footer alone (its pages only, the digest not
+    checked): enough to tell whether the file is worth checking, never an answer (OSError or an Arrow error when it
+    cannot be read)."""
+    with pa.memory_map(str(path)) as source:
+        data = source.read_buffer()
+    if data.size < _TRAILER:
+        raise IndexFileDamaged("it has no checksum trailer")
+    metadata = ipc.open_file(pa.BufferReader(data.slice(0, data.size - _TRAILER))).schema.metadata
+    return dict(metadata or {})
+
+
 def _digest_of(file: BinaryIO, length: int) -> bytes:
     """SHA-256 of the next `length` bytes of `file`, read in chunks (fewer bytes: the digest of what there is)."""
     digest = hashlib.sha256()
@@ -88,4 +100,4 @@ def write_checked(directory: Path, path: Path, table: pa.Table) -> pa.Table:
         raise
 
 
-__all__ = ["TRAILER_MAGIC", "IndexFileDamaged", "read_checked", "write_checked"]
+__all__ = ["TRAILER_MAGIC", "IndexFileDamaged", "peek_metadata", "read_checked", "write_checked"]

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from hudi_core.errors import Finding, Severity, StorageError
-from hudi_core.formats.timeline.index_files import read_checked, write_checked
+from hudi_core.formats.timeline.index_files import peek_metadata, read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import (
     LISTING_SWITCH_ENV,
     cache_folder,
@@ -107,6 +107,12 @@ class ListingIndex:
         reader rejects (:meth:`reject`) content no read keeps."""
         if not self.path.is_file():
             return None
+        try:
+            # A file kept for another key (the table changed since) is replaced when saved: not worth checking.
+            if peek_metadata(self.path).get(b"key") != self.key.encode():
+                return None
+        except (OSError, ValueError, pa.ArrowException):
+            pass  # unreadable: checked below, and reported
         try:
             table = read_checked(self.path)
             meta = table.schema.metadata or {}
