@@ -65,6 +65,13 @@ def test_kept_read_equals_decoding(tmp_path: Path, index_folder: Path, monkeypat
     monkeypatch.setenv("HUDI_INSPECTOR_LISTING_INDEX", str(index_folder))
     assert _facts(_read(root)) == decoded  # decoded, and kept
     assert len(list(index_folder.glob("*.arrow"))) == 1
+    # A file of an older format for the same metadata table goes when the read is kept anew.
+    stored = next(index_folder.glob("*.arrow"))
+    older = stored.with_name(stored.name.split(".v")[0] + ".v1.arrow")
+    older.write_bytes(b"an older format")
+    stored.unlink()
+    assert _facts(_read(root)) == decoded
+    assert sorted(index_folder.glob("*.arrow")) == [stored]
     _decoding_forbidden(monkeypatch)
     assert _facts(_read(root)) == decoded
     # The whole view and its JSON are the same from the kept read.

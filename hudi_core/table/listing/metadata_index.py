@@ -153,6 +153,11 @@ class ListingIndex:
                                     table.select(["name", "size"]).cast(_schema()).replace_schema_metadata(meta))
         except (OSError, pa.ArrowException, TypeError, ValueError):
             return None
+        stem = self.path.name.split(".v", 1)[0]
+        for older in self.path.parent.glob(f"{stem}.v*.arrow"):  # this metadata table's files of other formats
+            if older != self.path:
+                with contextlib.suppress(OSError):
+                    older.unlink()
         return written.replace_schema_metadata(None)
 
 
