@@ -29,6 +29,7 @@ from hudi_core.cli.output import (
 )
 from hudi_core.errors import EXIT_CODES_EPILOG, Finding, HudiInspectError, Severity, exit_code_for
 from hudi_core.formats.timeline.instant import Instant
+from hudi_core.io.memory import prefer_system_allocator
 
 if TYPE_CHECKING:
     from hudi_core.table import HudiTable
@@ -605,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    prefer_system_allocator()
     parser = build_parser()
     args = parser.parse_args(argv)
     _library_logging()

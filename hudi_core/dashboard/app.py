@@ -16,6 +16,9 @@ def main() -> None:
     # __mp_main__, and the dashboard's modules (their cached loaders among them) are not its business.
     from hudi_core.dashboard import page_path, picker
     from hudi_core.dashboard.memory import release_freed_memory
+    from hudi_core.io.memory import prefer_system_allocator
+
+    prefer_system_allocator()  # for `streamlit run app.py`: effective while pyarrow is not imported yet
 
     # Streamlit collects every generation of garbage after each script run (`runner.postScriptGC`): with a big
     # table's timeline in the caches (millions of objects) that was seconds per run, holding the GIL, so every

@@ -92,7 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     from streamlit.web import cli
 
     from hudi_core.dashboard import APP
+    from hudi_core.io.memory import prefer_system_allocator
 
+    prefer_system_allocator()
     threading.Thread(target=warm, args=(os.environ.get(WARM_TABLE_ENV) or None,), name="hudi-inspector-warm",
                      daemon=True).start()
     cli.main(args=["run", str(APP), *(sys.argv[1:] if argv is None else argv)], prog_name="streamlit")
