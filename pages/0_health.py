@@ -13,14 +13,16 @@ uri, eng = picker.require_table()
 st.title("Health")
 overview.hold_until_complete(uri, eng, "every commit body, the archived timeline and the table's files"
                              " (every health check)")
-with render.guard():
-    render.table_verdict(loaders.load_verdict(uri, eng), health_link=False)
+verdict_box = st.container()
 st.caption("Health checks computed read-only from the table (the same as `hudi-inspect doctor`). Ages are "
            "measured from now.")
 guard = st.toggle(f"HUDI-7779 guard (Hudi {DEFAULT_HUDI_RELEASE}.x's archiver, as the dry runs emulate)", value=True,
                   help="Off: plan archival as Hudi releases without the guard would (the risk for older writers).")
 with render.or_stop():
     report = loaders.load_doctor(uri, eng, guard)
+# The verdict judged from this report, drawn above it: on a heavy table the Overview's comes from the quick checks.
+with verdict_box, render.guard():
+    render.table_verdict(loaders.load_health_verdict(uri, eng, guard), health_link=False)
 
 # A dead writer that holds cleaning, compaction or archival back is named right after the verdict.
 with render.guard():

@@ -53,7 +53,7 @@ from hudi_core.services.markers import Marker, Markers, compute_markers, markers
 from hudi_core.services.phase_summary import PhaseSummary, phase_summary
 from hudi_core.services.releases import ReleaseComparison, compare_releases
 from hudi_core.services.validate_metadata import MetadataValidation, validate_metadata
-from hudi_core.services.verdict import Verdict, compute_verdict
+from hudi_core.services.verdict import VERDICT_CHECKS, Verdict, compute_verdict
 from hudi_core.services.writers import WritersReport, analyse_writers
 from hudi_core.table.discovery import TableSearch
 from hudi_core.table.discovery import find_tables as _find_tables
@@ -481,6 +481,16 @@ def load_verdict(uri: str, engine_name: str = "local") -> Verdict:
         return compute_verdict(table, _conf_for(uri, None), DoctorOptions(), checks=triage.checks, triage=triage,
                                with_listing=False)
     return compute_verdict(table, _conf_for(uri, None), DoctorOptions())
+
+
+@st.cache_data(show_spinner="Judging the table…", max_entries=16, ttl=TTL_SECONDS)
+def load_health_verdict(uri: str, engine_name: str = "local", savepoint_guard: bool = True) -> Verdict:
+    """The verdict the Health page opens with: from the doctor's report the page shows (every verdict check, on a
+    heavy table too) and the file listing, as the postmortem report judges. Never a quick verdict above a full
+    report that disagrees with it."""
+    table = get_table(uri, engine_name)
+    return compute_verdict(table, _conf_for(uri, None), DoctorOptions(savepoint_guard=savepoint_guard),
+                           checks=VERDICT_CHECKS, triage=load_doctor(uri, engine_name, savepoint_guard))
 
 
 @st.cache_data(show_spinner="Writing the report…", max_entries=4, ttl=TTL_SECONDS)

@@ -189,6 +189,30 @@ def test_slow_triage_errors_show_on_the_completed_overview(tables: dict[str, Pat
     assert "The health checks found 1 error(s)" in errors and "replaced_visible_again" in errors
 
 
+def test_the_health_page_judges_a_heavy_table_from_its_full_report(tables: dict[str, Path],
+                                                                    heavy: threading.Event) -> None:
+    """The Overview's verdict of a heavy table comes from the quick checks; the Health page's first box is judged
+    from the doctor's report drawn under it, so it never says "nothing wrong" above an error."""
+    from hudi_core.dashboard import loaders
+
+    path = tables["exposed"]
+    _open(path)
+    heavy.set()
+    _wait_done(path)
+    quick = loaders.load_verdict(str(path))
+    assert "replaced_visible_again" not in quick.checks and not quick.errors
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.query_params["table"] = str(path)
+    at.run()
+    at.switch_page(str(dashboard.page_path("health"))).run()
+    assert not at.exception, [e.value for e in at.exception]
+    first_box = at.error[0].value
+    assert first_box.startswith("**Readers of this table fail or see wrong data.**")
+    full = loaders.load_health_verdict(str(path))
+    assert [i.check for i in full.errors] == ["replaced_visible_again"] and full.errors[0].title in first_box
+    assert not any("Nothing wrong found" in str(s.value) for s in at.success)
+
+
 def test_a_light_table_renders_complete_in_one_run(tables: dict[str, Path]) -> None:
     st.cache_data.clear()
     st.cache_resource.clear()

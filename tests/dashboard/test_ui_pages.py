@@ -371,14 +371,17 @@ def test_health_page_on_hudi7779_case_b(ui_env: dict[str, Path]) -> None:
         ["WARNING", "archival_blocked"], ["WARNING", "active_timeline_size"], ["WARNING", "deleted_savepoint"],
         ["WARNING", "replaced_not_cleaned"]]
     assert "Why it matters." in texts(at.markdown)
-    # Without the guard the archival would expose fg2: an error, first and expanded.
+    assert not at.error  # the verdict box: warnings only
+    # Without the guard the archival would expose fg2: an error, first and expanded, and the verdict above says so.
     at.toggle[0].set_value(False).run()
-    assert_clean(at)
+    assert not at.exception, [e.value for e in at.exception]
+    assert [e.value.split(" (without")[0] for e in at.error] == [
+        "**Readers of this table fail or see wrong data.** the next archival"]
     assert "**error**: 1 errors, 3 warnings, 0 info (33 checks)" in texts(at.warning)
     assert at.main.expander[0].label.startswith("ERROR · archival_exposes_replaced · the next archival (without the "
                                            "HUDI-7779 guard) takes replacecommit 20240101000400000")
     at.button[0].click().run()
-    assert_clean(at)
+    assert not at.exception, [e.value for e in at.exception]
     download = at.get("download_button")
     assert len(download) == 1
 
