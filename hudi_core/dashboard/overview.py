@@ -322,9 +322,10 @@ def _phases(src: TableSource) -> None:
             render.facts(phases.action_facts(summary))
         slowest = phases.slowest_frame(summary)
         if not slowest.empty:
-            with st.expander(f"The {len(slowest)} slowest instants", expanded=False):
+            # Toggles, not expanders: a table in a closed expander is still sent and drawn with every reload.
+            if st.toggle(f"The {len(slowest)} slowest instants", key="show_slowest"):
                 render.table(slowest, "slowest_instants", "slowest")
-            with st.expander("Durations per action", expanded=False):
+            if st.toggle("Durations per action", key="show_durations"):
                 render.table(phases.durations_frame(summary), "durations_per_action", "durations")
     else:
         st.caption("No instants.")

@@ -104,6 +104,18 @@ def texts(elements: Any) -> str:
 # -- the picker -------------------------------------------------------------------------------------
 
 
+def test_the_phase_tables_are_drawn_when_asked_for(ui_env: dict[str, Path]) -> None:
+    """The open Phase timings tab sends its two tables only when their toggle is on: a table in a closed
+    expander would be sent and drawn with every reload."""
+    at = open_page(OVERVIEW)
+    columns = [set(d.value.columns) for d in at.dataframe]
+    assert not any("median_ms" in c or "p95_ms" in c for c in columns)
+    at.toggle(key="show_durations").set_value(True).run()
+    assert_clean(at)
+    durations = next(d.value for d in at.dataframe if "median_ms" in d.value.columns)
+    assert set(durations["action"]) >= {"commit", "clean"}
+
+
 def test_first_start_opens_the_demo_scenario_with_its_markers(ui_env: dict[str, Path]) -> None:
     at = open_page(OVERVIEW)
     demo = at.query_params["table"]
