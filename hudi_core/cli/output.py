@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from hudi_core.io.memory import StringColumn
 from hudi_core.services.lazy_rows import LazyRows
 
 
@@ -149,12 +150,12 @@ def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
 
 
 def _streamed(value: Any, chunk_rows: int) -> bool:
-    """Whether :func:`write_json` writes `value` piecewise: a :class:`LazyRows`, a list longer than a chunk,
-    or a dict holding one."""
-    if isinstance(value, LazyRows):
+    """Whether :func:`write_json` writes `value` piecewise: a :class:`LazyRows` or a :class:`StringColumn`, a list
+    longer than a chunk, or a dict holding one."""
+    if isinstance(value, LazyRows | StringColumn):
         return True
     if isinstance(value, list):
-        return len(value) > chunk_rows
+        return len(value) > chunk_rows or any(isinstance(v, dict) and _streamed(v, chunk_rows) for v in value)
     if isinstance(value, dict):
         return any(_streamed(v, chunk_rows) for v in value.values())
     return False
@@ -185,6 +186,14 @@ def _write_value(value: Any, out: TextIO, chunk_rows: int, depth: int) -> None:
             out.write(("," if n else "") + f"\n{pad}{name}: ")
             _write_value(item, out, chunk_rows, depth + 1)
         out.write("\n" + "  " * depth + "}")
+        return
+    if isinstance(value, list) and any(isinstance(v, dict) and _streamed(v, chunk_rows) for v in value):
+        # Items holding a streamed value (a finding with a million files): each written as a dict is.
+        out.write("[")
+        for n, item in enumerate(value):
+            out.write(("," if n else "") + f"\n{pad}")
+            _write_value(item, out, chunk_rows, depth + 1)
+        out.write(("\n" + "  " * depth + "]") if value else "]")
         return
     wrote = False
     out.write("[")

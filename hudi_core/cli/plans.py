@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hudi_core.cli.output import render_json, render_table, wrap_lines, write_json
@@ -225,7 +225,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
                             stale_hours=args.stale_hours)
     report = run_doctor(table, _config(args), options, only=args.check or None)
     if args.format == "json":
-        write_json(_cli().with_findings(args, report.to_dict()), sys.stdout, _cli().JSON_CHUNK_ROWS)
+        write_json(_cli().with_findings(args, report.to_dict(lazy=True)), sys.stdout, _cli().JSON_CHUNK_ROWS)
     else:
         rows = [{"severity": f.severity.value, "check": f.check, "title": f.title,
                  "instants": list(f.evidence.instants), "files": len(f.evidence.files)} for f in report.findings]
@@ -249,7 +249,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 EVIDENCE_SHOWN = 20
 
 
-def _listed(label: str, values: list[str]) -> list[str]:
+def _listed(label: str, values: Sequence[str]) -> list[str]:
     if not values:
         return []
     if len(values) == 1:
@@ -265,7 +265,7 @@ def finding_lines(n: int, f: Any) -> list[str]:
     instants, partitions, what it blocks, measured values), why it matters and what to do."""
     ev = f.evidence
     lines = [f"{n}. {f.severity.value.upper()} [{f.check}] {f.title}"]
-    lines += _listed("files", list(ev.files))
+    lines += _listed("files", ev.files)
     lines += _listed("file groups", [f"{g.partition}/{g.file_id}" if g.partition else g.file_id
                                      for g in ev.file_groups])
     lines += _listed("instants", list(ev.instants))

@@ -36,7 +36,7 @@ from hudi_core.formats.timeline.active import ActiveTimeline
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, State, format_instant_time, hudi_parse_instant_date
 from hudi_core.formats.timeline.records import CleanerPlan, CommitMetadata, CompactionPlan, SavepointMetadata
-from hudi_core.io.memory import as_array, release_arrow_memory
+from hudi_core.io.memory import StringColumn, as_array, release_arrow_memory
 from hudi_core.services import timelines as tls
 from hudi_core.services.config import (
     KEEP_LATEST_BY_HOURS,
@@ -302,10 +302,13 @@ class CleanPlan:
             return self.empty_clean.earliest_commit_to_retain
         return self.ectr
 
-    def paths_to_delete(self) -> list[str]:
-        """The table-relative paths of :attr:`files_to_delete`, in order."""
+    def paths_to_delete(self) -> StringColumn:
+        """The table-relative paths of :attr:`files_to_delete`, in order (one Arrow array: a million paths)."""
+        import pyarrow as pa
+
         files = self.files_to_delete
-        return files.paths() if isinstance(files, Decisions) else [d.path for d in files]
+        return files.paths() if isinstance(files, Decisions) else StringColumn(pa.array([d.path for d in files],
+                                                                                         pa.string()))
 
     def files_by_partition(self, forced: bool = False) -> dict[str, list[CleanFileDecision]]:
         out: dict[str, list[CleanFileDecision]] = {}
@@ -912,17 +915,14 @@ class Decisions(Sequence[CleanFileDecision]):
     def __repr__(self) -> str:
         return f"Decisions({len(self)} decisions)"
 
-    def paths(self) -> list[str]:
+    def paths(self) -> StringColumn:
         """Each decision's :attr:`CleanFileDecision.path`, in order, from the columns where there are columns."""
         import pyarrow as pa
 
-        out: list[str] = []
-        for segment in self._segments:
-            if isinstance(segment, list):
-                out.extend(d.path for d in segment)
-            else:
-                out.extend(data_file_paths(pa.scalar(segment.partition, pa.string()), segment.names).to_pylist())
-        return out
+        parts = [pa.array([d.path for d in segment], pa.string()) if isinstance(segment, list)
+                 else data_file_paths(pa.scalar(segment.partition, pa.string()), segment.names)
+                 for segment in self._segments]
+        return StringColumn(pa.chunked_array(parts, pa.string()))
 
 
 class KeptDecisions(Decisions):

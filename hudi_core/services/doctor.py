@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,7 @@ from hudi_core.formats.timeline.records import (
     RequestedReplaceMetadata,
 )
 from hudi_core.io.filenames import base_names, data_file_name_columns, parse_base_file_name, parse_log_file_name
-from hudi_core.io.memory import as_array
+from hudi_core.io.memory import StringColumn, as_array, release_mapped_pages
 from hudi_core.lazy import LazyModule
 from hudi_core.services import timelines as tls
 from hudi_core.services.archive import GuardName
@@ -90,7 +90,7 @@ class Evidence:
     partitions, the services an instant blocks, and measured values (age, bytes, counts)."""
 
     instants: tuple[str, ...] = ()
-    files: tuple[str, ...] = ()
+    files: Sequence[str] = ()  # a tuple, or a StringColumn where there may be a million
     file_groups: tuple[FileGroupRef, ...] = ()
     partitions: tuple[str, ...] = ()
     blocks: tuple[str, ...] = ()
@@ -100,8 +100,10 @@ class Evidence:
     limit: int | None = None
     detail: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"instants": list(self.instants), "files": list(self.files),
+    def to_dict(self, lazy: bool = False) -> dict[str, Any]:
+        """Plain values; `lazy`: a :class:`StringColumn` of files stays one (the CLI's JSON writer streams it)."""
+        files = self.files if lazy and isinstance(self.files, StringColumn) else list(self.files)
+        return {"instants": list(self.instants), "files": files,
                 "file_groups": [g.to_dict() for g in self.file_groups], "partitions": list(self.partitions),
                 "blocks": list(self.blocks), "age_hours": self.age_hours, "bytes": self.bytes,
                 "count": self.count, "limit": self.limit, "detail": self.detail}
@@ -118,9 +120,9 @@ class HealthFinding:
     why: str
     what_to_do: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, lazy: bool = False) -> dict[str, Any]:
         return {"check": self.check, "severity": self.severity.value, "title": self.title,
-                "evidence": self.evidence.to_dict(), "why": self.why, "what_to_do": self.what_to_do}
+                "evidence": self.evidence.to_dict(lazy), "why": self.why, "what_to_do": self.what_to_do}
 
 
 @dataclass(frozen=True)
@@ -165,13 +167,14 @@ class DoctorReport:
         """The findings of one check."""
         return [f for f in self.findings if f.check == check]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, lazy: bool = False) -> dict[str, Any]:
+        """Plain values; `lazy`: long lists of files stay columns, for a writer that streams them."""
         counts = {s.value: sum(1 for f in self.findings if f.severity is s) for s in Severity}
         return {"table": self.table, "now": self.now, "savepoint_guard": self.savepoint_guard,
                 "status": self.worst.value if self.worst else "healthy", "exit_code": self.exit_code,
                 "counts": counts, "checks": list(self.checks),
                 # Not `findings`: in every command's JSON that key holds what the engine noticed while reading.
-                "health_findings": [f.to_dict() for f in self.findings]}
+                "health_findings": [f.to_dict(lazy) for f in self.findings]}
 
 
 def age_text(hours: float | None) -> str:
@@ -440,7 +443,7 @@ def _cleaner_not_running(ctx: DoctorContext) -> Iterable[Result]:
     what = f"last clean {last.requested_time} ({age_text(age)} ago)" if last else "no clean on the active timeline"
     yield Severity.WARNING, f"cleaner not running: {what}; {len(since)} completed commits since", Evidence(
         instants=tuple(x for x in (last.requested_time if last else None, plan.ectr) if x),
-        files=tuple(plan.paths_to_delete()), count=len(since), limit=retained, age_hours=age,
+        files=plan.paths_to_delete(), count=len(since), limit=retained, age_hours=age,
         detail=f"the next clean would delete {len(plan.files_to_delete)} files (ECTR {plan.ectr})")
 
 
@@ -1195,9 +1198,11 @@ def run_doctor(table: HudiTable, conf: Mapping[str, Any] | ServiceConfig | None 
             results_of[check.id] = [(Severity.ERROR, f"check could not run: {exc}",
                                      Evidence(detail=type(exc).__name__))]
             failed.add(check.id)
-        if context is None:
-            for name in RELEASED_AFTER.get(check.id, ()):
+        if context is None and check.id in RELEASED_AFTER:
+            for name in RELEASED_AFTER[check.id]:
                 ctx.__dict__.pop(name, None)  # the cached property's value
+            # The index columns that step read (the file checks: every written path) stay resident otherwise.
+            release_mapped_pages()
     findings: list[HealthFinding] = []
     ran: list[str] = []
     incomplete: list[str] = []

@@ -52,7 +52,7 @@ from hudi_core.formats.timeline.instant import DELTA_COMMIT, Instant, State
 from hudi_core.io.backends import is_valid_name
 from hudi_core.io.filenames import base_names, parse_log_file_name
 from hudi_core.io.java import long_hashmap_order
-from hudi_core.io.memory import as_array
+from hudi_core.io.memory import as_array, release_mapped_pages
 
 if TYPE_CHECKING:
     from hudi_core.engines.executor import PoolStage, WorkerPool
@@ -1028,7 +1028,9 @@ def _indexed_log_refs(timeline: ActiveTimeline, instants: list[Instant], positio
     out: dict[int, list[tuple[Any, ...]]] = {present[k]: [] for k in covered}
     wanted = pc.or_(pc.fill_null(pc.match_substring_regex(stats["path"], _DOT_FILE), False),
                     pc.fill_null(pc.greater(pc.list_value_length(stats["log_files"]), 0), False))
-    rows = stats.filter(wanted)
+    rows = stats.filter(wanted)  # a copy: every stat's path was read, those pages of the index are not read again
+    del stats, wanted
+    release_mapped_pages()
     for body, file_id, path, offset, log_files in zip(*(rows[c].to_pylist() for c in (
             "body", "file_id", "path", "log_offset", "log_files")), strict=True):
         out[present[body]].append((file_id, path, offset, tuple(log_files or ())))

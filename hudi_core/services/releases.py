@@ -10,7 +10,7 @@ Both cleans plan against one file-system view and one planning time.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -111,7 +111,7 @@ def compare_releases(table: HudiTable, layers: Iterable[tuple[str, Mapping[str, 
     return comparison
 
 
-def _sets(old: str, xs: list[str], new: str, ys: list[str]) -> dict[str, ListComparison]:
+def _sets(old: str, xs: Sequence[str], new: str, ys: Sequence[str]) -> dict[str, ListComparison]:
     """Two lists compared: per release the count, how many only it has, and the first of those."""
     only_x, only_y = sorted(set(xs) - set(ys)), sorted(set(ys) - set(xs))
     return {f"{old}.x": ListComparison(len(xs), len(only_x), tuple(only_x[:LISTED])),

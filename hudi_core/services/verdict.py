@@ -19,7 +19,7 @@ Severity uses the one scale of :class:`~hudi_core.errors.Severity`: ``error`` = 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +55,7 @@ class VerdictItem:
     check: str
     severity: Severity
     title: str
-    files: tuple[str, ...] = ()
+    files: Sequence[str] = ()  # the finding's evidence: a tuple, or a StringColumn where there may be a million
     instants: tuple[str, ...] = ()
     why: str = ""
     what_to_do: str = ""

@@ -28,6 +28,7 @@ from hudi_core.cli.output import render_json, write_json
 from hudi_core.formats.timeline import active_index
 from hudi_core.formats.timeline.instant import State
 from hudi_core.formats.timeline.unified import _listing_from_instants
+from hudi_core.io.memory import StringColumn
 from hudi_core.scenarios.build import build_scenario
 from hudi_core.scenarios.builtin import load_builtin
 from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
@@ -69,6 +70,18 @@ def test_write_json_lazy_rows() -> None:
     out = io.StringIO()
     write_json(LazyRows([1, 2, 3], lambda x: x * 2), out, 2)
     assert out.getvalue() == "[\n  2,\n  4,\n  6\n]\n"
+
+
+def test_write_json_streams_a_string_column_inside_short_lists() -> None:
+    """A doctor finding's million files stay one Arrow column until written: inside a short list of findings
+    (no longer than a chunk) too, and the text is the plain list's."""
+    paths = [f"p={i % 3}/f-{i}.parquet" for i in range(11)] + ['odd "q" \\ é']
+    findings = [{"check": "a", "evidence": {"files": StringColumn(pa.array(paths))}}, {"check": "b", "n": [1]}]
+    plain = [{"check": "a", "evidence": {"files": paths}}, {"check": "b", "n": [1]}]
+    for chunk_rows in (1, 4, 100):
+        out = io.StringIO()
+        write_json({"findings": findings, "empty": StringColumn(pa.array([], pa.string()))}, out, chunk_rows)
+        assert out.getvalue() == render_json({"findings": plain, "empty": []}) + "\n"
 
 
 @pytest.fixture(scope="module")

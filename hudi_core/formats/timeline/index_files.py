@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +16,8 @@ from typing import BinaryIO
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
+
+from hudi_core.io.memory import map_read_only
 
 TRAILER_MAGIC = b"HUDIIDX1"
 _TRAILER = len(TRAILER_MAGIC) + 32
@@ -45,7 +46,7 @@ def read_checked(path: Path) -> pa.Table:
         file.seek(0)
         if _digest_of(file, size - _TRAILER) != trailer[len(TRAILER_MAGIC):]:
             raise IndexFileDamaged("its checksum does not match its bytes")
-        mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        mapped = map_read_only(file.fileno())
     # The buffer holds the mapping: it lives as long as the table's arrays do.
     body = pa.py_buffer(mapped).slice(0, size - _TRAILER)
     return ipc.open_file(pa.BufferReader(body)).read_all()
@@ -89,8 +90,8 @@ def write_checked(directory: Path, path: Path, table: pa.Table) -> pa.Table:
         with open(tmp, "ab") as out:
             out.write(TRAILER_MAGIC + digest)
         # Mapped before the rename: this file's bytes even if another process replaces `path` right after.
-        with pa.memory_map(tmp) as source:
-            data = source.read_buffer()
+        with open(tmp, "rb") as source:
+            data = pa.py_buffer(map_read_only(source.fileno()))
         written = ipc.open_file(pa.BufferReader(data.slice(0, data.size - _TRAILER))).read_all()
         os.replace(tmp, path)
         return written
