@@ -578,12 +578,11 @@ def _replaced_near_boundary(ctx: DoctorContext) -> Iterable[Result]:
 def _replaced_visible_again(ctx: DoctorContext) -> Iterable[Result]:
     archived = ctx.archived
     listing = archived.listing
-    if "replacecommit" not in set(listing["completed_action"].unique().to_pylist()):
-        return  # no archived replacecommit: nothing can have come back (no instant objects built)
+    # The completed replacecommits' rows of the listing: their instants only, not a million others (layout 1 on L).
+    rows = pc.indices_nonzero(pc.and_(pc.equal(listing["completed_action"], ia.REPLACE_COMMIT),
+                                      pc.equal(listing["state"], State.COMPLETED.name))).to_pylist()
     replaces: list[tuple[Instant, CommitMetadata]] = []
-    for inst in archived:
-        if inst.completed_action != ia.REPLACE_COMMIT or not inst.is_completed:
-            continue
+    for inst in archived.instants_at(rows) if rows else ():
         meta = archived.commit_metadata(inst)
         if isinstance(meta, CommitMetadata):
             replaces.append((inst, meta))
