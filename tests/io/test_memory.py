@@ -65,7 +65,7 @@ def test_commands_allocate_through_malloc_unless_the_user_chose_an_allocator() -
 
 def test_a_string_column_reads_as_the_tuple_of_its_strings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(StringColumn, "_BATCH", 4)  # iteration crosses batches
-    values = tuple(f"part={i % 3}/file-{i}.parquet" for i in range(10)) + ("é",)
+    values = (*(f"part={i % 3}/file-{i}.parquet" for i in range(10)), "é")
     column = StringColumn(pa.chunked_array([pa.array(values[:6]), pa.array(values[6:])]))
     assert len(column) == 11 and tuple(column) == values and list(column) == list(values)
     assert column[0] == values[0] and column[-1] == "é" and column[3:8] == list(values[3:8])

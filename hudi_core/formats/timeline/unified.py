@@ -467,14 +467,23 @@ class _V1States:
     dictionary-encoded, `cmp` is the comparable action's position in the sorted `cmp_names` (an int32
     that sorts as the name does), `rank` the state's number; :meth:`strings` gives them back as text."""
 
-    def __init__(self, kept: pa.Table, starts: list[int], listing: pa.Table, files: pa.ListArray,
+    def __init__(self, kept: pa.Table, starts: np.ndarray, listing: pa.Table, files: pa.ListArray | None,
                  duplicates: list[str], cmp_names: pa.Array | None = None) -> None:
         self.kept = kept
-        self.starts = starts  # start row of each instant's group in `kept`, plus len(kept)
+        # Start row of each instant's group in `kept`, plus len(kept): int64s (a million Python ints took 36 MiB).
+        self.starts = starts
         self.listing = listing
-        self.files = files  # state-file names per listing row
+        self._files = files
         self.duplicates = duplicates
         self.cmp_names = cmp_names if cmp_names is not None else pa.array([], pa.string())
+
+    @property
+    def files(self) -> pa.ListArray:
+        """The state-file names per listing row, made on first use: three million names on L (~100 MiB) that a
+        reader of a few instants' bodies never needs."""
+        if self._files is None:
+            self._files = pa.ListArray.from_arrays(pa.array(self.starts, pa.int32()), _v1_state_file_names(self.kept))
+        return self._files
 
     def strings(self, kept: pa.Table, columns: Sequence[str]) -> dict[str, list[Any]]:
         """Columns of `kept` (or a selection of its rows) as Python lists, `cmp` as comparable action names."""
@@ -522,7 +531,8 @@ class _V1States:
         cmp_names = pa.array(cmp_sorted, pa.string())
         m = kept.num_rows
         if m == 0:
-            return cls(kept, [0], _v1_listing_empty(), pa.array([], pa.list_(pa.string())), duplicates, cmp_names)
+            return cls(kept, np.zeros(1, np.int64), _v1_listing_empty(), pa.array([], pa.list_(pa.string())),
+                       duplicates, cmp_names)
         kept = as_one_chunk(kept)
         rt, cmp = kept["rt"].chunk(0), kept["cmp"].chunk(0)
         new_group = pc.or_(pc.not_equal(rt[1:], rt[:-1]), pc.not_equal(cmp[1:], cmp[:-1]))
@@ -557,22 +567,24 @@ class _V1States:
         del last, first
         listing = pa.Table.from_arrays([listing[f.name].cast(f.type) for f in ARCHIVED_LISTING_SCHEMA],
                                        schema=ARCHIVED_LISTING_SCHEMA)
-        names = _v1_state_file_names(kept)
-        files = pa.ListArray.from_arrays(pa.array(starts_arr, pa.int32()), names)
-        return cls(kept, [int(x) for x in starts_arr], listing, files, duplicates, cmp_names)
+        return cls(kept, starts_arr.astype(np.int64), listing, None, duplicates, cmp_names)
 
     def instants(self, groups: Sequence[int] | None = None) -> list[Instant]:
         """The :class:`Instant` objects (same as the listing, with every state file); `groups`: only those
         listing rows (each row is one group of state records)."""
-        kept, names_array, starts = self.kept, self.files.values, self.starts
+        kept = self.kept
         if groups is not None:
-            # Only the records of the chosen groups, renumbered.
-            rows = [k for g in groups for k in range(self.starts[g], self.starts[g + 1])]
-            take = pa.array(rows, pa.int64())
-            kept, names_array = kept.take(take), names_array.take(take)
+            # Only the records of the chosen groups, renumbered (their names made for them alone).
+            bounds = [(int(self.starts[g]), int(self.starts[g + 1])) for g in groups]
+            take = pa.array([k for lo, hi in bounds for k in range(lo, hi)], pa.int64())
+            kept = kept.take(take)
+            names_array = self._files.values.take(take) if self._files is not None else _v1_state_file_names(kept)
             starts = [0]
-            for g in groups:
-                starts.append(starts[-1] + self.starts[g + 1] - self.starts[g])
+            for lo, hi in bounds:
+                starts.append(starts[-1] + hi - lo)
+        else:
+            starts = self.starts.tolist()
+            names_array = self.files.values
         cols = self.strings(kept, ["rt", "cmp", "action", "rank", "completion", "path"])
         names = names_array.to_pylist()
         rts, cmps, actions, ranks, completions, paths = cols.values()
