@@ -240,6 +240,21 @@ def test_duplicate_state_records_are_reported(v6_table: ScratchTable) -> None:
     assert [f.code for f in arch.findings] == ["duplicate_archived_state"]
 
 
+def test_duplicates_across_files_name_each_copy_and_keep_the_newest(v6_table: ScratchTable) -> None:
+    _write(v6_table, 1, archive_block([*commit_entries(T[0], None, 1), *commit_entries(T[1], None, 2)]))
+    _write(v6_table, 2, archive_block(commit_entries(T[0], None, 3)))
+    _write(v6_table, 3, archive_block([*commit_entries(T[1], None, 4), *commit_entries(T[0], None, 5)]))
+    arch = open_table(v6_table.scratch.uri).archived_timeline()
+    assert [i.requested_time for i in arch.instants] == [T[0], T[1]]
+    assert [arch.commit_metadata(i).write_stats()[0].num_writes for i in arch.instants] == [5, 4]
+    (finding,) = arch.findings
+    # The copies in the order the files were read (newest first), as the loader meets them.
+    assert finding.message == (
+        "9 archived state record(s) appear more than once (the newest file's copy is used): "
+        f"{T[0]} commit REQUESTED, {T[0]} commit INFLIGHT, {T[0]} commit COMPLETED, {T[0]} commit REQUESTED, "
+        f"{T[0]} commit INFLIGHT …")
+
+
 def test_batch_function_returns_error_rows(v6_table: ScratchTable) -> None:
     good = _write(v6_table, 1, archive_block(commit_entries(T[0], None, 1)))
     storage = ReadOnlyStorage(v6_table.scratch.uri)

@@ -513,21 +513,29 @@ class _V1States:
             "offset": good["block_offset"], "index": good["record_index"],
         })
         del good, actions, cmp_code, rank, path
-        # Newest archive file first: the first copy of a (time, action, state) wins.
-        firsts = table.select(["rt", "cmp", "rank", "ord"]).group_by(["rt", "cmp", "rank"], use_threads=False) \
-            .aggregate([("ord", "min"), ("ord", "count")])
-        duplicates: list[str] = []
-        if n and pc.max(firsts["ord_count"]).as_py() > 1:
-            winners = set(firsts["ord_min"].to_pylist())
-            dropped = [i for i in range(n) if i not in winners]
-            sub = table.take(pa.array(dropped, pa.int64())).select(["rt", "action", "rank"]).to_pylist()
-            duplicates = [f"{r['rt']} {r['action']} {State(r['rank']).name}" for r in sub]
-            table = table.take(firsts["ord_min"])
-        del firsts
-        order = pc.sort_indices(table.select(["rt", "cmp", "rank"]),
-                                sort_keys=[("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending")])
-        kept = table.drop_columns(["ord"]).take(order)
+        # Newest archive file first: the first copy of a (time, action, state) wins. Sorted with the row's position
+        # last, a copy is the row after an equal key (no hash table of three million keys on L).
+        order = pc.sort_indices(table.select(["rt", "cmp", "rank", "ord"]), sort_keys=[
+            ("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending"), ("ord", "ascending")])
+        ordered = as_one_chunk(table.take(order))
         del table, order
+        duplicates: list[str] = []
+        if n > 1:
+            rt, cmp, rank_of = (ordered[c].chunk(0) for c in ("rt", "cmp", "rank"))
+            again = pc.and_(pc.and_(pc.equal(rt[1:], rt[:-1]), pc.equal(cmp[1:], cmp[:-1])),
+                            pc.equal(rank_of[1:], rank_of[:-1]))
+            copies = np.flatnonzero(pc.fill_null(again, False).to_numpy(zero_copy_only=False)) + 1
+            del rt, cmp, rank_of, again
+            if len(copies):
+                dropped = ordered.take(pa.array(copies, pa.int64()))
+                dropped = dropped.take(pc.sort_indices(dropped["ord"]))  # named in the order the files were read
+                duplicates = [f"{r['rt']} {r['action']} {State(r['rank']).name}"
+                              for r in dropped.select(["rt", "action", "rank"]).to_pylist()]
+                keep = np.ones(n, dtype=bool)
+                keep[copies] = False
+                ordered = ordered.filter(pa.array(keep))
+        kept = ordered.drop_columns(["ord"])
+        del ordered
         cmp_names = pa.array(cmp_sorted, pa.string())
         m = kept.num_rows
         if m == 0:
