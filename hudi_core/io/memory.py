@@ -52,10 +52,13 @@ def release_mapped_pages() -> int:
     of the active-timeline index (~180 MiB on the 1M-file table) that no later step reads. Dropped, a page read
     again comes back from the system's page cache (a minor fault while the cache holds it, else a disk read); the
     mapping and every table on it stay valid."""
+    advice = getattr(mmap, "MADV_DONTNEED", None)  # absent where the system has no madvise (Windows)
+    if advice is None:
+        return 0
     count = 0
     for mapped in list(_MAPPED):
         with contextlib.suppress(ValueError, OSError):  # closed meanwhile
-            mapped.madvise(mmap.MADV_DONTNEED)
+            mapped.madvise(advice)
             count += 1
     return count
 

@@ -95,3 +95,10 @@ def test_released_pages_of_a_mapped_index_leave_it_readable(tmp_path: Path) -> N
     after = _rss_file_kib()
     assert before - after > 20 * 1024, (before, after)
     assert mapped.equals(table)
+
+
+def test_without_madvise_nothing_is_released(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    write_checked(tmp_path, tmp_path / "i.arrow", pa.table({"a": [1, 2]}))
+    mapped = read_checked(tmp_path / "i.arrow")
+    monkeypatch.delattr(memory.mmap, "MADV_DONTNEED")
+    assert memory.release_mapped_pages() == 0 and mapped["a"].to_pylist() == [1, 2]
