@@ -690,11 +690,12 @@ def test_a_run_lets_go_of_what_no_later_check_reads(tables: dict[str, BuildResul
 
 def test_checks_run_first_report_in_catalogue_order(tables: dict[str, BuildResult], tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """The file checks run before the others (their peak apart from the view's and the plans'), yet the report is
-    the one a run in catalogue order gives: the same checks, findings and incomplete checks in the same order."""
+    """The file checks run before the others (their peak apart from the view's and the plans') and the replaced
+    groups' check after them (the whole archive apart from the duplicate analysis), yet the report is the one a run
+    in catalogue order gives: the same checks, findings and incomplete checks in the same order."""
     from hudi_core.services import doctor as doctor_module
 
-    assert doctor_module.RUN_FIRST.issubset(CHECK_IDS)
+    assert doctor_module.RUN_FIRST.issubset(CHECK_IDS) and doctor_module.RUN_LAST.issubset(CHECK_IDS)
     r = tables["no_clean"]
     drifted = copy(r.uri, tmp_path / "drifted")
     (drifted / rel(r, "fg1", "t6")).unlink()  # a file of the latest slice gone: an error first in the report
@@ -704,6 +705,7 @@ def test_checks_run_first_report_in_catalogue_order(tables: dict[str, BuildResul
     for name, uri in {**{k: v.uri for k, v in tables.items()}, "drifted": drifted}.items():
         first = doctor(uri, conf)
         monkeypatch.setattr(doctor_module, "RUN_FIRST", frozenset())
+        monkeypatch.setattr(doctor_module, "RUN_LAST", frozenset())
         in_order = doctor(uri, conf)
         monkeypatch.undo()
         assert first.to_dict() == in_order.to_dict(), name
