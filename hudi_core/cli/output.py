@@ -126,13 +126,19 @@ def render_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = N
 def render_json(payload: Any) -> str:
     """Indented JSON text (two spaces, keys in insertion order), encoded in C by orjson: the pure-Python
     encoder that `json.dumps(indent=...)` falls back to took half of a large command's time.
-    Values JSON cannot hold are written as their `str()`, as before; non-ASCII text stays UTF-8."""
+    Values JSON cannot hold are written as their `str()`, as before (a :class:`StringColumn` as its list of
+    strings); non-ASCII text stays UTF-8."""
     try:
-        return orjson.dumps(payload, default=str,
+        return orjson.dumps(payload, default=_plain,
                             option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode("utf-8")
     except (TypeError, orjson.JSONEncodeError):
         # orjson refuses integers beyond 64 bits and a few exotic types; the standard encoder does not.
-        return json.dumps(payload, indent=2, sort_keys=False, default=str)
+        return json.dumps(payload, indent=2, sort_keys=False, default=_plain)
+
+
+def _plain(value: Any) -> Any:
+    """What the JSON encoders write for a value they cannot hold (asked only for those: no cost on other values)."""
+    return list(value) if isinstance(value, StringColumn) else str(value)
 
 
 def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
@@ -151,7 +157,7 @@ def write_json_list(chunks: Iterable[list[Any]], out: TextIO) -> None:
 
 def _streamed(value: Any, chunk_rows: int) -> bool:
     """Whether :func:`write_json` writes `value` piecewise: a :class:`LazyRows` or a :class:`StringColumn`, a list
-    longer than a chunk, or a dict holding one."""
+    longer than a chunk, a dict holding one, or a short list of such dicts."""
     if isinstance(value, LazyRows | StringColumn):
         return True
     if isinstance(value, list):
@@ -187,8 +193,9 @@ def _write_value(value: Any, out: TextIO, chunk_rows: int, depth: int) -> None:
             _write_value(item, out, chunk_rows, depth + 1)
         out.write("\n" + "  " * depth + "}")
         return
-    if isinstance(value, list) and any(isinstance(v, dict) and _streamed(v, chunk_rows) for v in value):
-        # Items holding a streamed value (a finding with a million files): each written as a dict is.
+    if isinstance(value, list) and len(value) <= chunk_rows:
+        # A short list streamed for what its items hold (a finding with a million files): item by item. The items
+        # of a long list are written a chunk at a time, each chunk encoded whole.
         out.write("[")
         for n, item in enumerate(value):
             out.write(("," if n else "") + f"\n{pad}")

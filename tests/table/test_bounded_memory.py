@@ -82,6 +82,12 @@ def test_write_json_streams_a_string_column_inside_short_lists() -> None:
         out = io.StringIO()
         write_json({"findings": findings, "empty": StringColumn(pa.array([], pa.string()))}, out, chunk_rows)
         assert out.getvalue() == render_json({"findings": plain, "empty": []}) + "\n"
+    # Inside a list longer than a chunk (encoded a chunk at a time) a column is still written as its strings.
+    rows = [{"n": i, "files": StringColumn(pa.array(paths[:i]))} for i in range(6)]
+    out = io.StringIO()
+    write_json(rows, out, 4)
+    assert out.getvalue() == render_json([{"n": i, "files": paths[:i]} for i in range(6)]) + "\n"
+    assert render_json(StringColumn(pa.array(paths))) == render_json(paths)
 
 
 @pytest.fixture(scope="module")
