@@ -1,4 +1,6 @@
-"""Process memory handed back to the system (the bytes layer: every layer above may call it)."""
+"""Process memory (the bytes layer: every layer above may call it): the allocator Arrow uses, freed heap and the
+pages of mapped index files handed back to the system, Arrow columns taken as one array without a copy, and
+strings kept as one column where a result may hold a million."""
 
 from __future__ import annotations
 
