@@ -3,8 +3,6 @@ and the shareable postmortem report (one HTML file that opens offline)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import streamlit as st
 
 from hudi_core.dashboard import loaders, overview, picker, render, writers
@@ -36,7 +34,6 @@ tone = {"error": "bad", "warning": "warn", "healthy": "good"}.get(status, "info"
 render.verdict(f"**{status}**: {counts[Severity.ERROR]} errors, {counts[Severity.WARNING]} warnings, "
                f"{counts[Severity.INFO]} info ({len(report.checks)} checks)", tone)
 
-EVIDENCE_SHOWN = 50
 ICONS = {Severity.ERROR: ":material/dangerous:", Severity.WARNING: ":material/warning:",
          Severity.INFO: ":material/info:"}
 for f in report.findings:
@@ -44,16 +41,7 @@ for f in report.findings:
                      expanded=f.severity is Severity.ERROR):
         st.markdown(f"**Why it matters.** {f.why}")
         st.markdown(f"**What to do.** {f.what_to_do}")
-        evidence = {k: v for k, v in f.evidence.to_dict(lazy=True).items() if v not in (None, "", [])}
-        if "file_groups" in evidence:
-            evidence["file_groups"] = [f"{g['partition']}/{g['file_id']}" for g in evidence["file_groups"]]
-        for key, values in evidence.items():  # a clean's million files: the first ones and a count
-            if isinstance(values, Sequence) and not isinstance(values, str):
-                more = len(values) - EVIDENCE_SHOWN
-                evidence[key] = [*values[:EVIDENCE_SHOWN], *([f"… and {more:,} more (the postmortem report and "
-                                                              "`hudi-inspect doctor --format json` list them all)"]
-                                                            if more > 0 else [])]
-        st.json(evidence, expanded=True)
+        st.json(render.shown_evidence(f.evidence), expanded=True)
 
 st.subheader("Metadata table vs storage")
 with render.guard():

@@ -20,6 +20,7 @@ import pandas as pd
 import streamlit as st
 
 from hudi_core.errors import Finding, HudiInspectError, Severity
+from hudi_core.services.doctor import Evidence
 from hudi_core.services.inputs import MissingInput
 from hudi_core.services.verdict import Verdict
 
@@ -259,6 +260,26 @@ def table_verdict(v: Verdict, health_link: bool = True) -> None:
         st.page_link(page_path("health"), label="Open the Health page: every check, evidence, why, what to do",
                      icon=":material/health_and_safety:")
     st.caption(f"Verdict from {judged}; the Health page runs every check.")
+
+
+#: Items of one evidence list the Health page shows (a clean's million files: the first ones and a count).
+EVIDENCE_SHOWN = 50
+
+
+def shown_evidence(evidence: Evidence, limit: int = EVIDENCE_SHOWN) -> dict[str, Any]:
+    """A finding's evidence as the Health page shows it: the values it has, file groups as `partition/file id`,
+    each list cut to its first `limit` items and a line saying how many more (never a million paths in one
+    element)."""
+    shown = {k: v for k, v in evidence.to_dict(lazy=True).items() if v not in (None, "", [])}
+    if "file_groups" in shown:
+        shown["file_groups"] = [f"{g['partition']}/{g['file_id']}" for g in shown["file_groups"]]
+    for key, values in shown.items():
+        if isinstance(values, Sequence) and not isinstance(values, str):
+            more = len(values) - limit
+            tail = [f"… and {more:,} more (the postmortem report and `hudi-inspect doctor --format json` list them "
+                    "all)"] if more > 0 else []
+            shown[key] = [*values[:limit], *tail]
+    return shown
 
 
 def incomplete_warning(findings: Sequence[Finding] = (), missing_inputs: Sequence[MissingInput] = ()) -> bool:

@@ -465,3 +465,18 @@ def test_charts_draw_a_frame_of_arrow_text_with_missing_values() -> None:
     assert {t.name: list(t.y) for t in durations.data} == {"commit": [0.5], "clean": [2.0]}
     timeline = charts.timeline_figure(frame)
     assert [s.name for s in timeline.layout.shapes] == ["archived region", "active region"]
+
+
+def test_shown_evidence_cuts_long_lists_and_keeps_short_ones() -> None:
+    import pyarrow as pa
+
+    from hudi_core.io.memory import StringColumn
+    from hudi_core.services.doctor import Evidence, FileGroupRef
+
+    paths = [f"p=1/f-{i}.parquet" for i in range(120)]
+    shown = render.shown_evidence(Evidence(instants=("t1",), files=StringColumn(pa.array(paths)),
+                                           file_groups=(FileGroupRef("p=1", "fg"),), count=120, detail=""), limit=50)
+    assert shown["files"] == [*paths[:50], "… and 70 more (the postmortem report and `hudi-inspect doctor --format "
+                                           "json` list them all)"]
+    assert shown == {"instants": ["t1"], "files": shown["files"], "file_groups": ["p=1/fg"], "count": 120}
+    assert render.shown_evidence(Evidence(files=tuple(paths[:50])), limit=50) == {"files": paths[:50]}
