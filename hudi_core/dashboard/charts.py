@@ -6,9 +6,10 @@ completion; one full bar where the inflight time is unknown), pending instants d
 chart in their state's colour, a point per instant coloured by state, shaded active and archived regions,
 and vertical markers (ECTR, EarliestCommitToNotArchive, savepoints, the archival boundary). Bars are WebGL
 (`Scattergl`), one trace per lane and phase and one per (source, state) for the points: 10,000 instants
-stay smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets (SVG: few
-points). The duration chart shows each action's instant durations over time (a slow-down shows as a
-trend), bucketed medians and 95th percentiles when an action has many instants.
+stay smooth; above `aggregate_above` instants the bars are replaced by per-lane time buckets (a heatmap
+strip per lane: one image, where an SVG marker per bucket cost the browser seconds). The duration chart
+shows each action's instant durations over time (a slow-down shows as a trend), bucketed medians and 95th
+percentiles when an action has many instants.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from plotly.subplots import make_subplots
 from hudi_core.dashboard.markers import SHORT_LABELS
 from hudi_core.formats.timeline.phase_columns import instant_epoch_ms
 from hudi_core.services.markers import Marker, MarkerKind
+from hudi_core.services.writers import human_ms
 
 if TYPE_CHECKING:
     from hudi_core.services.duplicates import InstantBlocks
@@ -49,6 +51,8 @@ ACTION_COLOURS = {"commit": "#1565c0", "deltacommit": "#00838f", "replacecommit"
 OTHER_ACTION_COLOUR = "#455a64"
 #: How much of the colour the light shade (requested -> inflight) keeps, mixed with white.
 LIGHT_SHADE = 0.4
+#: Half the height of a lane's bucket strip (lanes are 1 apart).
+BUCKET_BAND = 0.18
 LANE_ORDER = ["commit", "deltacommit", "replacecommit", "clustering", "compaction", "logcompaction", "clean",
               "rollback", "restore", "savepoint", "indexing"]
 _PLANNED_LANES = {"compaction", "clustering", "logcompaction", "indexing"}
@@ -320,28 +324,45 @@ def _add_bars(fig: go.Figure, df: pd.DataFrame, replaced: Mapping[str, Sequence[
 
 def _aggregate(fig: go.Figure, df: pd.DataFrame, max_buckets: int, lane_y: Mapping[str, int], row: int | None,
                showlegend: bool) -> None:
+    """Per-lane time buckets of a big timeline: one heatmap strip per (source, state, lane), a cell per bucket
+    shaded by its instant count, with a square legend entry per (source, state).
+
+    A heatmap is drawn as one image, where a marker per bucket was an SVG element each (1,500 of them cost the
+    browser ~0.4 s on every load of the Overview). Hover labels are templates over the values (the count as
+    customdata, the lane in the template): a label string per bucket was two thirds of the chart's bytes."""
     sub = {"row": row, "col": 1} if row else {}
     span = (df["start"].max() - df["start"].min()) or pd.Timedelta(seconds=1)
     freq = max(span / max_buckets, pd.Timedelta(milliseconds=1))
     # Only the grouped columns (a copy of the whole frame was ~300 MB on L).
     buckets = df[["source", "state", "lane"]].assign(bucket=df["start"].dt.floor(freq))
     grouped = buckets.groupby(["source", "state", "lane", "bucket"]).size().reset_index(name="n")
+    origin = grouped["bucket"].min()
+    column = ((grouped["bucket"] - origin) // freq).to_numpy(dtype="int64")
+    columns = int(column.max()) + 1
+    edges = to_ms(pd.Series(origin + freq * np.arange(columns + 1)))
     peak = max(int(grouped["n"].max()), 1)
+    grouped = grouped.assign(column=column)
+    width_ms = freq / pd.Timedelta(milliseconds=1)
+    width = human_ms(int(round(width_ms / 1000) * 1000 if width_ms >= 10_000 else width_ms))
     for (source, state), part in grouped.groupby(["source", "state"], sort=True):
         name = f"{state.lower()}" + ("" if source == "active" else f" ({source})") + " (bucketed)"
-        # SVG, not WebGL: the buckets are few (at most `max_buckets` per lane), and a WebGL context
-        # costs a browser without a GPU seconds to start on every load.
-        # The hover label is a template over the values (count as customdata, lane as text, the bucket's start
-        # as x) and the arrays are narrow typed arrays: a label string per bucket was two thirds of the chart's
-        # bytes sent on every page load.
-        fig.add_trace(go.Scatter(
-            x=to_ms(part["bucket"]), y=part["lane"].map(lane_y).to_numpy(dtype="int8"), mode="markers",
-            name=name, showlegend=showlegend,
-            marker={"color": _colour(str(state), str(source)),
-                    "size": (4 + 14 * (part["n"] / peak) ** 0.5).to_numpy(dtype="float32"), "symbol": "square"},
-            customdata=part["n"].to_numpy(dtype="int32"), text=part["lane"].astype(str).to_numpy(dtype=object),
-            hovertemplate=f"%{{customdata}} %{{text}} instants ({state}) from %{{x}}<extra></extra>",
-        ), **sub)
+        colour = _colour(str(state), str(source))
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, legendgroup=name,
+                                 showlegend=showlegend, marker={"color": colour, "size": 10, "symbol": "square"},
+                                 hoverinfo="skip"), **sub)
+        for lane, cells in part.groupby("lane", sort=True):
+            at = cells["column"].to_numpy()
+            shade = np.full((1, columns), np.nan, dtype="float32")
+            shade[0, at] = (0.25 + 0.75 * (cells["n"].to_numpy() / peak) ** 0.5).astype("float32")
+            counts = np.zeros((1, columns), dtype="int32")
+            counts[0, at] = cells["n"].to_numpy(dtype="int32")
+            y = lane_y[str(lane)]
+            fig.add_trace(go.Heatmap(
+                x=edges, y=[y - BUCKET_BAND, y + BUCKET_BAND], z=shade, zmin=0, zmax=1, showscale=False,
+                colorscale=[[0, light_shade(colour, 0.15)], [1, colour]], hoverongaps=False,
+                name=f"{name}: {lane}", legendgroup=name, customdata=counts,
+                hovertemplate=f"%{{customdata}} {lane} instants ({state}) in the {width} around %{{x}}<extra></extra>",
+            ), **sub)
 
 
 def _add_regions(fig: go.Figure, df: pd.DataFrame, chart_end: Any, row: int | None) -> None:

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -247,10 +248,21 @@ def test_timeline_figure_aggregates_large_inputs() -> None:
     small = charts.timeline_figure(df)
     assert sum(len(t.x) for t in small.data if t.mode == "markers") == n
     agg = charts.timeline_figure(df, aggregate_above=1000, max_buckets=100)
-    buckets = [t for t in agg.data if t.mode == "markers"]
-    assert len(buckets) == 1 and buckets[0].name.endswith("(bucketed)") and len(buckets[0].x) <= 101
-    assert "%{customdata} %{text} instants (COMPLETED)" in buckets[0].hovertemplate
-    assert sum(buckets[0].customdata) == n and set(buckets[0].text) == {"commit"}
+    assert not [t for t in agg.data if getattr(t, "mode", None) == "markers" and t.x != (None,)]
+    legend = [t for t in agg.data if t.name == "completed (bucketed)"]
+    assert len(legend) == 1 and legend[0].showlegend and legend[0].marker.symbol == "square"
+    strips = [t for t in agg.data if t.type == "heatmap"]
+    assert len(strips) == 1 and strips[0].legendgroup == "completed (bucketed)"
+    strip = strips[0]
+    counts, shade, edges = np.asarray(strip.customdata), np.asarray(strip.z), np.asarray(strip.x)
+    assert counts.shape == shade.shape and counts.shape[0] == 1 and counts.shape[1] <= 101
+    assert len(edges) == counts.shape[1] + 1 and len(set(np.diff(edges).round(3))) == 1  # equal buckets
+    first_ms = pd.Timestamp("2024-01-01").value // 10**6
+    assert edges[0] <= first_ms and edges[-1] > first_ms + (n - 1) * 1000
+    assert counts.sum() == n and (np.isnan(shade) == (counts == 0)).all()  # an empty bucket is not drawn
+    assert shade[0, counts[0].argmax()] == 1.0
+    assert list(strip.y) == [-charts.BUCKET_BAND, charts.BUCKET_BAND]  # the commit lane's band
+    assert strip.hovertemplate.startswith("%{customdata} commit instants (COMPLETED) in the 30 s around %{x}")
 
 
 def test_counts_and_empty_inputs() -> None:
