@@ -128,3 +128,27 @@ def test_an_archive_file_rewritten_with_the_same_size_and_mtime_is_read_again(
     full = _open_archived(t)
     assert _summary(indexed) == _summary(full) != good  # read again, as a full read answers
     assert [f.code for f in indexed.findings] == [f.code for f in full.findings] != []
+
+
+def test_put_gives_back_the_rows_as_the_index_maps_them(tmp_path: Path, index_dir: Path) -> None:
+    """What `put` wrote comes back memory-mapped (a caller keeps that and lets its decoded copy go); an archive
+    file still being written (modified within the settle time, no version) is not recorded."""
+    import time
+
+    from hudi_core.formats.timeline.archive_index import ArchiveIndex, IndexKey
+    from hudi_core.formats.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA
+    from hudi_core.formats.timeline.index_files import read_checked
+    from hudi_core.io.memory import release_mapped_pages
+
+    t = _archived_v6(tmp_path, 6, 4)
+    _open_archived(t)  # writes the index: the rows of one archive file, to put again
+    table = read_checked(sorted(index_dir.glob("*.arrow"))[0])
+    assert table.num_rows > 0
+    index = ArchiveIndex(ARCHIVE_LISTING_SCHEMA, tmp_path / "other")
+    old = IndexKey("file:///t/.hoodie/archived/.commits_.archive.1_1-0-1", 10, 0, False)
+    written = index.put(old, table)
+    assert written is not None and written.equals(table) and written.schema == ARCHIVE_LISTING_SCHEMA
+    assert release_mapped_pages() >= 1 and written.equals(table)  # still read once its pages are handed back
+    assert index.get(old).equals(table)
+    fresh = IndexKey("file:///t/.hoodie/archived/.commits_.archive.2_1-0-1", 10, time.time_ns() // 1_000_000, False)
+    assert index.put(fresh, table) is None and index.get(fresh) is None

@@ -419,3 +419,83 @@ def test_column_wise_keys_read_as_record_by_record_on_generated_archives(tmp_pat
         assert fast.equals(read_archive_file_rows(storage, path, vectorized=False)), path
         rows += fast.num_rows
     assert files and rows >= 3_000
+
+
+def _archived_summary(arch: Any) -> dict[str, Any]:
+    listing = arch.listing
+    return {
+        "listing": listing.set_column(listing.schema.get_field_index("archive_file"), "archive_file",
+                                      listing["archive_file"].cast("string")).to_pydict(),
+        "instants": [(i.requested_time, i.action, i.pending_action, i.completed_action, i.state, i.completion_time,
+                      i.completion_time_source, i.inflight_time,
+                      [(f.name, f.action, f.state, f.completion_time, f.path) for f in i.files])
+                     for i in arch.instants],
+        "names": arch.state_file_names().to_pylist(),
+        "done": arch.completed_locations().to_pydict(),
+        "refs": sorted(arch._v1_states.refs().items()),
+        "findings": [(f.code, f.severity, f.path, f.message) for f in arch.findings],
+    }
+
+
+def test_archive_decoded_in_worker_processes_and_from_the_index_reads_the_same(
+        v6_table: ScratchTable, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A heavy first read decodes each archive file in a worker process and keeps its rows as the index maps them
+    (the decoded copy let go); the timeline is the one read in this process without an index, and the one read
+    back from the index: copies across files, completion and inflight times present and absent, damaged files."""
+    from hudi_core.formats.timeline import unified
+
+    _write(v6_table, 1, archive_block([*commit_entries(T[0], None, 1), *commit_entries(T[1], T[2], 2)]))
+    _write(v6_table, 2, archive_block([entry(T[3], "commit", "REQUESTED"),
+                                       entry(T[3], "commit", "INFLIGHT", T[4],
+                                             hoodieCommitMetadata=encode.commit_metadata([], "UPSERT"))]))
+    _write(v6_table, 3, archive_block([*commit_entries(T[1], T[5], 7), *commit_entries(T[6], T[7], 3)]))
+    _write(v6_table, 4, b"NOT-A-LOG-FILE")
+    blocks = [archive_block(commit_entries(T[8 + k], T[9 + k], k)) for k in range(2)]
+    _write(v6_table, 5, blocks[0] + blocks[1][: len(blocks[1]) // 2])
+    monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "0")
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")
+    alone = _archived_summary(open_table(v6_table.scratch.uri).archived_timeline())
+    assert [r[0] for r in alone["instants"]] == [T[0], T[1], T[3], T[6], T[8]]
+    assert {f[0] for f in alone["findings"]} == {"duplicate_archived_state", "archive_file_damaged",
+                                                 "archive_block_corrupt"}
+
+    index = tmp_path / "archive-index"
+    monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", str(index))
+    monkeypatch.setenv("HUDI_INSPECTOR_PROCESSES", "2")
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setattr(unified, "PARALLEL_DECODE_MIN_BYTES", 0)
+    from hudi_core.formats.timeline import archive_index
+
+    monkeypatch.setattr(archive_index, "_settled", lambda mtime_ms: True)
+    in_workers: list[int] = []
+    real = unified.cpu_batch_results
+
+    def counted(*args: Any) -> Any:
+        for rows in real(*args):
+            in_workers.append(rows.num_rows)
+            yield rows
+
+    monkeypatch.setattr(unified, "cpu_batch_results", counted)
+    first = _archived_summary(open_table(v6_table.scratch.uri).archived_timeline())
+    assert len(in_workers) == 5 and len(list(index.glob("*.arrow"))) == 5
+    in_workers.clear()
+    again = _archived_summary(open_table(v6_table.scratch.uri).archived_timeline())
+    assert not in_workers  # every file from the index
+    assert first == again == alone
+
+
+def test_instant_times_sort_as_integers_only_when_they_are_digits_of_one_length() -> None:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from hudi_core.formats.timeline.unified import _digits_as_int64
+
+    times = pa.chunked_array([["20240101000000123", "20231231235959999"], ["20240101000000122"]])
+    as_int = _digits_as_int64(times)
+    assert as_int is not None and as_int.to_pylist() == [20240101000000123, 20231231235959999, 20240101000000122]
+    assert pc.sort_indices(as_int).to_pylist() == pc.sort_indices(times).to_pylist() == [1, 2, 0]
+    # A 14-digit time sorts before a 17-digit one as text whatever its value: left as text.
+    assert _digits_as_int64(pa.array(["20240101000000", "20230101000000000"])) is None
+    assert _digits_as_int64(pa.array(["2024010100000a", "20240101000001"])) is None
+    assert _digits_as_int64(pa.array(["20240101000000", None])) is None
+    assert _digits_as_int64(pa.array([], pa.string())) is None

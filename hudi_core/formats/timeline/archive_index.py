@@ -121,17 +121,19 @@ class ArchiveIndex:
                 path.unlink()
             return None
 
-    def put(self, key: IndexKey, rows: pa.Table) -> None:
-        """Record the rows of one archive file (best effort: a cache that cannot be written is skipped)."""
+    def put(self, key: IndexKey, rows: pa.Table) -> pa.Table | None:
+        """Record the rows of one archive file (best effort: a cache that cannot be written is skipped); the rows
+        read back from the written entry, memory-mapped (their pages are the file's, which the process can hand
+        back), or ``None`` when nothing was written."""
         try:
             if key.version is None and not _settled(key.mtime_ms):
-                return
+                return None
             self.directory.mkdir(parents=True, exist_ok=True)
             for stale in self.directory.glob(f"{key.file_stem}-*.arrow"):
                 if stale.name != key.file_name:
                     with contextlib.suppress(OSError):
                         stale.unlink()
-            write_checked(self.directory, self.directory / key.file_name,
-                          rows.cast(self.schema) if rows.schema != self.schema else rows)
+            return write_checked(self.directory, self.directory / key.file_name,
+                                 rows.cast(self.schema) if rows.schema != self.schema else rows)
         except (OSError, pa.ArrowException):
-            return
+            return None

@@ -19,14 +19,14 @@ import functools
 import gc
 import posixpath
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hudi_core.engines.executor import Executor, run_batches, run_cpu_batches
+from hudi_core.engines.executor import Executor, cpu_batch_results, cpu_workers, run_batches
 from hudi_core.errors import DecodeError, Finding, Severity, StorageError
 from hudi_core.formats.timeline import archived_v1 as v1
 from hudi_core.formats.timeline import archived_v2 as v2
@@ -37,7 +37,7 @@ from hudi_core.formats.timeline.archived_v1 import ARCHIVE_LISTING_SCHEMA, TimeR
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody, decode_body
 from hudi_core.formats.timeline.bulk import paused_gc
 from hudi_core.formats.timeline.instant import Instant, InstantFile, State
-from hudi_core.io.memory import as_array, as_one_chunk
+from hudi_core.io.memory import as_array, as_one_chunk, release_arrow_memory, release_mapped_pages
 from hudi_core.io.properties import TableProperties
 from hudi_core.io.storage import FileInfo, ReadOnlyStorage, StorageSpec, inline_if_local
 
@@ -256,11 +256,16 @@ class ArchivedTimeline(BodyRecords, Timeline):
         rows (layout 1: archive file, block offset and record index of its COMPLETED record; layout 2: LSM
         file and row), for bulk readers of archived bodies (the `write_stats` view)."""
         if self._v1_states is not None:
-            kept = self._v1_states.kept
-            done = kept.filter(pc.equal(kept["rank"], int(State.COMPLETED)))
-            table = pa.table({"requested_time": done["rt"], "action": done["action"],
-                              "completed_action": pc.take(self._v1_states.cmp_names, done["cmp"]),
-                              "completion_time": pc.coalesce(done["completion"], done["rt"]),
+            states = self._v1_states
+            rows = np.flatnonzero(pc.equal(states.kept["rank"], int(State.COMPLETED)).to_numpy(zero_copy_only=False))
+            done = states.kept.take(pa.array(rows, pa.int64()))
+            # A completed record is its instant's last: the listing row's completion time is its own (or, without
+            # one, the requested time).
+            instant = pa.array(states.group_of_rows()[rows], pa.int64())
+            table = pa.table({"requested_time": pc.take(self.listing["requested_time"], instant),
+                              "action": done["action"],
+                              "completed_action": pc.take(states.cmp_names, done["cmp"]),
+                              "completion_time": pc.take(self.listing["completion_time"], instant),
                               "archive_file": done["path"], "block_offset": done["offset"],
                               "record_index": done["index"]})
         else:
@@ -407,16 +412,32 @@ class _ArchiveRows:
             # start; the M table's 110 MB of archive took 11 s in one).
             executor = inline_if_local(self.executor, self.storage, len(missing))
             heavy = sum(self.infos[p].size for p in missing) >= PARALLEL_DECODE_MIN_BYTES
-            run = run_cpu_batches if heavy else run_batches
-            decoded = run(executor, fn, self.storage.spec, missing, 1, ARCHIVE_LISTING_SCHEMA)
-            by_file = _split_by_file(decoded, missing)
-            for path in missing:
-                table = by_file.get(path, ARCHIVE_LISTING_SCHEMA.empty_table())
-                found[path] = table
-                if self.index is not None:
-                    self.index.put(self._key(path), table)
+            for path, table in self._decoded(fn, executor, heavy, missing):
+                written = self.index.put(self._key(path), table) if self.index is not None else None
+                # The rows as the index maps them, when it wrote them: the decoded copy is let go, and mapped
+                # pages can be handed back once grouped (a million archived instants: ~300 MiB).
+                found[path] = written if written is not None else table
+            release_arrow_memory()
         tables = [found[p] for p in paths]
         return pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
+
+
+    def _decoded(self, fn: Callable[[StorageSpec, list[str]], pa.Table], executor: Executor | None, heavy: bool,
+                 missing: list[str]) -> Iterator[tuple[str, pa.Table]]:
+        """The rows of each file of `missing`, in order. Heavy local decoding runs on one process per core and
+        gives each file's rows as its worker returns them, so the caller records them and lets them go before
+        the next (a whole decoded archive of a million instants at once: ~300 MiB more at peak)."""
+        spec = self.storage.spec
+        if heavy and executor is None and cpu_workers(len(missing)) >= 2:
+            for path, rows in zip(missing, cpu_batch_results(fn, spec, missing, 1), strict=True):
+                rows = rows.cast(ARCHIVE_LISTING_SCHEMA) if rows.schema != ARCHIVE_LISTING_SCHEMA else rows
+                yield path, _split_by_file(rows, [path]).get(path, ARCHIVE_LISTING_SCHEMA.empty_table())
+            return
+        decoded = run_batches(executor, fn, spec, missing, 1, ARCHIVE_LISTING_SCHEMA)
+        by_file = _split_by_file(decoded, missing)
+        del decoded
+        for path in missing:
+            yield path, by_file.pop(path, ARCHIVE_LISTING_SCHEMA.empty_table())
 
 
 def _split_by_file(rows: pa.Table, paths: list[str]) -> dict[str, pa.Table]:
@@ -449,6 +470,8 @@ def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Tabl
     good = _good_rows(rows).select(
         ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"])
     states = _V1States.group(good)
+    del good
+    release_arrow_memory()  # the grouping's intermediates, freed: hundreds of MiB on a million archived instants
     if states.duplicates:
         dup = states.duplicates
         findings.append(Finding(
@@ -465,7 +488,9 @@ class _V1States:
 
     `kept` is small per row (three million state records on L): `action` and `path` stay
     dictionary-encoded, `cmp` is the comparable action's position in the sorted `cmp_names` (an int32
-    that sorts as the name does), `rank` the state's number; :meth:`strings` gives them back as text."""
+    that sorts as the name does), `rank` the state's number; :meth:`strings` gives them back as text.
+    What is the same for every record of an instant (its requested time, its completion and inflight
+    times) is in the listing alone, a row per instant: as columns of `kept` they were 120 MiB on L."""
 
     def __init__(self, kept: pa.Table, starts: np.ndarray, listing: pa.Table, files: pa.ListArray | None,
                  duplicates: list[str], cmp_names: pa.Array | None = None) -> None:
@@ -482,8 +507,17 @@ class _V1States:
         """The state-file names per listing row, made on first use: three million names on L (~100 MiB) that a
         reader of a few instants' bodies never needs."""
         if self._files is None:
-            self._files = pa.ListArray.from_arrays(pa.array(self.starts, pa.int32()), _v1_state_file_names(self.kept))
+            names = _v1_state_file_names(self.kept, self.requested_times(self.group_of_rows()))
+            self._files = pa.ListArray.from_arrays(pa.array(self.starts, pa.int32()), names)
         return self._files
+
+    def group_of_rows(self) -> np.ndarray:
+        """The listing row (the instant) of each row of `kept`."""
+        return np.repeat(np.arange(len(self.starts) - 1, dtype=np.int64), np.diff(self.starts))
+
+    def requested_times(self, groups: np.ndarray) -> pa.Array:
+        """The requested time of each listing row in `groups` (for rows of `kept`: their instants')."""
+        return as_array(pc.take(self.listing["requested_time"], pa.array(groups, pa.int64())))
 
     def strings(self, kept: pa.Table, columns: Sequence[str]) -> dict[str, list[Any]]:
         """Columns of `kept` (or a selection of its rows) as Python lists, `cmp` as comparable action names."""
@@ -513,12 +547,26 @@ class _V1States:
             "offset": good["block_offset"], "index": good["record_index"],
         })
         del good, actions, cmp_code, rank, path
+        # The records come from the archive index's mapped pages: each step below reads some of its columns and
+        # hands their pages back (a million archived instants: ~300 MiB resident otherwise, beside the copies).
+        release_mapped_pages()
         # Newest archive file first: the first copy of a (time, action, state) wins. Sorted with the row's position
         # last, a copy is the row after an equal key (no hash table of three million keys on L).
-        order = pc.sort_indices(table.select(["rt", "cmp", "rank", "ord"]), sort_keys=[
+        keys = table.select(["rt", "cmp", "rank", "ord"])
+        as_number = _digits_as_int64(table["rt"])
+        if as_number is not None:
+            keys = keys.set_column(0, "rt", as_number)
+        order = pc.sort_indices(keys, sort_keys=[
             ("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending"), ("ord", "ascending")])
-        ordered = as_one_chunk(table.take(order))
-        del table, order
+        del keys, as_number
+        release_mapped_pages()
+        taken = {}
+        for name in table.column_names:  # a column at a time, its source pages handed back once copied
+            column = table[name].take(order)
+            taken[name] = column.combine_chunks() if column.num_chunks > 1 else column
+            release_mapped_pages()
+        ordered = pa.table(taken)
+        del table, order, taken
         duplicates: list[str] = []
         if n > 1:
             rt, cmp, rank_of = (ordered[c].chunk(0) for c in ("rt", "cmp", "rank"))
@@ -539,17 +587,21 @@ class _V1States:
         cmp_names = pa.array(cmp_sorted, pa.string())
         m = kept.num_rows
         if m == 0:
-            return cls(kept, np.zeros(1, np.int64), _v1_listing_empty(), pa.array([], pa.list_(pa.string())),
-                       duplicates, cmp_names)
+            return cls(kept.drop_columns(["rt", "completion"]), np.zeros(1, np.int64), _v1_listing_empty(),
+                       pa.array([], pa.list_(pa.string())), duplicates, cmp_names)
         kept = as_one_chunk(kept)
         rt, cmp = kept["rt"].chunk(0), kept["cmp"].chunk(0)
         new_group = pc.or_(pc.not_equal(rt[1:], rt[:-1]), pc.not_equal(cmp[1:], cmp[:-1]))
         starts_arr = np.concatenate([[0], np.flatnonzero(new_group.to_numpy(zero_copy_only=False)) + 1, [m]])
-        del new_group
+        del new_group, rt, cmp
         first_idx = pa.array(starts_arr[:-1], pa.int64())
         last_idx = pa.array(starts_arr[1:] - 1, pa.int64())
         last = kept.select(["rt", "cmp", "rank", "action", "completion", "path"]).take(last_idx)
         first = kept.select(["rank", "action"]).take(first_idx)
+        inflight = _v1_inflight_times(kept, starts_arr)
+        # Each instant's times are in the listing from here on (see the class doc): let the records' copies go
+        # before the listing is built.
+        kept = kept.drop_columns(["rt", "completion"])
         completed = pc.equal(last["rank"], int(State.COMPLETED))
         # No stateTransitionTime (older archives): completion = requested time (CompletionTimeQueryViewV1).
         completion = pc.if_else(completed, pc.coalesce(last["completion"], last["rt"]), pa.scalar(None, pa.string()))
@@ -559,7 +611,6 @@ class _V1States:
                              last_action)
         state_names = pa.array([s.name for s in sorted(State, key=int)], pa.string())
         g = len(first_idx)
-        inflight = _v1_inflight_times(kept, starts_arr)
         listing = pa.table({
             "requested_time": last["rt"], "action": last_action, "state": pc.take(state_names, last["rank"]),
             "pending_action": pending, "completed_action": pc.take(cmp_names, last["cmp"]),
@@ -580,29 +631,38 @@ class _V1States:
     def instants(self, groups: Sequence[int] | None = None) -> list[Instant]:
         """The :class:`Instant` objects (same as the listing, with every state file); `groups`: only those
         listing rows (each row is one group of state records)."""
-        kept = self.kept
+        kept, listing = self.kept, self.listing
         if groups is not None:
             # Only the records of the chosen groups, renumbered (their names made for them alone).
             bounds = [(int(self.starts[g]), int(self.starts[g + 1])) for g in groups]
             take = pa.array([k for lo, hi in bounds for k in range(lo, hi)], pa.int64())
             kept = kept.take(take)
-            names_array = self._files.values.take(take) if self._files is not None else _v1_state_file_names(kept)
+            listing = listing.take(pa.array(list(groups), pa.int64()))
+            if self._files is not None:
+                names_array = self._files.values.take(take)
+            else:
+                sizes = [hi - lo for lo, hi in bounds]
+                rows_of = np.repeat(np.asarray(list(groups), dtype=np.int64), sizes)
+                names_array = _v1_state_file_names(kept, self.requested_times(rows_of))
             starts = [0]
             for lo, hi in bounds:
                 starts.append(starts[-1] + hi - lo)
         else:
             starts = self.starts.tolist()
             names_array = self.files.values
-        cols = self.strings(kept, ["rt", "cmp", "action", "rank", "completion", "path"])
+        actions, ranks, paths = self.strings(kept, ["action", "rank", "path"]).values()
+        rts, cmps, completions, sources, inflights = listing.select(
+            ["requested_time", "completed_action", "completion_time", "completion_time_source", "inflight_time"]
+        ).to_pydict().values()
         names = names_array.to_pylist()
-        rts, cmps, actions, ranks, completions, paths = cols.values()
         out: list[Instant] = []
-        inflight_rank = int(State.INFLIGHT)
         with paused_gc():
             for g in range(len(starts) - 1):
                 lo, hi = starts[g], starts[g + 1]
-                rt = rts[lo]
-                done = completions[hi - 1] if ranks[hi - 1] == State.COMPLETED else None
+                rt = rts[g]
+                # The completed record's own completion time: the listing's, unless it fell back to the requested
+                # time (no stateTransitionTime).
+                done = completions[g] if sources[g] == ARCHIVE_SOURCE else None
                 files = [InstantFile(names[k], rt, actions[k], State(ranks[k]),
                                      done if ranks[k] == State.COMPLETED else None, 0, None, paths[k])
                          for k in range(lo, hi)]
@@ -610,8 +670,8 @@ class _V1States:
                 pending = next((f.action for f in files if f.state is not State.COMPLETED), top.action)
                 completion = (done or rt) if top.state is State.COMPLETED else None
                 source = (ARCHIVE_SOURCE if done else REQUESTED_TIME_SOURCE) if completion else None
-                inflight = next((completions[k] for k in range(lo, hi) if ranks[k] == inflight_rank), None)
-                out.append(Instant(rt, top.action, top.state, pending, cmps[lo], completion, source, ARCHIVED, files,
+                inflight = inflights[g]
+                out.append(Instant(rt, top.action, top.state, pending, cmps[g], completion, source, ARCHIVED, files,
                                    inflight, ARCHIVE_SOURCE if inflight else None))
         return out
 
@@ -619,15 +679,33 @@ class _V1States:
              ) -> dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]]:
         """(requested time, comparable action) → state → (action, archive file, block offset, record index);
         `keys`: only those instants."""
-        kept = self.kept
+        kept, group = self.kept, self.group_of_rows()
         if keys is not None:
             times = pa.array(sorted({k[0] for k in keys}), pa.string())
-            kept = kept.filter(pc.is_in(kept["rt"], value_set=times))
-        cols = self.strings(kept, ["rt", "cmp", "rank", "action", "path", "offset", "index"])
+            wanted = pc.fill_null(pc.is_in(self.listing["requested_time"], value_set=times), False)
+            rows = np.flatnonzero(wanted.to_numpy(zero_copy_only=False)[group])
+            kept, group = kept.take(pa.array(rows, pa.int64())), group[rows]
+        at = pa.array(group, pa.int64())
+        rts = pc.take(self.listing["requested_time"], at).to_pylist()
+        cmps = pc.take(self.listing["completed_action"], at).to_pylist()
+        cols = self.strings(kept, ["rank", "action", "path", "offset", "index"])
         out: dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]] = {}
-        for rt, cmp, rank, action, path, offset, index in zip(*cols.values(), strict=True):
+        for rt, cmp, rank, action, path, offset, index in zip(rts, cmps, *cols.values(), strict=True):
             out.setdefault((rt, cmp), {})[State(rank)] = (action, path, offset, index)
         return out
+
+
+def _digits_as_int64(times: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array | None:
+    """`times` as int64s that sort as the strings do, when every one is digits of one length (instant times
+    `yyyyMMddHHmmss[SSS]`), else ``None``. Sorting three million 17-byte strings held ~300 MiB of temporaries that
+    the integers do not."""
+    if len(times) == 0 or times.null_count:
+        return None
+    lengths = pc.min_max(pc.utf8_length(times))
+    shortest, longest = lengths["min"].as_py(), lengths["max"].as_py()
+    if shortest != longest or not 0 < longest <= 18 or not pc.all(pc.utf8_is_digit(times)).as_py():
+        return None
+    return pc.cast(times, pa.int64())
 
 
 def _v1_inflight_times(kept: pa.Table, starts: np.ndarray) -> pa.Array:
@@ -645,9 +723,9 @@ def _v1_inflight_times(kept: pa.Table, starts: np.ndarray) -> pa.Array:
     return pc.take(completion, take)
 
 
-def _v1_state_file_names(kept: pa.Table) -> pa.Array:
-    """`instant_file_name` of every kept state row (layout 1: the requested time plus a suffix that
-    depends only on action and state), computed per distinct (action, state) pair: the pair is a small
+def _v1_state_file_names(kept: pa.Table, requested_times: pa.Array) -> pa.Array:
+    """`instant_file_name` of every kept state row (layout 1: its requested time, from `requested_times`, plus a
+    suffix that depends only on action and state), computed per distinct (action, state) pair: the pair is a small
     integer of the action's dictionary index and the state's rank, no string per row but the name."""
     actions = as_array(kept["action"])
     if not pa.types.is_dictionary(actions.type):
@@ -659,7 +737,7 @@ def _v1_state_file_names(kept: pa.Table) -> pa.Array:
     for code in pc.unique(codes).to_pylist():
         suffixes[code] = ia.instant_file_name("", names[code // ranks], State(code % ranks), 1)
     suffix = pc.take(pa.array(suffixes, pa.string()), codes)
-    joined = pc.binary_join_element_wise(kept["rt"], suffix, "")
+    joined = pc.binary_join_element_wise(requested_times, suffix, "")
     return as_array(joined)
 
 
