@@ -1161,7 +1161,7 @@ VERDICT_CHECKS: tuple[str, ...] = tuple(c for c in CHECK_IDS
 RUN_FIRST: frozenset[str] = frozenset({"files_missing", "orphan_files"})
 
 #: Checks run after the others (the report keeps catalogue order). The replaced groups' check reads the whole
-#: archived timeline (a layout-1 archive of 1M instants: ~550 MiB of columns once read), which stays for the
+#: archived timeline (a layout-1 archive of 1M instants: ~400 MiB of columns once read), which stays for the
 #: archive's findings: read after the duplicate analysis has let go of its state, not beside it.
 RUN_LAST: frozenset[str] = frozenset({"replaced_visible_again"})
 
