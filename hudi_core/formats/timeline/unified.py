@@ -76,8 +76,11 @@ COMPLETED_LOCATION_SCHEMA = pa.schema([
 #: How many decoded archive blocks (layout 1) an archived timeline keeps for body lookups.
 _BLOCK_CACHE_SIZE = 16
 
-#: Layout-1 archive bytes to decode from which the work is spread over processes (see `run_cpu_batches`).
+#: Layout-1 archive bytes to decode from which the work is spread over processes (see `_ArchiveRows._decoded`).
 PARALLEL_DECODE_MIN_BYTES = 16 << 20
+#: State records from which the memory a layout-1 grouping freed is handed back to the system at once (a few
+#: MiB are not worth walking the heap for).
+RELEASE_AFTER_RECORDS = 100_000
 
 
 def list_archive_files(spec: StorageSpec, paths: list[str], since: str | None = None,
@@ -417,7 +420,8 @@ class _ArchiveRows:
                 # The rows as the index maps them, when it wrote them: the decoded copy is let go, and mapped
                 # pages can be handed back once grouped (a million archived instants: ~300 MiB).
                 found[path] = written if written is not None else table
-            release_arrow_memory()
+            if heavy:
+                release_arrow_memory()
         tables = [found[p] for p in paths]
         return pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
 
@@ -469,9 +473,11 @@ def _v1_timeline(storage: ReadOnlyStorage, props: TableProperties, rows: pa.Tabl
     archive_dir = props.archive_dir
     good = _good_rows(rows).select(
         ["requested_time", "action", "state", "completion_time", "archive_file", "block_offset", "record_index"])
+    records = good.num_rows
     states = _V1States.group(good)
     del good
-    release_arrow_memory()  # the grouping's intermediates, freed: hundreds of MiB on a million archived instants
+    if records >= RELEASE_AFTER_RECORDS:
+        release_arrow_memory()  # the grouping's intermediates, freed: hundreds of MiB on a million archived instants
     if states.duplicates:
         dup = states.duplicates
         findings.append(Finding(
