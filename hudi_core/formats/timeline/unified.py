@@ -425,7 +425,6 @@ class _ArchiveRows:
         tables = [found[p] for p in paths]
         return pa.concat_tables(tables) if tables else ARCHIVE_LISTING_SCHEMA.empty_table()
 
-
     def _decoded(self, fn: Callable[[StorageSpec, list[str]], pa.Table], executor: Executor | None, heavy: bool,
                  missing: list[str]) -> Iterator[tuple[str, pa.Table]]:
         """The rows of each file of `missing`, in order. Heavy local decoding runs on one process per core and
@@ -703,8 +702,8 @@ class _V1States:
 
 def _digits_as_int64(times: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array | None:
     """`times` as int64s that sort as the strings do, when every one is digits of one length (instant times
-    `yyyyMMddHHmmss[SSS]`), else ``None``. Sorting three million 17-byte strings held ~300 MiB of temporaries that
-    the integers do not."""
+    `yyyyMMddHHmmss[SSS]`), else ``None``. The grouping's sort of three million state records takes 0.4 s on
+    them, 1.4 s on the strings."""
     if len(times) == 0 or times.null_count:
         return None
     lengths = pc.min_max(pc.utf8_length(times))
