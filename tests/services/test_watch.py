@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from played_tables import play
 
 from hudi_core import open_table
@@ -251,16 +252,29 @@ def test_rollback_and_restore_report_rolled_back(tmp_path: Path) -> None:
 def test_watch_text_lines_and_ctrl_c(tmp_path: Path) -> None:
     scenario = load_builtin("hudi7779_case_a")
     table = build_scenario(scenario, tmp_path / "t", 6).path
-    proc = subprocess.Popen([*CLI, "watch", str(table), "--interval", "0.2", "--from-start"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+    # faulthandler: a process that does not end on Ctrl-C is stopped with SIGABRT, which prints every thread's stack
+    # to stderr, read alongside (a full pipe must not be what holds it).
+    proc = subprocess.Popen([CLI[0], "-X", "faulthandler", *CLI[1:], "watch", str(table), "--interval", "0.2",
+                             "--from-start"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     lines: list[str] = []
     reader = _reader(proc, lines)
+    err: list[str] = []
+    err_reader = threading.Thread(target=lambda: err.extend(proc.stderr or ()), daemon=True)
+    err_reader.start()
     _wait_for(lines, 10)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(timeout=60) == 2  # the deleted savepoint's warning in force, as doctor's
+    try:
+        code = proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        proc.wait(timeout=30)
+        err_reader.join(timeout=10)
+        pytest.fail("watch did not end on Ctrl-C; its threads:\n" + "".join(err))
+    assert code == 2  # the deleted savepoint's warning in force, as doctor's
     reader.join(timeout=10)
-    assert proc.stderr is not None and proc.stderr.read() == ""  # no traceback, nothing at all
+    err_reader.join(timeout=10)
+    assert err == []  # no traceback, nothing at all
     t6 = scenario.time("t6")
     assert f" requested    {t6} commit\n" in "".join(lines)
     assert lines[0].startswith(f"watching {table}: alerts judged as doctor judges them, with Hudi 1.2.x")
