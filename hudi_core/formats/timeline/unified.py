@@ -11,6 +11,10 @@ both is kept once (the active copy, the one Hudi's active-timeline readers see) 
 
 The listing is a pure batch function over archive file paths (:func:`list_archive_files`), so any
 :class:`~hudi_core.engines.executor.Executor` (local threads, Spark) can run it.
+
+Layout 1 keeps each archive file's rows in the archive index and reads them back memory-mapped, a first read
+included; the grouping into instants copies what it keeps and hands the mapped pages back, so a million archived
+instants cost their instant listing and their state records' positions, not the rows read.
 """
 
 from __future__ import annotations
