@@ -422,8 +422,12 @@ def test_column_wise_keys_read_as_record_by_record_on_generated_archives(tmp_pat
 
 
 def _archived_summary(arch: Any) -> dict[str, Any]:
+    # A few instants first, before every instant is built: their state references alone.
+    some = [(i.requested_time, i.state, [f.name for f in i.files]) for i in arch.instants_at([len(arch) - 1, 1])]
+    partial = sorted(arch._partial_refs.items())
     listing = arch.listing
     return {
+        "some": some, "partial_refs": partial,
         "listing": listing.set_column(listing.schema.get_field_index("archive_file"), "archive_file",
                                       listing["archive_file"].cast("string")).to_pydict(),
         "instants": [(i.requested_time, i.action, i.pending_action, i.completed_action, i.state, i.completion_time,
@@ -456,6 +460,8 @@ def test_archive_decoded_in_worker_processes_and_from_the_index_reads_the_same(
     monkeypatch.setenv("HUDI_INSPECTOR_ARCHIVE_INDEX", "0")
     alone = _archived_summary(open_table(v6_table.scratch.uri).archived_timeline())
     assert [r[0] for r in alone["instants"]] == [T[0], T[1], T[3], T[6], T[8]]
+    assert [k[0] for k, _ in alone["partial_refs"]] == [T[1], T[8]]
+    assert dict(alone["partial_refs"]) == {k: v for k, v in alone["refs"] if k[0] in (T[1], T[8])}
     assert {f[0] for f in alone["findings"]} == {"duplicate_archived_state", "archive_file_damaged",
                                                  "archive_block_corrupt"}
 
@@ -499,3 +505,6 @@ def test_instant_times_sort_as_integers_only_when_they_are_digits_of_one_length(
     assert _digits_as_int64(pa.array(["2024010100000a", "20240101000001"])) is None
     assert _digits_as_int64(pa.array(["20240101000000", None])) is None
     assert _digits_as_int64(pa.array([], pa.string())) is None
+    # Digits of other scripts are digits to Unicode, not to the integer cast: left as text, never an error.
+    assert _digits_as_int64(pa.array(["20240101000000", "٢٠٢٤٠١٠١٠٠٠٠٠٠"])) is None
+    assert _digits_as_int64(pa.array(["２０２４０１０１０００００", "2024010100000"])) is None

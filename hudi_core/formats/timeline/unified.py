@@ -82,8 +82,8 @@ _BLOCK_CACHE_SIZE = 16
 
 #: Layout-1 archive bytes to decode from which the work is spread over processes (see `_ArchiveRows._decoded`).
 PARALLEL_DECODE_MIN_BYTES = 16 << 20
-#: State records from which the memory a layout-1 grouping freed is handed back to the system at once (a few
-#: MiB are not worth walking the heap for).
+#: State records from which a layout-1 grouping hands back the mapped index pages it read and, once done, the memory
+#: it freed (a few MiB are not worth re-reading pages or walking the heap for).
 RELEASE_AFTER_RECORDS = 100_000
 
 
@@ -522,7 +522,7 @@ class _V1States:
 
     def group_of_rows(self) -> np.ndarray:
         """The listing row (the instant) of each row of `kept`."""
-        return np.repeat(np.arange(len(self.starts) - 1, dtype=np.int64), np.diff(self.starts))
+        return _group_of_rows(self.starts)
 
     def requested_times(self, groups: np.ndarray) -> pa.Array:
         """The requested time of each listing row in `groups` (for rows of `kept`: their instants')."""
@@ -556,9 +556,11 @@ class _V1States:
             "offset": good["block_offset"], "index": good["record_index"],
         })
         del good, actions, cmp_code, rank, path
-        # The records come from the archive index's mapped pages: each step below reads some of its columns and
-        # hands their pages back (a million archived instants: ~300 MiB resident otherwise, beside the copies).
-        release_mapped_pages()
+        # The records come from the archive index's mapped pages: on a big archive each step below reads some of
+        # its columns and hands their pages back (a million archived instants: ~300 MiB resident otherwise,
+        # beside the copies). A small one is not worth re-reading the other mappings' pages for.
+        release = release_mapped_pages if n >= RELEASE_AFTER_RECORDS else _keep_pages
+        release()
         # Newest archive file first: the first copy of a (time, action, state) wins. Sorted with the row's position
         # last, a copy is the row after an equal key (no hash table of three million keys on L).
         keys = table.select(["rt", "cmp", "rank", "ord"])
@@ -568,12 +570,12 @@ class _V1States:
         order = pc.sort_indices(keys, sort_keys=[
             ("rt", "ascending"), ("cmp", "ascending"), ("rank", "ascending"), ("ord", "ascending")])
         del keys, as_number
-        release_mapped_pages()
+        release()
         taken = {}
         for name in table.column_names:  # a column at a time, its source pages handed back once copied
             column = table[name].take(order)
             taken[name] = column.combine_chunks() if column.num_chunks > 1 else column
-            release_mapped_pages()
+            release()
         ordered = pa.table(taken)
         del table, order, taken
         duplicates: list[str] = []
@@ -688,12 +690,19 @@ class _V1States:
              ) -> dict[tuple[str, str], dict[State, tuple[str, str, int | None, int]]]:
         """(requested time, comparable action) → state → (action, archive file, block offset, record index);
         `keys`: only those instants."""
-        kept, group = self.kept, self.group_of_rows()
-        if keys is not None:
+        kept = self.kept
+        if keys is None:
+            group = self.group_of_rows()
+        else:
+            # The records of the wanted instants only (a few among a million), from their groups' bounds.
             times = pa.array(sorted({k[0] for k in keys}), pa.string())
             wanted = pc.fill_null(pc.is_in(self.listing["requested_time"], value_set=times), False)
-            rows = np.flatnonzero(wanted.to_numpy(zero_copy_only=False)[group])
-            kept, group = kept.take(pa.array(rows, pa.int64())), group[rows]
+            groups = np.flatnonzero(wanted.to_numpy(zero_copy_only=False))
+            lo, hi = self.starts[groups], self.starts[groups + 1]
+            group = np.repeat(groups, hi - lo)
+            rows = np.concatenate([np.arange(a, b, dtype=np.int64) for a, b in zip(lo, hi, strict=True)]) \
+                if len(groups) else np.empty(0, np.int64)
+            kept = kept.take(pa.array(rows, pa.int64()))
         at = pa.array(group, pa.int64())
         rts = pc.take(self.listing["requested_time"], at).to_pylist()
         cmps = pc.take(self.listing["completed_action"], at).to_pylist()
@@ -704,6 +713,16 @@ class _V1States:
         return out
 
 
+def _keep_pages() -> int:
+    """:func:`release_mapped_pages`' stand-in where nothing is worth handing back."""
+    return 0
+
+
+def _group_of_rows(starts: np.ndarray) -> np.ndarray:
+    """The group (listing row) of each record, from the groups' start rows `starts` (plus the end)."""
+    return np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
+
+
 def _digits_as_int64(times: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array | None:
     """`times` as int64s that sort as the strings do, when every one is digits of one length (instant times
     `yyyyMMddHHmmss[SSS]`), else ``None``. The grouping's sort of three million state records takes 0.4 s on
@@ -712,7 +731,9 @@ def _digits_as_int64(times: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.
         return None
     lengths = pc.min_max(pc.utf8_length(times))
     shortest, longest = lengths["min"].as_py(), lengths["max"].as_py()
-    if shortest != longest or not 0 < longest <= 18 or not pc.all(pc.utf8_is_digit(times)).as_py():
+    # ASCII digits only: `utf8_is_digit` also accepts other scripts' digits, which the cast cannot read.
+    if shortest != longest or not 0 < longest <= 18 or \
+            not pc.all(pc.match_substring_regex(times, "^[0-9]+$")).as_py():
         return None
     return pc.cast(times, pa.int64())
 
@@ -723,7 +744,7 @@ def _v1_inflight_times(kept: pa.Table, starts: np.ndarray) -> pa.Array:
     a million archived instants cost a few numpy passes."""
     g = len(starts) - 1
     rank = kept["rank"].to_numpy()
-    group_of_row = np.repeat(np.arange(g, dtype=np.int64), np.diff(starts))
+    group_of_row = _group_of_rows(starts)
     rows = np.flatnonzero(rank == int(State.INFLIGHT))
     index = np.full(g, -1, dtype=np.int64)
     index[group_of_row[rows]] = rows
