@@ -328,8 +328,9 @@ def _aggregate(fig: go.Figure, df: pd.DataFrame, max_buckets: int, lane_y: Mappi
     shaded by its instant count, with a square legend entry per (source, state).
 
     A heatmap is drawn as one image, where a marker per bucket was an SVG element each (M's 1,500 of them: the
-    figure took 0.4 s longer to draw in Chromium, and a reload of the Overview 0.7 s). Hover labels are templates over the values (the count as
-    customdata, the lane in the template): a label string per bucket was two thirds of the chart's bytes."""
+    figure took 0.4 s longer to draw in Chromium, and a reload of the Overview 0.7 s). Hover labels are
+    templates over the values (the count as customdata, the lane in the template): a label string per bucket
+    was two thirds of the chart's bytes."""
     sub = {"row": row, "col": 1} if row else {}
     span = (df["start"].max() - df["start"].min()) or pd.Timedelta(seconds=1)
     freq = max(span / max_buckets, pd.Timedelta(milliseconds=1))
