@@ -212,10 +212,16 @@ def background_times(progress: loaders.FirstLookProgress | None) -> None:
             f"{label} {seconds:.1f} s" for (label, _), seconds in zip(progress.steps, progress.seconds, strict=False)))
 
 
-def _fill_in(progress: loaders.FirstLookProgress) -> None:
-    """The progress of the rest, polled every second; the whole page reruns (complete) once it is done."""
+#: Seconds between two looks at the background reading: the complete page waits half of it on average once the
+#: reading is done, and a look is a progress bar redrawn (milliseconds of the server's and the browser's time).
+FILL_IN_POLL_S = 0.5
 
-    @st.fragment(run_every=1.0)
+
+def _fill_in(progress: loaders.FirstLookProgress) -> None:
+    """The progress of the rest, polled every :data:`FILL_IN_POLL_S`; the whole page reruns (complete) once it is
+    done."""
+
+    @st.fragment(run_every=FILL_IN_POLL_S)
     def poll() -> None:
         if progress.done:
             st.rerun(scope="app")

@@ -176,6 +176,47 @@ def test_a_heavy_table_shows_its_first_look_partial_then_completes(tables: dict[
     assert "First look" not in _texts(again)
 
 
+def test_the_archive_is_read_beside_the_bodies_and_its_error_ends_the_reading(tables: dict[str, Path],
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The background reading starts the archive before the bodies are decoded (the bodies wait here until the
+    archive was read: read one after the other, this would time out), and an archive that fails to load is the
+    reading's error, shown by the page."""
+    from hudi_core.dashboard import loaders
+    from hudi_core.errors import StorageError
+
+    table = open_table(str(tables["guarded"]))
+    archive_read = threading.Event()
+    read_archive, decode_all = table.archived_timeline, table.timeline.decode_all
+
+    def archived_timeline(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return read_archive(*args, **kwargs)
+        finally:
+            archive_read.set()
+
+    def bodies_after_the_archive(*args: Any, **kwargs: Any) -> None:
+        assert archive_read.wait(30), "the archive was not read beside the bodies"
+        decode_all(*args, **kwargs)
+
+    monkeypatch.setattr(table, "archived_timeline", archived_timeline)
+    monkeypatch.setattr(table.timeline, "decode_all", bodies_after_the_archive)
+    progress = loaders.FirstLookProgress(steps=[("bodies", 1), ("archive", 1), ("checks", 1)])
+    loaders._decode_the_rest(table, {}, progress)
+    assert progress.done and progress.error is None and progress.step == 3
+    assert table.__dict__["_ui_complete"] and loaders._instants_arrow(table)[0].num_rows > len(table.timeline)
+
+    broken = open_table(str(tables["guarded"]))
+
+    def unreadable(*args: Any, **kwargs: Any) -> Any:
+        raise StorageError("archive folder unreadable")
+
+    monkeypatch.setattr(broken, "archived_timeline", unreadable)
+    progress = loaders.FirstLookProgress(steps=[("bodies", 1), ("archive", 1), ("checks", 1)])
+    loaders._decode_the_rest(broken, {}, progress)
+    assert progress.done and progress.step == 1 and str(progress.error) == "archive folder unreadable"
+    assert "_ui_complete" not in broken.__dict__
+
+
 def test_slow_triage_errors_show_on_the_completed_overview(tables: dict[str, Path], heavy: threading.Event) -> None:
     """A heavy table opens on the Overview (the archive-reading check is not run before it); once the rest is
     read, that check's error shows as a banner linking to the Health page."""
@@ -263,8 +304,10 @@ def test_the_instants_frame_keeps_its_text_in_the_tables_arrow_memory(tables: di
     arrow, _ = loaders._instants_arrow(table)
     for column in ("requested_time", "action", "state", "completion_time", "source"):
         assert frame[column].dtype == pd.ArrowDtype(pa.string()), column
-        shared = pa.array(frame[column].array).buffers()[2]
-        assert shared.address == arrow[column].chunk(0).buffers()[2].address, column  # the same bytes, no copy
+        shared = pa.chunked_array(pa.array(frame[column].array)).chunks
+        assert len(shared) == arrow[column].num_chunks, column
+        for ours, theirs in zip(shared, arrow[column].chunks, strict=True):  # the same bytes, no copy
+            assert ours.buffers()[2].address == theirs.buffers()[2].address, column
     assert frame["pending_action"].isna().sum() == arrow["pending_action"].null_count
     expected_ms = instant_epoch_ms(arrow["requested_time"]).to_pylist()
     assert charts.to_ms(frame["start"]).tolist() == [float(v) for v in expected_ms]

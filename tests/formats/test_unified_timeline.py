@@ -126,6 +126,35 @@ def test_inspect_instants_with_archived_rows(tmp_path: Path) -> None:
     assert full.column("errors").to_pylist()[0] == []
 
 
+def test_archived_rows_out_of_order_are_sorted_in(tmp_path: Path) -> None:
+    """An archive holding an instant newer than active ones (a damaged table): the rows still come in Hudi's order,
+    exactly as a stable sort of both parts; in order already, they are returned as they are."""
+    import pyarrow as pa
+
+    from hudi_core.formats.timeline.unified import with_archived_rows
+
+    table = open_table(_table(tmp_path, 9).scratch.uri)
+    active = TableInspector(table).instants()
+    unified = table.unified_timeline()
+    listing = unified.archived_listing()
+
+    class Shifted:  # the real archive, its second instant given a time after the third active one
+        def archived_listing(self) -> pa.Table:
+            times = listing["requested_time"].to_pylist()
+            times[1] = T[10] + "5"
+            return listing.set_column(0, "requested_time", pa.array(times, listing.schema.field(0).type))
+
+        def archived_file_names(self) -> pa.ListArray:
+            return unified.archived_file_names()
+
+    rows = with_archived_rows(active, Shifted())  # type: ignore[arg-type]
+    assert rows.column("requested_time").to_pylist() == [
+        T[0], *T[2:11], T[10] + "5", T[11], T[20], T[21], T[30]]
+    assert rows.column("files").to_pylist()[10] == [f"{T[1]}_{instant_time(14)}.deltacommit"]
+    in_order = with_archived_rows(active, unified)
+    assert in_order.column("requested_time").to_pylist() == [*T[:12], T[20], T[21], T[30]]
+
+
 @pytest.mark.parametrize("version", [6, 9])
 def test_cli_archived_and_all(tmp_path: Path, version: int, capsys: pytest.CaptureFixture[str]) -> None:
     t = _table(tmp_path, version)

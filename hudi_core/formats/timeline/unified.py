@@ -1099,5 +1099,7 @@ def with_archived_rows(active_rows: pa.Table, unified: UnifiedTimeline) -> pa.Ta
         else:
             cols[fld.name] = pa.nulls(n, fld.type)
     rows = pa.table(cols, schema=active_rows.schema)
-    both = pa.concat_tables([rows, active_rows])
-    return both.sort_by([("requested_time", "ascending"), ("completed_action", "ascending")])
+    # The archive is older than the active timeline on any table but a damaged one: the two in order as they are,
+    # a chunk each (sorting a million archived rows and taking every column in the new order was ~1.7 s on L, and
+    # copying them into one chunk 0.9 s).
+    return _sorted(pa.concat_tables([rows, active_rows]))
