@@ -387,17 +387,37 @@ def _damaged_archives() -> dict[str, bytes]:
         + _block_of_datums(good[3:]),
         "records of every block in one run": b"".join(_block_of_datums(good[k:k + 1]) for k in range(len(good))),
         "garbage after the last block": _block_of_datums(good) + b"GARBAGE",
+        # Read as columns when every record is valid: the loop's rules, one by one.
+        "no state and an empty state (COMPLETED)": _block_of_datums(_record_datums(
+            [entry(T[8], "commit", None, instant_time(83)), entry(T[9], "clean", "", None)])),
+        "a command block between data blocks": _block_of_datums(good[:2])
+        + encode_block(BlockType.COMMAND_BLOCK, [(HeaderKey.COMMAND_BLOCK_TYPE, "0")], b"")
+        + _block_of_datums(good[2:]),
+        "an invalid record after valid blocks": _block_of_datums(good)
+        + _block_of_datums(_record_datums([entry(T[9], "commit", "PENDING")])),
     }
 
 
+#: The cases whose rows are built as columns (every block read column-wise, every record valid).
+ROWS_AS_COLUMNS = {"healthy", "records of every block in one run", "two schemas",
+                   "no state and an empty state (COMPLETED)", "a command block between data blocks"}
+
+
 @pytest.mark.parametrize("case", list(_damaged_archives()))
-def test_column_wise_keys_read_as_record_by_record(v6_table: ScratchTable, case: str) -> None:
-    """The listing read column-wise is the listing read a record at a time, rows and errors, in order."""
+def test_column_wise_keys_read_as_record_by_record(v6_table: ScratchTable, case: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing read column-wise is the listing read a record at a time, rows and errors, in order; a file
+    read whole column-wise builds its rows as columns, any other is read by the loop."""
+    from hudi_core.formats.timeline import archived_v1
     from hudi_core.formats.timeline.archived_v1 import read_archive_file_rows
 
+    built: list[Any] = []
+    as_columns = archived_v1._clean_file_rows
+    monkeypatch.setattr(archived_v1, "_clean_file_rows", lambda *args: built.append(as_columns(*args)) or built[-1])
     name = _write(v6_table, 1, _damaged_archives()[case])
     storage = ReadOnlyStorage(v6_table.scratch.uri)
     fast = read_archive_file_rows(storage, f"{ARCHIVED}/{name}")
+    assert (bool(built) and built[0] is not None) == (case in ROWS_AS_COLUMNS)
     slow = read_archive_file_rows(storage, f"{ARCHIVED}/{name}", vectorized=False)
     assert fast.equals(slow), (fast.to_pylist(), slow.to_pylist())
     assert fast.num_rows > 0

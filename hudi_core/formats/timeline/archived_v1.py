@@ -31,6 +31,7 @@ from typing import Any, cast
 import fastavro
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hudi_core.errors import DecodeError, StorageError, safe_text
 from hudi_core.formats.logfile.content import split_avro_content
@@ -202,11 +203,10 @@ class _Rows:
 
 
 def _whole_file_reader(storage: ReadOnlyStorage, path: str) -> LogFileReader:
-    """A reader over an archive file. Listing it reads every block's content anyway: on an object store
-    the file is fetched in one GET first (a 3 MB archive file cost ~1,200 ranged 8 KiB GETs, 110 s for
-    the M table's archive at 20 ms a request); locally ranged reads cost microseconds."""
-    if getattr(storage, "is_local", True):  # in-memory test storages read ranges for free as well
-        return LogFileReader(storage, path)
+    """A reader over an archive file, read whole first: listing it reads every block's content anyway. On an
+    object store a 3 MB archive file cost ~1,200 ranged 8 KiB GETs (110 s for the M table's archive at 20 ms a
+    request); on local disk the scan's three ranged reads a block, each opening the file, were a quarter of
+    the listing's time (L: 300 blocks a file)."""
     try:
         data = storage.read(path)
     except StorageError as exc:
@@ -260,10 +260,11 @@ def _slow_key_fields(reader: LogFileReader, block: LogBlock, rows: _Rows, uri: s
 
 
 def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReader, blocks: list[LogBlock]
-                       ) -> dict[int, list[KeyFields | None]]:
-    """Block offset -> the key fields of its records, for the blocks that read column-wise exactly (framing
-    version 1+, a schema the column reader takes, every record ending where its length says); the other blocks
-    are left out (the record-by-record reader reads them and names their damage)."""
+                       ) -> dict[int, list[pa.Array]]:
+    """Block offset -> the key fields of its records as string columns (:data:`_KEY_FIELDS` order), for the blocks
+    that read column-wise exactly (framing version 1+, a schema the column reader takes, every record ending where
+    its length says, UTF-8 text); the other blocks are left out (the record-by-record reader reads them and names
+    their damage)."""
     from hudi_core.formats.avro import vector as av
 
     good = [b for b in blocks if not b.corrupt and b.block_type is BlockType.AVRO_DATA_BLOCK and b.schema
@@ -280,7 +281,7 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
             return {}  # the file changed under the reader: record by record, as scanned
     buf = np.frombuffer(data or b"\0", dtype=np.uint8)
     framed = av.datum_ranges_many(buf, [b.content_offset for b in good], [b.content_length for b in good])
-    out: dict[int, list[KeyFields | None]] = {}
+    out: dict[int, list[pa.Array]] = {}
     run: list[tuple[LogBlock, np.ndarray, np.ndarray]] = []
 
     def flush() -> None:
@@ -302,14 +303,13 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
                 safe = np.maximum(where, 0)
                 columns.append(av.gather_strings(buf, np.where(valid, s[safe] if s.size else 0, 0),
                                                np.where(valid, lengths[safe] if lengths.size else 0, 0),
-                                               valid).to_pylist())
+                                               valid))
         except (av.VectorDecodeError, DecodeError):
             run.clear()
             return  # these blocks are read record by record
-        keys = list(zip(*columns, strict=True))
         at = 0
         for block, block_starts, _ in run:
-            out[block.offset] = keys[at: at + block_starts.size]  # type: ignore[assignment]
+            out[block.offset] = [column.slice(at, block_starts.size) for column in columns]
             at += block_starts.size
         run.clear()
 
@@ -324,6 +324,48 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
         count += ranges[0].size
     flush()
     return out
+
+
+def _clean_file_rows(path: str, blocks: list[LogBlock], fast: dict[int, list[pa.Array]]) -> pa.Table | None:
+    """The rows of an archive file whose every block read column-wise and whose every record is valid, built as
+    columns: the same rows as the record-by-record loop of :func:`read_archive_file_rows` (a row per record, in
+    block and record order; no state = COMPLETED), a fifth of the time on L's 30k records a file. ``None`` for any
+    other file (a corrupt block, a block read record by record, an invalid record): the loop reads it and words
+    its findings."""
+    columns: list[list[pa.Array]] = [[] for _ in _KEY_FIELDS]
+    offsets: list[np.ndarray] = []
+    indexes: list[np.ndarray] = []
+    for block in blocks:
+        if block.corrupt:
+            return None
+        if block.block_type is not BlockType.AVRO_DATA_BLOCK:
+            continue  # skipped by the loop too: Java's loader only reads HoodieAvroDataBlocks
+        keys = fast.get(block.offset)
+        if keys is None:
+            return None
+        for kept, column in zip(columns, keys, strict=True):
+            kept.append(column)
+        n = len(keys[0])
+        offsets.append(np.full(n, block.offset, np.int64))
+        indexes.append(np.arange(n, dtype=np.int64))
+    n = sum(len(o) for o in offsets)
+    if n == 0:
+        return ARCHIVE_LISTING_SCHEMA.empty_table()
+    commit_time, action, state, transition = (pa.concat_arrays(c) for c in columns)
+    # As the loop: `state or COMPLETED` (absent or empty in very old archives), then one of State's names.
+    state = pc.coalesce(pc.if_else(pc.equal(state, ""), pa.scalar(None, pa.string()), state),
+                        pa.scalar(State.COMPLETED.name))
+    valid = pc.and_(pc.and_(pc.greater(pc.utf8_length(commit_time), 0), pc.greater(pc.utf8_length(action), 0)),
+                    pc.is_in(state, value_set=pa.array(sorted(_STATE_NAMES))))
+    if not pc.all(pc.fill_null(valid, False)).as_py():
+        return None
+    no_text = pa.nulls(n, pa.string())
+    return pa.table({
+        "requested_time": commit_time, "action": action, "state": state, "completion_time": transition,
+        "archive_file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([path])),
+        "block_offset": pa.array(np.concatenate(offsets)), "record_index": pa.array(np.concatenate(indexes)),
+        "error_code": no_text, "error": no_text,
+    }, schema=ARCHIVE_LISTING_SCHEMA)
 
 
 def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: TimeRange | None = None,
@@ -349,6 +391,10 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
         return rows.table()
     scan = reader.scan()
     fast = _vector_key_fields(storage, path, reader, scan.blocks) if vectorized else {}
+    if time_range is None and scan.error is None:
+        clean = _clean_file_rows(path, scan.blocks, fast)
+        if clean is not None:
+            return clean
     for block in scan.blocks:
         if block.corrupt:
             rows.error(damage_code or "archive_block_corrupt",
@@ -358,11 +404,14 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
             continue
         if block.block_type is not BlockType.AVRO_DATA_BLOCK:
             continue  # Java's loader only reads HoodieAvroDataBlocks
-        keys = fast.get(block.offset)
-        if keys is None:
-            keys = _slow_key_fields(reader, block, rows, uri, damage_code)
-            if keys is None:
+        columns = fast.get(block.offset)
+        if columns is not None:
+            keys: list[KeyFields | None] = list(zip(*(c.to_pylist() for c in columns), strict=True))
+        else:
+            slow = _slow_key_fields(reader, block, rows, uri, damage_code)
+            if slow is None:
                 continue
+            keys = slow
         for index, key in enumerate(keys):
             if key is None:
                 continue  # an undecodable record, reported by the slow reader
