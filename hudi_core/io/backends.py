@@ -454,7 +454,13 @@ class LocalBackend:
 
     def read_prefix(self, target: str, rel: str, length: int) -> bytes:
         with os.fdopen(self._open(target, rel), "rb") as fh:
-            return fh.read(length)
+            # A buffer of the file's size, not of `length`: a read limit of hundreds of MB allocated and shrunk for
+            # every 100 KB commit file made reading L's 10k of them 4x slower than the bytes take.
+            size = os.fstat(fh.fileno()).st_size
+            data = fh.read(min(length, size + 1))
+            if len(data) <= size or len(data) >= length:
+                return data
+            return data + fh.read(length - len(data))  # it grew while read: on, up to `length`
 
     def read_range(self, target: str, rel: str, start: int, length: int) -> bytes:
         with os.fdopen(self._open(target, rel), "rb") as fh:  # fsspec's read_block, minus its layers

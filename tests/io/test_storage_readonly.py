@@ -107,3 +107,31 @@ def test_local_root_leaves_other_urls_to_fsspec() -> None:
     assert local_root("memory://t") is None
     assert local_root("simplecache::s3://b/t") is None
     assert local_root("/tmp/t", {"auto_mkdir": True}) is None
+
+
+def test_whole_file_reads_at_the_limit_and_of_a_growing_file(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A whole-file read takes the file's size as its buffer: the bytes are the same at, below and over the
+    limit, and a file that grew after its size was taken is read on to its end (or one byte past the limit)."""
+    import os
+    import types
+
+    from hudi_core.io import backends
+
+    storage = ReadOnlyStorage(str(root))
+    data = bytes(range(100))
+    assert storage.read("a/f.bin") == data and storage.read("a/f.bin", max_bytes=100) == data
+    with pytest.raises(StorageError, match="larger than the 99-byte limit"):
+        storage.read("a/f.bin", max_bytes=99)
+    (root / "empty").write_bytes(b"")
+    assert storage.read("empty") == b""
+
+    real_fstat = os.fstat
+
+    def smaller(fd: int) -> types.SimpleNamespace:  # the size as it was before the file grew to 100 bytes
+        st = real_fstat(fd)
+        return types.SimpleNamespace(st_mode=st.st_mode, st_size=40)
+
+    monkeypatch.setattr(backends.os, "fstat", smaller)
+    assert storage.read("a/f.bin") == data
+    with pytest.raises(StorageError, match="larger than the 60-byte limit"):
+        storage.read("a/f.bin", max_bytes=60)
