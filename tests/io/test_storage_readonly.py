@@ -55,6 +55,9 @@ def test_list_stat_read_and_range(root: Path) -> None:
     assert storage.read("g.txt") == b"hello"
     assert storage.read_range("a/f.bin", 10, 5) == bytes([10, 11, 12, 13, 14])
     assert storage.read_range("a/f.bin", 98, 10) == bytes([98, 99])
+    assert storage.read_range("a/f.bin", 0, 100) == bytes(range(100))
+    assert storage.read_range("a/f.bin", 100, 5) == storage.read_range("a/f.bin", 200, 5) == b""
+    assert storage.read_range("a/f.bin", 5, 0) == b""
     assert storage.list("missing") == []
     assert [f.path for f in storage.walk_files("")] == ["a/f.bin", "g.txt"]
 
