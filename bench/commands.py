@@ -210,7 +210,10 @@ def run_process(argv: list[str], out_dir: Path, extra_env: dict[str, str] | None
     if timer:
         lines = rss_path.read_text().split()
         peak_kib = int(lines[-1]) if lines and lines[-1].isdigit() else peak_kib
-    result: dict[str, Any] = {"seconds": round(seconds, 3), "peak_rss_mib": round(peak_kib / 1024, 1),
+    # CPU seconds of the command and every process it waited for (its worker processes): steadier than the wall
+    # time on a shared VM, and what two cores can overlap at best.
+    result: dict[str, Any] = {"seconds": round(seconds, 3), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+                              "peak_rss_mib": round(peak_kib / 1024, 1),
                               "exit": proc.returncode, "stdout_bytes": out_path.stat().st_size}
     # Every command's contract: 0 nothing wrong, 1 incomplete (or no answer), 2 a problem of the table found: all
     # three are answers to time; anything else (a signal, a crash) is an error.
@@ -244,6 +247,7 @@ def _median(samples: list[dict[str, Any]]) -> dict[str, Any]:
         return {"error": samples[0].get("error") if samples else "no run"}
     return {"seconds": round(statistics.median(s["seconds"] for s in ok), 3),
             "runs": [s["seconds"] for s in ok],
+            "cpu_s": [s["cpu_s"] for s in ok if "cpu_s" in s],
             "peak_rss_mib": max(s["peak_rss_mib"] for s in ok),
             "exit": ok[-1]["exit"], "stdout_bytes": ok[-1]["stdout_bytes"]}
 
@@ -618,8 +622,10 @@ def _time_page(url: str, ready: str, browser_path: str, label: str, reloads: int
     from playwright.sync_api import sync_playwright
 
     idle = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+    # Complete: no script running, nothing labelled partial and no element left over from the run before (between
+    # a fragment's `st.rerun` and the page's new run the first look's elements stay, marked stale).
     complete = ("(label) => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-                "!document.body.innerText.includes(label)")
+                "!document.querySelector('[data-stale=\"true\"]') && !document.body.innerText.includes(label)")
     times: list[float] = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=browser_path, headless=True,

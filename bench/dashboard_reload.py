@@ -54,7 +54,7 @@ ONE_CHART_APP = ('import plotly.graph_objects as go\nimport streamlit as st\n\ns
 
 _IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 _COMPLETE = ("(label) => !document.querySelector('[data-testid=\"stStatusWidget\"]') && "
-             "!document.body.innerText.includes(label)")
+             "!document.querySelector('[data-stale=\"true\"]') && !document.body.innerText.includes(label)")
 _TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"
 _ELEMENTS = f"""() => {{
   const all = [...document.querySelectorAll('[data-testid=stMain] [data-testid=stElementContainer]')];

@@ -623,10 +623,12 @@ def first_look_progress(uri: str, engine_name: str = "local") -> FirstLookProgre
         progress = table.__dict__.get("_ui_first_look")
         if progress is None:
             weight = load_weight(uri, engine_name)
+            # The archive is read beside the bodies (see `_decode_the_rest`): one step for both.
             progress = table.__dict__["_ui_first_look"] = FirstLookProgress(steps=[
-                (f"decoding the bodies of {weight.active_instants:,} active instants", weight.active_bytes),
-                (f"reading the archived timeline ({weight.archive_files:,} files, "
-                 f"{weight.archive_bytes / 2**20:,.0f} MiB)", weight.archive_bytes),
+                (f"decoding the bodies of {weight.active_instants:,} active instants and reading the archived "
+                 f"timeline ({weight.archive_files:,} files, {weight.archive_bytes / 2**20:,.0f} MiB)",
+                 weight.active_bytes + weight.archive_bytes),
+                ("joining the active and archived instants", weight.total_bytes // 20),
                 ("checking replaced file groups against the table's files", weight.total_bytes // 4),
             ])
             threading.Thread(target=_decode_the_rest, args=(table, conf, progress), daemon=True,
@@ -677,10 +679,10 @@ def _decode_the_rest(table: HudiTable, conf: dict[str, str], progress: FirstLook
         archive.start()
         table.timeline.decode_all(table.executor, save_index=False)  # saved once the page is complete
         table.__dict__["_ui_decoded"] = True
-        stepped()
         archive.join()
         if archive_error:
             raise archive_error[0]
+        stepped()
         _instants_arrow(table)
         stepped()
         progress.triage = run_doctor(table, conf, DoctorOptions(), only=SLOW_TRIAGE_CHECKS)

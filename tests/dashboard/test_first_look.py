@@ -213,7 +213,7 @@ def test_the_archive_is_read_beside_the_bodies_and_its_error_ends_the_reading(ta
     monkeypatch.setattr(broken, "archived_timeline", unreadable)
     progress = loaders.FirstLookProgress(steps=[("bodies", 1), ("archive", 1), ("checks", 1)])
     loaders._decode_the_rest(broken, {}, progress)
-    assert progress.done and progress.step == 1 and str(progress.error) == "archive folder unreadable"
+    assert progress.done and progress.step == 0 and str(progress.error) == "archive folder unreadable"
     assert "_ui_complete" not in broken.__dict__
 
 
