@@ -329,9 +329,9 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
 def _clean_file_rows(path: str, blocks: list[LogBlock], fast: dict[int, list[pa.Array]]) -> pa.Table | None:
     """The rows of an archive file whose every block read column-wise and whose every record is valid, built as
     columns: the same rows as the record-by-record loop of :func:`read_archive_file_rows` (a row per record, in
-    block and record order; no state = COMPLETED), a fifth of the time on L's 30k records a file. ``None`` for any
-    other file (a corrupt block, a block read record by record, an invalid record): the loop reads it and words
-    its findings."""
+    block and record order; no state = COMPLETED), with no Python tuple per record (with the file read once, one
+    of L's files, 30k records, is listed in 48 ms instead of 91). ``None`` for any other file (a corrupt block, a
+    block read record by record, an invalid record): the loop reads it and words its findings."""
     columns: list[list[pa.Array]] = [[] for _ in _KEY_FIELDS]
     offsets: list[np.ndarray] = []
     indexes: list[np.ndarray] = []
