@@ -326,6 +326,13 @@ def _vector_key_fields(storage: ReadOnlyStorage, path: str, reader: LogFileReade
     return out
 
 
+def _state_as_read(state: str | None) -> str | None:
+    """A record's `actionState` as the listing reads it: absent or empty (very old archives) is COMPLETED; a value
+    that is none of State's names is ``None`` (the record is skipped, with a finding)."""
+    state = state or State.COMPLETED.name
+    return state if state in _STATE_NAMES else None
+
+
 def _clean_file_rows(path: str, blocks: list[LogBlock], fast: dict[int, list[pa.Array]]) -> pa.Table | None:
     """The rows of an archive file whose every block read column-wise and whose every record is valid, built as
     columns: the same rows as the record-by-record loop of :func:`read_archive_file_rows` (a row per record, in
@@ -352,13 +359,16 @@ def _clean_file_rows(path: str, blocks: list[LogBlock], fast: dict[int, list[pa.
     if n == 0:
         return ARCHIVE_LISTING_SCHEMA.empty_table()
     commit_time, action, state, transition = (pa.concat_arrays(c) for c in columns)
-    # As the loop: `state or COMPLETED` (absent or empty in very old archives), then one of State's names.
-    state = pc.coalesce(pc.if_else(pc.equal(state, ""), pa.scalar(None, pa.string()), state),
-                        pa.scalar(State.COMPLETED.name))
-    valid = pc.and_(pc.and_(pc.greater(pc.utf8_length(commit_time), 0), pc.greater(pc.utf8_length(action), 0)),
-                    pc.is_in(state, value_set=pa.array(sorted(_STATE_NAMES))))
-    if not pc.all(pc.fill_null(valid, False)).as_py():
-        return None
+    present = pc.and_(pc.greater(pc.utf8_length(commit_time), 0), pc.greater(pc.utf8_length(action), 0))
+    if not pc.all(pc.fill_null(present, False)).as_py():
+        return None  # a record without its time or action: the loop words it
+    # Each distinct actionState read by the one rule (`_state_as_read`), then given to its records.
+    state = pc.fill_null(state, "")
+    distinct = pc.unique(state)
+    read = [_state_as_read(s) for s in distinct.to_pylist()]
+    if None in read:
+        return None  # a record whose actionState is no state: the loop words it
+    state = pc.take(pa.array(read, pa.string()), pc.index_in(state, value_set=distinct))
     no_text = pa.nulls(n, pa.string())
     return pa.table({
         "requested_time": commit_time, "action": action, "state": state, "completion_time": transition,
@@ -421,15 +431,15 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
                            f"{uri}: record {index} of the block at byte {block.offset} has no "
                            "commitTime or actionType; skipped", block.offset)
                 continue
-            state = state or State.COMPLETED.name  # very old archives: COMPLETED
-            if state not in _STATE_NAMES:
+            read_state = _state_as_read(state)
+            if read_state is None:
                 rows.error("archive_record_invalid",
                            f"{uri}: record {index} at byte {block.offset} has actionState {state!r}; "
                            "skipped", block.offset)
                 continue
             if time_range is not None and not time_range.contains(commit_time):
                 continue
-            rows.record(commit_time, action, state, transition, block.offset, index)
+            rows.record(commit_time, action, read_state, transition, block.offset, index)
     if scan.error is not None:
         rows.error(damage_code or "archive_file_damaged",
                    f"{uri}: reading stopped: {scan.error}; every record before the damage is kept")
