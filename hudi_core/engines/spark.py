@@ -64,8 +64,9 @@ MAX_HISTORY = 1000
 #: Rows per Arrow batch a worker sends back (bounds every single JVM allocation).
 OUTPUT_BATCH_ROWS = 4096
 #: Arrow bytes one Spark job should bring back to the driver; larger stages run as several jobs
-#: ("waves") sized from the bytes per item the previous wave produced.
-TARGET_JOB_BYTES = 256 * 2**20
+#: ("waves") sized from the bytes per item the previous wave produced. 64 MB keeps `doctor`'s driver JVM under
+#: 1 GiB on a million files (256 MB: 1.2-1.4 GiB), at the same speed.
+TARGET_JOB_BYTES = 64 * 2**20
 #: Items in the first wave of a stage (before the bytes per item are known).
 FIRST_WAVE_ITEMS = 2_000
 
