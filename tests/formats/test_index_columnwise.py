@@ -138,3 +138,89 @@ def test_a_first_run_through_index_rows_in_this_process_answers_as_without_index
     monkeypatch.setenv("HUDI_INSPECTOR_ACTIVE_INDEX", str(tmp_path / "index"))
     assert answers() == off
     assert any(went)
+
+
+# -- JSON bodies (layout 1): stats converted by Arrow, the same values as `stat_row` reads ------------------------
+
+
+def _rows_with_and_without_arrow(table: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any, int]:
+    """The index rows of every instant file read one by one, with the JSON stats converted by Arrow and with
+    `stat_row` alone, and how many batches Arrow converted."""
+    paths, layout, superseded = _timeline_paths(table)
+    spec = StorageSpec.of(str(table))
+    converted = 0
+    original = active_index._stat_columns_of_dicts
+
+    def counting(dicts: list[Any]) -> Any:
+        nonlocal converted
+        columns = original(dicts)
+        converted += columns is not None
+        return columns
+
+    monkeypatch.setattr(active_index, "_stat_columns_of_dicts", counting)
+    by_arrow = active_index.index_rows_of_files(spec, paths, layout, superseded, columnwise=False)
+    monkeypatch.setattr(active_index, "_stat_columns_of_dicts", lambda dicts: None)
+    by_rows = active_index.index_rows_of_files(spec, paths, layout, superseded, columnwise=False)
+    return by_arrow, by_rows, converted
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_json_stats_converted_by_arrow_equal_stat_row(scenario: str, builtin_table: Any,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    by_arrow, by_rows, converted = _rows_with_and_without_arrow(builtin_table(scenario, 6), monkeypatch)
+    assert by_arrow.equals(by_rows)
+    assert converted == 1 and sum(len(s or ()) for s in by_arrow["write_stats"].to_pylist()) > 0
+
+
+@pytest.mark.parametrize("fixture", FIXTURE_NAMES)
+def test_fixture_json_stats_converted_by_arrow_equal_stat_row(fixture: str, table_path: Any,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    by_arrow, by_rows, _ = _rows_with_and_without_arrow(table_path(fixture), monkeypatch)
+    assert by_arrow.equals(by_rows)
+
+
+_PLAIN_STAT = {"fileId": "f1-0", "path": "p/f1-0_0-1-1_20250101000000000.parquet", "partitionPath": "p",
+               "prevCommit": "null", "numWrites": 5, "numInserts": 5, "numUpdateWrites": 0, "numDeletes": 0,
+               "totalWriteBytes": 100, "fileSizeInBytes": 100, "baseFile": "", "logFiles": ["a.log.1"],
+               "logVersion": 1, "totalLogBlocks": 0, "totalCorruptLogBlock": 0, "totalRollbackBlocks": 0,
+               "logOffset": 0}
+
+
+@pytest.mark.parametrize(("change", "by_arrow"), [
+    ({}, True),
+    ({"numWrites": 7.9, "numDeletes": -2.5}, True),  # truncated toward zero, as `int` does
+    ({"logFiles": None, "baseFile": None}, True),  # no files; absent base file
+    ({"fileSizeInBytes": None, "logOffset": None, "prevCommit": None}, True),
+    ({"numWrites": "12"}, False),  # a text count: `int` reads it
+    ({"numWrites": True}, False),
+    ({"numWrites": ""}, False),
+    ({"fileId": 42}, False),  # a number for a string: `str` writes it
+    ({"logFiles": "a.log.1"}, False),  # no list: no files (Arrow would split the letters)
+    ({"logFiles": ["a.log.1", None]}, False),  # a null name reads as "None"
+    ({"logFiles": {"a": 1}}, False),
+    ({"logFiles": [1, 2]}, False),
+])
+def test_odd_json_stat_values_read_as_stat_row_reads_them(change: dict[str, Any], by_arrow: bool,
+                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from hudi_core.formats.timeline import records as rec
+
+    hoodie = tmp_path / ".hoodie"
+    hoodie.mkdir()
+    stats = [dict(_PLAIN_STAT, fileId=f"f{k}-0") for k in range(3)]
+    stats[1].update(change)
+    body = {"partitionToWriteStats": {"p": stats, "q": []}, "compacted": False, "extraMetadata": {},
+            "operationType": "UPSERT"}
+    (hoodie / "20250101000000000.deltacommit").write_text(json.dumps(body))
+    converted: list[bool] = []
+    original = active_index._stat_columns_of_dicts
+    monkeypatch.setattr(active_index, "_stat_columns_of_dicts",
+                        lambda dicts: converted.append(original(dicts) is not None) or original(dicts))
+    rows = active_index.index_rows_of_files(StorageSpec.of(str(tmp_path)), [".hoodie/20250101000000000.deltacommit"],
+                                            1, columnwise=False)
+    assert converted == [by_arrow]
+    got = rows["write_stats"][0].as_py()
+    assert [tuple(s[name] for name in rec.STAT_ROW_FIELDS) for s in got] == [
+        tuple(list(v) if isinstance(v, tuple) else v for v in rec.stat_row(d)) for d in stats]
+    assert [s["key"] for s in got] == ["p", "p", "p"]

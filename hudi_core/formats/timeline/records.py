@@ -98,6 +98,12 @@ STAT_ROW_FIELDS = (
 )
 
 
+#: The field-dict key of each of :data:`STAT_ROW_FIELDS`.
+STAT_ROW_KEYS = (
+    "fileId", "path", "partitionPath", "prevCommit", "numWrites", "numInserts", "numUpdateWrites", "numDeletes",
+    "totalWriteBytes", "fileSizeInBytes", "baseFile", "logFiles", "logVersion", "totalLogBlocks",
+    "totalCorruptLogBlock", "totalRollbackBlocks", "logOffset",
+)
 _STAT_STRINGS = ("fileId", "path", "partitionPath", "prevCommit")
 _STAT_COUNTS = ("numWrites", "numInserts", "numUpdateWrites", "numDeletes", "totalWriteBytes", "fileSizeInBytes")
 _STAT_LOG_COUNTS = ("logVersion", "totalLogBlocks", "totalCorruptLogBlock", "totalRollbackBlocks", "logOffset")
@@ -250,9 +256,21 @@ class CommitMetadata(LazyRaw):
         if "_summary_stats" in state:
             keys, rows = state["_summary_stats"]
             return list(keys), rows()
+        keys, dicts = self.stat_dicts()
+        return keys, [(p, stat_row(d)) for p, d in dicts]
+
+    def stat_dicts(self) -> tuple[list[str], list[tuple[str, Mapping[str, Any]]]]:
+        """The partition keys and ``(key, field dict)`` of every stat of the body's field dict, in the body's
+        order: the stats :meth:`summary_rows` reads with :func:`stat_row` when the record holds neither built
+        stats nor index rows."""
         value = _map(self.raw.get("partitionToWriteStats"))
-        return [str(p) for p in value], [(str(p), stat_row(d)) for p, items in value.items()
-                                         for d in _list(items) if _is_map(d)]
+        return [str(p) for p in value], [(str(p), d) for p, items in value.items() for d in _list(items)
+                                         if _is_map(d)]
+
+    def reads_stats_from_fields(self) -> bool:
+        """Whether :meth:`summary_rows` reads the stats from the body's field dict (neither built stats nor
+        index rows are held)."""
+        return "partition_to_write_stats" not in self.__dict__ and "_summary_stats" not in self.__dict__
 
     def stat_raw(self, key: str, position: int) -> dict[str, Any]:
         """The field dict of the `position`-th write stat of partition `key` (as :func:`_write_stats_of` counts)."""
