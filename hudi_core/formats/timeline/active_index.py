@@ -53,6 +53,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.engines.executor import results_in_shared_memory
 from hudi_core.errors import Finding, Severity
 from hudi_core.formats.timeline import records as rec
 from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
@@ -701,6 +702,7 @@ def _group_rows(buf: np.ndarray, cap: Any, members: np.ndarray, with_stats: np.n
 INDEX_ROWS_SCHEMA = INDEX_SCHEMA.append(pa.field("error", pa.string()))
 
 
+@results_in_shared_memory
 def index_rows_of_files(spec: Any, paths: list[str], layout_version: int = 2,
                         superseded: frozenset[str] = frozenset(), columnwise: bool = True) -> pa.Table:
     """Pure batch function: the index rows of instant files, decoded in a worker process, so

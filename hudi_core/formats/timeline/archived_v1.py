@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from hudi_core.engines.executor import results_in_shared_memory
 from hudi_core.errors import DecodeError, StorageError, safe_text
 from hudi_core.formats.logfile.content import split_avro_content
 from hudi_core.formats.logfile.errors import LogFileError, LogReadError
@@ -446,6 +447,7 @@ def read_archive_file_rows(storage: ReadOnlyStorage, path: str, time_range: Time
     return rows.table()
 
 
+@results_in_shared_memory
 def list_archive_log_files(spec: StorageSpec, paths: list[str], since: str | None = None,
                            until: str | None = None, tolerated_damage: tuple[str, ...] = ()) -> pa.Table:
     """Pure batch function (executor-ready): :data:`ARCHIVE_LISTING_SCHEMA` rows of layout-1 files."""
