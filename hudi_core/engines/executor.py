@@ -215,10 +215,24 @@ def taken_over(result: pa.Table | MappedResult) -> pa.Table:
 
 
 def remove_unclaimed() -> None:
-    """Delete the results this process's workers left in shared memory and it never took (a stage given up)."""
-    for path in glob.glob(os.path.join(SHARED_MEMORY_DIR, f"{_MAPPED_PREFIX}{os.getpid()}-*.arrow")):
+    """Delete the results this process's workers left in shared memory and it never took (a stage given up), and
+    those of callers that are gone (a process killed while its workers ran)."""
+    for path in glob.glob(os.path.join(SHARED_MEMORY_DIR, f"{_MAPPED_PREFIX}*-*.arrow")):
+        owner = os.path.basename(path)[len(_MAPPED_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit() or (int(owner) != os.getpid() and _alive(int(owner))):
+            continue
         with contextlib.suppress(OSError):
             os.unlink(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process
+        return True
+    return True
 
 
 #: How much lower a :class:`WorkerPool` worker's priority is than its caller's (`nice`): measured on the M table

@@ -55,11 +55,12 @@ def test_a_small_result_and_one_without_room_travel_as_they_are(monkeypatch: pyt
 def test_results_never_taken_are_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setattr(executors, "SHARED_MEMORY_DIR", str(tmp_path))
     mine = tmp_path / f"hudi-inspector-result-{os.getpid()}-abc.arrow"
-    other = tmp_path / f"hudi-inspector-result-{os.getpid() + 1}-abc.arrow"
-    mine.write_bytes(b"x")
-    other.write_bytes(b"x")
+    running = tmp_path / f"hudi-inspector-result-{os.getppid()}-abc.arrow"  # a caller still running
+    gone = tmp_path / "hudi-inspector-result-999999999-abc.arrow"  # no such process
+    for path in (mine, running, gone):
+        path.write_bytes(b"x")
     executors.remove_unclaimed()
-    assert not mine.exists() and other.exists()
+    assert not mine.exists() and running.exists() and not gone.exists()
 
 
 @executors.results_in_shared_memory
