@@ -250,3 +250,27 @@ def test_json_bodies_parse_exactly_as_json_does(text: bytes) -> None:
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         got = type(exc)
     assert repr(got) == repr(expected)
+
+
+@pytest.mark.parametrize("run", [0, 17, 18, 19, 20, 30])
+@pytest.mark.parametrize("where", ["start", "middle", "end"])
+def test_long_digit_runs_are_found_in_big_bodies(run: int, where: str) -> None:
+    """A big body (searched with NumPy) and a small one (by translation) agree on runs of 19+ digits, wherever
+    they are; a big body with a 30-digit number still parses as json does."""
+    import json
+
+    import numpy as np  # loaded, as in a bulk decode
+
+    from hudi_core.formats.timeline import bodies
+
+    assert np is not None
+    filler = b'{"k": "a1b2c3 12345678901234567 x", ' * 3000  # 17-digit runs (instant times) all along
+    digits = b"7" * run
+    data = {"start": digits + b" " + filler, "middle": filler + digits + b"," + filler,
+            "end": filler + b" " + digits}[where]
+    assert len(data) >= bodies._VECTOR_SEARCH_MIN_BYTES
+    assert bodies._has_long_digit_run(data) is (run >= 19)
+    assert bodies._has_long_digit_run(data) is (bodies._LONG_DIGIT_RUN in data.translate(bodies._DIGITS_TO_ZEROS))
+    if run:
+        body = b'{"pad": "' + b"x" * 70_000 + b'", "n": ' + digits + b"}"
+        assert repr(bodies.parse_json_object(body)) == repr(json.loads(body))
