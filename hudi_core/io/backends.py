@@ -459,10 +459,11 @@ class LocalBackend:
         return fd, st
 
     def read_prefix(self, target: str, rel: str, length: int) -> bytes:
-        with os.fdopen(self._open(target, rel), "rb") as fh:
+        fd, st = self._open_stat(target, rel, blocking=True)
+        with os.fdopen(fd, "rb") as fh:
             # A buffer of the file's size, not of `length`: a read limit of hundreds of MB allocated and shrunk for
             # every 100 KB commit file made reading them 3x slower.
-            size = os.fstat(fh.fileno()).st_size
+            size = st.st_size
             data = fh.read(min(length, size + 1))
             if len(data) <= size or len(data) >= length:
                 return data

@@ -149,7 +149,7 @@ def _rows_with_and_without_arrow(table: Path, monkeypatch: pytest.MonkeyPatch) -
     paths, layout, superseded = _timeline_paths(table)
     spec = StorageSpec.of(str(table))
     converted = 0
-    original = active_index._stat_columns_of_dicts
+    original = active_index.json_stat_columns
 
     def counting(dicts: list[Any]) -> Any:
         nonlocal converted
@@ -157,9 +157,9 @@ def _rows_with_and_without_arrow(table: Path, monkeypatch: pytest.MonkeyPatch) -
         converted += columns is not None
         return columns
 
-    monkeypatch.setattr(active_index, "_stat_columns_of_dicts", counting)
+    monkeypatch.setattr(active_index, "json_stat_columns", counting)
     by_arrow = active_index.index_rows_of_files(spec, paths, layout, superseded, columnwise=False)
-    monkeypatch.setattr(active_index, "_stat_columns_of_dicts", lambda dicts: None)
+    monkeypatch.setattr(active_index, "json_stat_columns", lambda dicts: None)
     by_rows = active_index.index_rows_of_files(spec, paths, layout, superseded, columnwise=False)
     return by_arrow, by_rows, converted
 
@@ -186,7 +186,7 @@ _PLAIN_STAT = {"fileId": "f1-0", "path": "p/f1-0_0-1-1_20250101000000000.parquet
                "logOffset": 0}
 
 
-@pytest.mark.parametrize(("change", "by_arrow"), [
+_ODD_STATS = [
     ({}, True),
     ({"numWrites": 7.9, "numDeletes": -2.5}, True),  # truncated toward zero, as `int` does
     ({"logFiles": None, "baseFile": None}, True),  # no files; absent base file
@@ -199,23 +199,31 @@ _PLAIN_STAT = {"fileId": "f1-0", "path": "p/f1-0_0-1-1_20250101000000000.parquet
     ({"logFiles": ["a.log.1", None]}, False),  # a null name reads as "None"
     ({"logFiles": {"a": 1}}, False),
     ({"logFiles": [1, 2]}, False),
-])
-def test_odd_json_stat_values_read_as_stat_row_reads_them(change: dict[str, Any], by_arrow: bool,
-                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+]
+
+
+def _odd_body(change: dict[str, Any]) -> tuple[bytes, list[dict[str, Any]]]:
     import json
 
-    from hudi_core.formats.timeline import records as rec
-
-    hoodie = tmp_path / ".hoodie"
-    hoodie.mkdir()
     stats = [dict(_PLAIN_STAT, fileId=f"f{k}-0") for k in range(3)]
     stats[1].update(change)
     body = {"partitionToWriteStats": {"p": stats, "q": []}, "compacted": False, "extraMetadata": {},
             "operationType": "UPSERT"}
-    (hoodie / "20250101000000000.deltacommit").write_text(json.dumps(body))
+    return json.dumps(body).encode(), stats
+
+
+@pytest.mark.parametrize(("change", "by_arrow"), _ODD_STATS)
+def test_odd_json_stat_values_read_as_stat_row_reads_them(change: dict[str, Any], by_arrow: bool,
+                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hudi_core.formats.timeline import records as rec
+
+    hoodie = tmp_path / ".hoodie"
+    hoodie.mkdir()
+    body, stats = _odd_body(change)
+    (hoodie / "20250101000000000.deltacommit").write_bytes(body)
     converted: list[bool] = []
-    original = active_index._stat_columns_of_dicts
-    monkeypatch.setattr(active_index, "_stat_columns_of_dicts",
+    original = active_index.json_stat_columns
+    monkeypatch.setattr(active_index, "json_stat_columns",
                         lambda dicts: converted.append(original(dicts) is not None) or original(dicts))
     rows = active_index.index_rows_of_files(StorageSpec.of(str(tmp_path)), [".hoodie/20250101000000000.deltacommit"],
                                             1, columnwise=False)
@@ -224,3 +232,23 @@ def test_odd_json_stat_values_read_as_stat_row_reads_them(change: dict[str, Any]
     assert [tuple(s[name] for name in rec.STAT_ROW_FIELDS) for s in got] == [
         tuple(list(v) if isinstance(v, tuple) else v for v in rec.stat_row(d)) for d in stats]
     assert [s["key"] for s in got] == ["p", "p", "p"]
+
+
+@pytest.mark.parametrize(("change", "by_arrow"), _ODD_STATS)
+def test_odd_json_stat_values_in_the_write_stats_view_read_as_decode_body_reads_them(
+        change: dict[str, Any], by_arrow: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `write_stats` view's JSON way (the same Arrow conversion, `stat_row` where it refuses) gives the rows
+    of the body decoded as every other reader decodes it."""
+    from hudi_core.formats.timeline import write_stats as ws
+
+    body, _ = _odd_body(change)
+    converted: list[bool] = []
+    original = ws.json_stat_columns
+    monkeypatch.setattr(ws, "json_stat_columns",
+                        lambda dicts: converted.append(original(dicts) is not None) or original(dicts))
+    got, errors = ws.write_stats_of_bodies([body], ["deltacommit"])
+    assert errors == {} and converted == [by_arrow]
+    slow = ws._Rows()
+    assert ws._add_slow(slow, 0, body, "deltacommit") is None
+    assert got.equals(slow.table())
+    assert got.num_rows == 3 and got["partition"].to_pylist() == ["p", "p", "p"]

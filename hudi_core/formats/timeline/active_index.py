@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from hudi_core.engines.executor import results_in_shared_memory
 from hudi_core.errors import Finding, Severity
@@ -60,6 +59,7 @@ from hudi_core.formats.timeline.bodies import BodyFormat, DecodedBody
 from hudi_core.formats.timeline.index_files import read_checked, write_checked
 from hudi_core.formats.timeline.index_paths import ACTIVE_SWITCH_ENV, cache_folder
 from hudi_core.formats.timeline.instant import InstantFile, State
+from hudi_core.formats.timeline.write_stats import STAT_ROW_TYPES, json_stat_columns
 from hudi_core.io.memory import release_arrow_memory
 
 #: Bumped whenever a row would change for the same bytes (reader fixes, new typed fields).
@@ -73,16 +73,8 @@ STAT_BLOCK_ROWS = 256
 #: Typed record classes by name (the `class` key of a row's fields).
 _RECORD_CLASSES: dict[str, type] = {cls.__name__: cls for cls in typing.get_args(rec.TimelineRecord)}
 
-_STAT_TYPES: dict[str, pa.DataType] = {
-    "file_id": pa.string(), "path": pa.string(), "partition_path": pa.string(), "prev_commit": pa.string(),
-    "num_writes": pa.int64(), "num_inserts": pa.int64(), "num_update_writes": pa.int64(),
-    "num_deletes": pa.int64(), "total_write_bytes": pa.int64(), "file_size_in_bytes": pa.int64(),
-    "base_file": pa.string(), "log_files": pa.list_(pa.string()), "log_version": pa.int64(),
-    "total_log_blocks": pa.int64(), "total_corrupt_log_block": pa.int64(), "total_rollback_blocks": pa.int64(),
-    "log_offset": pa.int64(),
-}
 #: One write stat: its partition key in the body, then :data:`~hudi_core.formats.timeline.records.STAT_ROW_FIELDS`.
-STAT_TYPE = pa.struct([pa.field("key", pa.string()), *(pa.field(n, _STAT_TYPES[n]) for n in rec.STAT_ROW_FIELDS)])
+STAT_TYPE = pa.struct([pa.field("key", pa.string()), *(pa.field(n, STAT_ROW_TYPES[n]) for n in rec.STAT_ROW_FIELDS)])
 #: One row per instant file.
 INDEX_SCHEMA = pa.schema([
     pa.field("name", pa.string(), nullable=False), pa.field("size", pa.int64(), nullable=False),
@@ -475,48 +467,19 @@ def _rows_table(entries: Iterable[tuple[InstantFile, DecodedBody]],
                             ("etag", file.etag), ("format", body.format.value),
                             ("record_type", body.record_type), ("fields", fields)):
             cols[name].append(value)
-    children = _stat_columns_of_dicts(stat_sources) if only_dicts and stat_sources else None
+    by_arrow = json_stat_columns(stat_sources) if only_dicts and stat_sources else None
+    children = list(by_arrow.values()) if by_arrow is not None else None
     if children is None:
         stat_rows = [s if type(s) is tuple else rec.stat_row(s) for s in stat_sources]
         # Transposed in one step (C loops), then one Arrow array per column.
         stat_columns = list(zip(*stat_rows, strict=True)) if stat_rows else [()] * len(rec.STAT_ROW_FIELDS)
-        children = [pa.array(list(values), _STAT_TYPES[name])
+        children = [pa.array(list(values), STAT_ROW_TYPES[name])
                     for name, values in zip(rec.STAT_ROW_FIELDS, stat_columns, strict=True)]
     stats = pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.StructArray.from_arrays(
         [pa.array(keys_of_stats, pa.string()), *children], fields=list(STAT_TYPE)),
         mask=pa.array([not v for v in valid], pa.bool_()))
     arrays = [pa.array(cols[f.name], f.type) if f.name != "write_stats" else stats for f in INDEX_SCHEMA]
     return pa.Table.from_arrays(arrays, schema=INDEX_SCHEMA)
-
-
-#: A JSON write stat's field dict as Arrow converts it: the dict keys of :data:`~hudi_core.formats.timeline.records.
-#: STAT_ROW_FIELDS`, with the index's types.
-_JSON_STAT_TYPE = pa.struct([pa.field(key, _STAT_TYPES[name])
-                             for name, key in zip(rec.STAT_ROW_FIELDS, rec.STAT_ROW_KEYS, strict=True)])
-_LOG_FILES = rec.STAT_ROW_FIELDS.index("log_files")
-
-
-def _stat_columns_of_dicts(dicts: list[Any]) -> list[pa.Array] | None:
-    """The stat columns of JSON field dicts, converted by Arrow in one go (a tenth of `stat_row`'s time a stat),
-    when that gives exactly what :func:`~hudi_core.formats.timeline.records.stat_row` reads; None otherwise, and
-    the caller reads them with it. Arrow takes what `stat_row` passes through (strings, integers, absent values)
-    and truncates a float to an integer as `int` does; it refuses the other values `stat_row` converts (a number
-    for a string, a text for a count). Only `logFiles` needs a look: `stat_row` reads a value that is no list
-    as no files and a null name as "None", where Arrow would split a string into letters and keep the null."""
-    logs = [d.get("logFiles") for d in dicts]
-    if any(v is not None and type(v) is not list for v in logs):
-        return None
-    try:
-        arr = pa.array(dicts, type=_JSON_STAT_TYPE)
-    except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return None
-    columns = [arr.field(k) for k in range(arr.type.num_fields)]
-    files = columns[_LOG_FILES]
-    if pc.list_flatten(files).null_count:
-        return None
-    if files.null_count:  # no `logFiles`: no files
-        columns[_LOG_FILES] = pc.if_else(pc.is_null(files), pa.scalar([], files.type), files)
-    return columns
 
 
 #: The Avro fields of a `HoodieWriteStat` the index keeps (every one of its stat columns) -> (column, kind).
