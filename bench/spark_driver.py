@@ -105,6 +105,31 @@ def run_on_cluster(cluster: dict[str, Any], command: str, table: str, cache: Pat
     return result
 
 
+def measure(sizes: list[str], layouts: list[int], commands: list[str], cores: int = 2,
+            executor_memory: str = "900m") -> dict[str, Any]:
+    """Each command on each generated table on a fresh loopback cluster, one process a run with an empty inspector
+    cache: the document :func:`main` prints (``runs``: one entry a run)."""
+    out: dict[str, Any] = {
+        "benchmark": "spark_driver", "started_utc": dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ"),
+        "cluster": f"loopback standalone: 1 master, 1 worker ({cores} cores, 1 GiB); "
+                   f"spark.executor.memory={executor_memory}; empty inspector cache each run",
+        "driver_target_mib": DRIVER_TARGET_MIB, "runs": []}
+    with tempfile.TemporaryDirectory(prefix="hudi-bench-spark-") as tmp, \
+            standalone_cluster(Path(tmp) / "cluster", cores=cores) as cluster:
+        cluster["wait_for_worker"]()
+        for size in sizes:
+            for layout in layouts:
+                table = _scale_table(size, layout)
+                for command in commands:
+                    cache = Path(tmp) / f"{size}{layout}-{command}" / "cache"
+                    cache.parent.mkdir(parents=True)
+                    result = {"table": f"{size}-layout{layout}-mor",
+                              **run_on_cluster(cluster, command, table, cache, executor_memory)}
+                    print(f"bench: {result}", file=sys.stderr, flush=True)
+                    out["runs"].append(result)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="M,L")
@@ -113,24 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=2, help="the worker's cores (default 2)")
     parser.add_argument("--executor-memory", default="900m")
     args = parser.parse_args(argv)
-    out: dict[str, Any] = {
-        "benchmark": "spark_driver", "started_utc": dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ"),
-        "cluster": f"loopback standalone: 1 master, 1 worker ({args.cores} cores, 1 GiB); "
-                   f"spark.executor.memory={args.executor_memory}; empty inspector cache each run",
-        "driver_target_mib": DRIVER_TARGET_MIB, "runs": []}
-    with tempfile.TemporaryDirectory(prefix="hudi-bench-spark-") as tmp, \
-            standalone_cluster(Path(tmp) / "cluster", cores=args.cores) as cluster:
-        cluster["wait_for_worker"]()
-        for size in args.sizes.split(","):
-            for layout in (int(x) for x in args.layouts.split(",")):
-                table = _scale_table(size, layout)
-                for command in args.commands.split(","):
-                    cache = Path(tmp) / f"{size}{layout}-{command}" / "cache"
-                    cache.parent.mkdir(parents=True)
-                    result = {"table": f"{size}-layout{layout}-mor",
-                              **run_on_cluster(cluster, command, table, cache, args.executor_memory)}
-                    print(f"bench: {result}", file=sys.stderr, flush=True)
-                    out["runs"].append(result)
+    out = measure(args.sizes.split(","), [int(x) for x in args.layouts.split(",")], args.commands.split(","),
+                  args.cores, args.executor_memory)
     text = json.dumps(out, indent=1)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
