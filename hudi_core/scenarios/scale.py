@@ -339,6 +339,9 @@ def generate_table(
         raise ScaleError("mdt_drift and mdt_log_instants must be >= 0")
     if mdt_drift and not metadata_table:
         raise ScaleError("mdt_drift needs the metadata table")
+    if params.base_files(table_type) < 0:
+        raise ScaleError(f"files ({params.files}) counts base and log files: fewer than the {params.log_files} log "
+                         "files asked for")
     if mdt_drift * 2 > params.files:
         raise ScaleError(f"mdt_drift {mdt_drift} needs {2 * mdt_drift} files; the table has {params.files}")
     say = progress or (lambda _msg: None)

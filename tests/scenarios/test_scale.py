@@ -103,6 +103,9 @@ def test_bad_parameters(tmp_path: Path) -> None:
         generate_table(tmp_path / "b", "XL")
     with pytest.raises(ScaleError, match="COPY_ON_WRITE or MERGE_ON_READ"):
         generate_table(tmp_path / "c", SMALL, table_type="OTHER")
+    with pytest.raises(ScaleError, match="fewer than the 1000 log files"):  # S's log files, 20 files in all
+        generate_table(tmp_path / "e", "S", table_type="MERGE_ON_READ", files=20)
+    assert not (tmp_path / "e").exists()  # refused before anything is written
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "x").write_text("x")
     with pytest.raises(ScratchError):
