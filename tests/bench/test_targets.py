@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.commands import bench_cache_modes
-from bench.targets import judge_dashboard, judge_first_runs, judge_hudi_rs, judge_spark, markdown
+from bench.targets import judge_dashboard, judge_doc, judge_first_runs, judge_hudi_rs, judge_spark, markdown
 from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
 
 
 def _first_runs(label: str, floor: float, commands: dict[str, tuple[float, float]]) -> dict:
-    return {"table": label, "floor": {"seconds": floor},
+    return {"table": label, "floor": {"seconds": floor, "runs": [floor]},
             "commands": {"this": {name: {"first": {"seconds": s, "peak_rss_mib": rss}, "warm": {}}
                                   for name, (s, rss) in commands.items()}}}
 
@@ -23,6 +23,18 @@ def test_first_runs_are_judged_against_the_floor_of_their_size() -> None:
     assert [(r["target"], r["measured"], r["ratio"], r["met"]) for r in big] == [
         ("doctor first run ≤ 2.0x floor", 15.9, 1.99, True), ("doctor first run peak ≤ 1024 MiB", 1100.0, None, False)]
     assert judge_first_runs(_first_runs("S-layout1-mor", 0.1, {"fsview": (9.0, 1.0)})) == []  # no target for S
+
+
+def test_the_fastest_floor_is_the_reference() -> None:
+    entry = _first_runs("L-layout2-mor", 44.8, {"fsview": (12.0, 500.0)})
+    entry["floor"]["runs"] = [82.4, 7.2]  # a cold page cache in the first round
+    (ratio, peak) = judge_first_runs(entry)
+    assert (ratio["reference"], ratio["ratio"], ratio["met"]) == ("floor 7.2 s (fastest of 82.4, 7.2)", 1.67, True)
+    assert peak["met"] is True
+    doc = {"first_runs": [entry], "hudi_rs": None, "dashboard": {"M-layout1-mor": {"error": "no Chromium binary"}},
+           "spark": {"runs": []}}
+    assert [r["target"] for r in judge_doc(doc)] == ["fsview first run ≤ 2.0x floor", "fsview first run peak ≤ "
+                                                     "1024 MiB", "Overview (no Chromium binary)"]
 
 
 def test_a_failed_floor_or_command_is_not_met() -> None:
@@ -64,5 +76,5 @@ def test_the_judge_reads_what_the_benchmark_measures(tmp_path: Path) -> None:
     first = entry["commands"]["this"]["fsview"]["first"]
     assert first["exit"] in (0, 2) and first["stdout_bytes"] > 1000  # the command ran and answered
     assert row["measured"] == first["seconds"] > 0
-    assert row["ratio"] == round(first["seconds"] / entry["floor"]["seconds"], 2)
+    assert row["ratio"] == round(first["seconds"] / min(entry["floor"]["runs"]), 2)
     assert row["met"] is (row["ratio"] <= 1.5)
