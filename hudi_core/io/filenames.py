@@ -183,9 +183,10 @@ def data_file_mask(names: Any, logs: bool = True) -> list[bool]:
     mask: list[bool] = []
     for at in range(0, len(names), MATCH_CHUNK):  # a chunk's intermediate strings at a time, not a million's
         array = names.slice(at, MATCH_CHUNK) if arrow else pa.array(names[at:at + MATCH_CHUNK], pa.string())
-        taken = pc.is_valid(pc.extract_regex(array, _BASE_FILE_RE2))
+        # A match alone: no captured groups built (a third of the time of extracting them).
+        taken = pc.match_substring_regex(array, _BASE_FILE_RE2)
         if logs:
-            taken = pc.or_(taken, pc.is_valid(pc.extract_regex(array, _LOG_FILE_RE2)))
+            taken = pc.or_(taken, pc.match_substring_regex(array, _LOG_FILE_RE2))
         mask.extend(taken.to_pylist())
     release_arrow_memory()
     for k, hit in enumerate(mask):
