@@ -464,7 +464,7 @@ def _bench_dashboard(table: str, label: str, reloads: int = 2, page: str = "over
 
             small = Path(tmp) / "small-table"
             generate_table(small, "S", layout=1, table_type=MERGE_ON_READ, active_instants=20,
-                           archived_instants=100, partitions=2, file_groups=20, files=100)
+                           archived_instants=100, partitions=2, file_groups=20, files=100, log_files=10)
             warmup_url = f"?table={urllib.parse.quote(str(small))}"
         restarted: list[float] = []
         first_views: list[float] = []

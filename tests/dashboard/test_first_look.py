@@ -358,7 +358,7 @@ def test_a_first_look_of_many_active_instants_draws_time_buckets(tmp_path: Path,
 
     table = tmp_path / "many-active"
     generate_table(table, "S", layout=1, table_type=MERGE_ON_READ, active_instants=60, archived_instants=10,
-                   partitions=1, file_groups=2, files=10)
+                   partitions=1, file_groups=2, files=10, log_files=0)
     monkeypatch.setenv("HUDI_INSPECTOR_ROOTS", str(tmp_path))
     monkeypatch.setattr(loaders, "FIRST_LOOK_AGGREGATE_ABOVE", 50)
     st.cache_data.clear()

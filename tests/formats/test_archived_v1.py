@@ -430,7 +430,7 @@ def test_column_wise_keys_read_as_record_by_record_on_generated_archives(tmp_pat
     from hudi_core.scenarios.scale import MERGE_ON_READ, generate_table
 
     generate_table(tmp_path / "t", "S", layout=1, table_type=MERGE_ON_READ, active_instants=20,
-                   archived_instants=3_000, partitions=2, file_groups=20, files=100)
+                   archived_instants=3_000, partitions=2, file_groups=20, files=100, log_files=0)
     storage = ReadOnlyStorage(str(tmp_path / "t"))
     files = [i.path for i in storage.list(ARCHIVED) if ".archive." in i.path]
     rows = 0
