@@ -74,6 +74,12 @@ def _reader(proc: subprocess.Popen[str], lines: list[str]) -> threading.Thread:
     return thread
 
 
+def _as_foreground() -> None:
+    """In the child before it starts: SIGINT at its default, as a shell leaves it for a foreground command (a test
+    run started in the background inherits it ignored, and a Python child would then never see Ctrl-C)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _wait_for(lines: list[str], count: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while len(lines) < count:
@@ -255,7 +261,8 @@ def test_watch_text_lines_and_ctrl_c(tmp_path: Path) -> None:
     # faulthandler: a process that does not end on Ctrl-C is stopped with SIGABRT, which prints every thread's stack
     # to stderr, read alongside (a full pipe must not be what holds it).
     proc = subprocess.Popen([CLI[0], "-X", "faulthandler", *CLI[1:], "watch", str(table), "--interval", "0.2",
-                             "--from-start"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+                             "--from-start"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
+                            preexec_fn=_as_foreground)
     lines: list[str] = []
     reader = _reader(proc, lines)
     err: list[str] = []
