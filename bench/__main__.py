@@ -35,7 +35,6 @@ import contextlib
 import datetime as dt
 import json
 import os
-import platform
 import resource
 import subprocess
 import sys
@@ -45,6 +44,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from bench.commands import machine_facts
 from bench.proctree import descendants, peak_rss_bytes
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -356,8 +356,7 @@ def run(sizes: list[str], layouts: list[int], engines: list[str], master: str, s
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)},
+        "machine": machine_facts(),
         "engines": engines, "spark_master": master, "quick": quick, "targets": TARGETS, "tables": [],
     }
     started = time.perf_counter()

@@ -31,7 +31,6 @@ import contextlib
 import datetime as dt
 import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -42,7 +41,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.commands import PARTIAL_LABEL, RESULTS_DIR, _env
+from bench.commands import PARTIAL_LABEL, RESULTS_DIR, _env, machine_facts
 
 #: The viewport: the browser tests' width; "above the fold" is the first FOLD_PX of it.
 VIEWPORT = {"width": 1500, "height": 1000}
@@ -300,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         "benchmark": "dashboard reload taken apart: browser reload, rerun in the loaded session, server script time, "
                      "page weight; beside the floor of a trivial Streamlit page",
         "started_utc": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_avg_at_start": os.getloadavg()},
+        "machine": machine_facts(),
         "code_roots": {k: str(v) for k, v in roots.items()}, "viewport": VIEWPORT, "fold_px": FOLD_PX,
         "rounds": args.rounds, "reruns": args.reruns,
         "pages": run(args.table, args.rounds, args.reruns, roots, args.page, args.ready, tuple(args.query or [""]),

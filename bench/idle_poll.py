@@ -28,7 +28,6 @@ import datetime as dt
 import json
 import logging
 import os
-import platform
 import shutil
 import statistics
 import sys
@@ -36,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from bench.commands import machine_facts
 
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
@@ -202,8 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     doc: dict[str, Any] = {
         "benchmark": "hudi-inspector follower polls",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_avg_at_start": os.getloadavg()},
+        "machine": machine_facts(),
         "targets": TARGETS, "polls": args.polls,
         "tables": [bench_layout(int(v), max(10, args.polls), args.s3, args.delay_ms)
                    for v in args.layouts.split(",") if v.strip()],

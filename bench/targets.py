@@ -12,8 +12,8 @@ What a user waits for, as whole processes on this machine, against what each tar
   every ratio after it);
 * **against hudi-rs** on M layout 2 (table version 9, metadata table), default settings:
   ``fsview`` at most 0.5x hudi-rs's ``get_file_slices``, ``timeline`` at most 1.0x its timeline;
-* with ``--dashboard``, the Overview in Chromium: complete on L within 30 s from an empty cache (a fresh
-  server), reloads within 1 s on M and 2 s on L (:func:`bench.commands.bench_dashboard`);
+* with ``--dashboard``, the Overview in Chromium on the first of ``--layouts``: complete on L within 30 s from an
+  empty cache (a fresh server), reloads within 1 s on M and 2 s on L (:func:`bench.commands.bench_dashboard`);
 * with ``--spark``, the driver on a standalone cluster (:mod:`bench.spark_driver`): its Python and its JVM
   each under 1 GiB on L for ``fsview``, ``plan-clean``, ``duplicates`` and ``doctor``.
 
@@ -33,7 +33,6 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -42,25 +41,28 @@ from typing import Any
 from bench.commands import (
     HUDI_RS_REFERENCE,
     RESULTS_DIR,
+    TARGETS,
     bench_cache_modes,
     bench_dashboard,
     bench_table,
+    machine_facts,
 )
 from bench.commands import _scale_table as scale_table
+from bench.spark_driver import DRIVER_TARGET_MIB
 
-#: First run within this many times the floor, by table size.
-FLOOR_RATIO = {"M": 1.5, "L": 2.0}
+#: The sizes whose first runs have a target: within this many times the floor.
+FLOOR_RATIO = {size: TARGETS["floor_ratio_max"][size] for size in ("M", "L")}
 #: Peak resident memory of a first run on L (MiB).
-L_PEAK_MIB = 1024
+L_PEAK_MIB = TARGETS["l_peak_mib"]
 #: Command -> at most this many times hudi-rs's time for the same answer (M layout 2, default settings).
-HUDI_RS_RATIO = {"fsview": 0.5, "timeline": 1.0}
+HUDI_RS_RATIO = {name: TARGETS["hudi_rs_ratio_max"][name] for name in ("fsview", "timeline")}
 #: The table the hudi-rs targets are measured on.
 HUDI_RS_TABLE = ("M", 2)
 #: The Overview: complete on L from an empty cache (s); a reload by size (s).
 OVERVIEW_COMPLETE_L_S = 30.0
 OVERVIEW_RELOAD_S = {"M": 1.0, "L": 2.0}
 #: The Spark driver's peak on L (MiB), Python and JVM each, for these commands.
-SPARK_DRIVER_MIB = 1024
+SPARK_DRIVER_MIB = DRIVER_TARGET_MIB
 SPARK_COMMANDS = ("fsview", "plan_clean", "duplicates", "doctor")
 #: The whole-table commands a user runs on a big table (any of ``bench.commands.WHOLE_TABLE`` may be given).
 DEFAULT_COMMANDS = ("doctor", "timeline_all", "plan_clean", "fsview", "duplicates")
@@ -181,8 +183,7 @@ def run(sizes: list[str], layouts: list[int], rounds: int, l_rounds: int, comman
     doc: dict[str, Any] = {
         "benchmark": "big-table targets",
         "started_utc": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
-                    "load_avg_at_start": os.getloadavg()},
+        "machine": machine_facts(),
         "first_runs": [], "hudi_rs": None, "dashboard": {}, "spark": None}
     started = time.perf_counter()
     for size in sizes:

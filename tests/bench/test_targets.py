@@ -78,3 +78,19 @@ def test_the_judge_reads_what_the_benchmark_measures(tmp_path: Path) -> None:
     assert row["measured"] == first["seconds"] > 0
     assert row["ratio"] == round(first["seconds"] / min(entry["floor"]["runs"]), 2)
     assert row["met"] is (row["ratio"] <= 1.5)
+
+
+def test_make_bench_and_the_targets_judge_by_the_same_limits() -> None:
+    from bench.commands import _targets
+
+    entry = {"table": "M-layout2-mor", "commands": {"timeline": {"ratio_vs_hudi_rs": 0.9},
+                                                    "fsview": {"ratio_vs_hudi_rs": 0.6},
+                                                    "plan_clean": {"ratio_vs_floor": 1.6}}}
+    assert _targets(entry) == {"fsview_hudi_rs_ratio_le_0.5": False, "timeline_hudi_rs_ratio_le_1": True,
+                               "plan_clean_floor_ratio_le_1.5": False}
+    entry["table"] = "L-layout1-mor"
+    assert _targets(entry)["plan_clean_floor_ratio_le_2"] is True
+    rows = judge_first_runs(_first_runs("M-layout2-mor", 1.0, {"plan_clean": (1.6, 100.0)}))
+    assert rows[0]["met"] is False  # the same 1.6x, the same verdict
+    hudi = judge_hudi_rs({"table": "M-layout2-mor", "commands": entry["commands"]})
+    assert [r["met"] for r in hudi] == [False, True]
